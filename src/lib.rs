@@ -5,3 +5,13 @@
 //! -> [`backend`] (Vulkan) and [`compiler`] (OpenCL C -> Vulkan SPIR-V).
 
 pub mod compiler;
+pub mod api;
+pub mod backend;
+pub mod core;
+pub mod util;
+
+/// Whether the OpenCL C front end (clang-15, opt-15 and llvm-spirv-15, or their `VKCL_*`
+/// overrides) can be found (`CL_DEVICE_COMPILER_AVAILABLE`).
+pub fn compiler_available() -> bool {
+    compiler::find_tools().is_ok()
+}

@@ -1,0 +1,302 @@
+//! Device entry points (OpenCL 3.0 sections 4.2 and 4.3).
+
+use super::info::InfoOut;
+use super::platform::{name_versions, names, platform_arg};
+use super::{status, write_opt};
+use crate::backend::vulkan::queue::host_ns;
+use crate::core::device::Device;
+use crate::core::error::{ClError, ClResult};
+use crate::core::object::{self, lookup};
+use crate::core::platform::{make_version, Platform};
+use opencl_sys::*;
+use std::ffi::c_void;
+use std::sync::Arc;
+
+const ALL_TYPES: cl_device_type =
+    CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM;
+
+/// The devices of vkcl's platform matching `device_type` (CL_DEVICE_TYPE_DEFAULT: the first).
+/// Errors: `CL_INVALID_DEVICE_TYPE` for bits outside the defined types.
+pub(crate) fn devices_of_type(device_type: cl_device_type) -> ClResult<Vec<Arc<Device>>> {
+    // CL_INVALID_DEVICE_TYPE if device_type is not a valid value
+    if device_type != CL_DEVICE_TYPE_ALL && (device_type & !ALL_TYPES != 0 || device_type == 0) {
+        return Err(ClError(CL_INVALID_DEVICE_TYPE));
+    }
+    let all = Platform::get().devices();
+    if device_type == CL_DEVICE_TYPE_ALL {
+        return Ok(all.to_vec());
+    }
+    let mut out: Vec<Arc<Device>> = all.iter().filter(|d| d.device_type() & device_type != 0).cloned().collect();
+    if device_type & CL_DEVICE_TYPE_DEFAULT != 0 && !all.is_empty() && !out.iter().any(|d| Arc::ptr_eq(d, &all[0])) {
+        out.insert(0, all[0].clone());
+    }
+    Ok(out)
+}
+
+/// clGetDeviceIDs. Errors: `CL_INVALID_PLATFORM`, `CL_INVALID_DEVICE_TYPE`,
+/// `CL_INVALID_VALUE` (num_entries 0 with non-NULL devices, or both outputs NULL),
+/// `CL_DEVICE_NOT_FOUND`.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clGetDeviceIDs(
+    platform: cl_platform_id,
+    device_type: cl_device_type,
+    num_entries: cl_uint,
+    devices: *mut cl_device_id,
+    num_devices: *mut cl_uint,
+) -> cl_int {
+    status(|| {
+        platform_arg(platform)?;
+        let found = devices_of_type(device_type)?;
+        // CL_INVALID_VALUE if num_entries is equal to zero and devices is not NULL
+        // or if both num_devices and devices are NULL.
+        if (num_entries == 0 && !devices.is_null()) || (devices.is_null() && num_devices.is_null()) {
+            return Err(ClError(CL_INVALID_VALUE));
+        }
+        // CL_DEVICE_NOT_FOUND if no OpenCL devices that matched device_type were found.
+        if found.is_empty() {
+            return Err(ClError(CL_DEVICE_NOT_FOUND));
+        }
+        if !devices.is_null() {
+            for (i, d) in found.iter().take(num_entries as usize).enumerate() {
+                // SAFETY: devices holds num_entries entries.
+                unsafe { devices.add(i).write(object::handle_of(d) as cl_device_id) };
+            }
+        }
+        // SAFETY: NULL or valid.
+        unsafe { write_opt(num_devices, found.len() as cl_uint) };
+        Ok(())
+    })
+}
+
+/// clRetainDevice: root devices are not reference counted (always succeeds for them).
+/// Errors: `CL_INVALID_DEVICE`.
+///
+/// # Safety
+/// Any pointer value is accepted.
+pub unsafe extern "C" fn clRetainDevice(device: cl_device_id) -> cl_int {
+    status(|| lookup::<Device>(device as *const c_void).map(|_| ()))
+}
+
+/// clReleaseDevice: as [`clRetainDevice`].
+///
+/// # Safety
+/// Any pointer value is accepted.
+pub unsafe extern "C" fn clReleaseDevice(device: cl_device_id) -> cl_int {
+    status(|| lookup::<Device>(device as *const c_void).map(|_| ()))
+}
+
+/// clCreateSubDevices: partitioning is not offered yet (`CL_DEVICE_PARTITION_MAX_SUB_DEVICES`
+/// is 0). Errors: `CL_INVALID_DEVICE`, `CL_INVALID_VALUE` for any partition property
+/// (OpenCL 3.0: valid but unsupported properties give CL_INVALID_VALUE).
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCreateSubDevices(
+    in_device: cl_device_id,
+    _properties: *const cl_device_partition_property,
+    _num_devices: cl_uint,
+    _out_devices: *mut cl_device_id,
+    _num_devices_ret: *mut cl_uint,
+) -> cl_int {
+    status(|| {
+        lookup::<Device>(in_device as *const c_void)?;
+        Err(ClError(CL_INVALID_VALUE))
+    })
+}
+
+/// clGetHostTimer: CLOCK_MONOTONIC in ns, the time base of vkcl's profiling values.
+/// Errors: `CL_INVALID_DEVICE`, `CL_INVALID_VALUE` for a NULL `host_timestamp`.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clGetHostTimer(device: cl_device_id, host_timestamp: *mut cl_ulong) -> cl_int {
+    status(|| {
+        lookup::<Device>(device as *const c_void)?;
+        if host_timestamp.is_null() {
+            return Err(ClError(CL_INVALID_VALUE));
+        }
+        // SAFETY: checked non-NULL.
+        unsafe { host_timestamp.write(host_ns()) };
+        Ok(())
+    })
+}
+
+/// clGetDeviceAndHostTimer: vkcl reports device times in the host's time base, so both are
+/// the same clock. Errors: `CL_INVALID_DEVICE`, `CL_INVALID_VALUE` for a NULL pointer.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clGetDeviceAndHostTimer(device: cl_device_id, device_ts: *mut cl_ulong, host_ts: *mut cl_ulong) -> cl_int {
+    status(|| {
+        lookup::<Device>(device as *const c_void)?;
+        if device_ts.is_null() || host_ts.is_null() {
+            return Err(ClError(CL_INVALID_VALUE));
+        }
+        let t = host_ns();
+        // SAFETY: checked non-NULL.
+        unsafe {
+            device_ts.write(t);
+            host_ts.write(t);
+        }
+        Ok(())
+    })
+}
+
+/// clGetDeviceInfo: every OpenCL 3.0 query, answered from the Vulkan driver's facts.
+/// Errors: `CL_INVALID_DEVICE`, `CL_INVALID_VALUE` (unknown name, size too small).
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clGetDeviceInfo(
+    device: cl_device_id,
+    param_name: cl_device_info,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> cl_int {
+    status(|| {
+        let d = lookup::<Device>(device as *const c_void)?;
+        device_info(&d, param_name, InfoOut::new(size, value, size_ret))
+    })
+}
+
+fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult<()> {
+    let p = &d.phys;
+    let lim = &p.limits;
+    let b = |v: bool| if v { CL_TRUE } else { CL_FALSE };
+    let compiler = crate::compiler_available();
+    let extensions = d.extensions();
+    match param {
+        CL_DEVICE_TYPE => out.scalar(d.device_type()),
+        CL_DEVICE_VENDOR_ID => out.scalar(p.vendor_id),
+        CL_DEVICE_MAX_COMPUTE_UNITS => out.scalar(d.compute_units),
+        CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS => out.scalar(3 as cl_uint),
+        CL_DEVICE_MAX_WORK_ITEM_SIZES => out.slice(&d.max_work_item_sizes()),
+        CL_DEVICE_MAX_WORK_GROUP_SIZE => out.scalar(d.max_work_group_size()),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR | CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR => out.scalar(4 as cl_uint),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT | CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT => out.scalar(2 as cl_uint),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT
+        | CL_DEVICE_NATIVE_VECTOR_WIDTH_INT
+        | CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG
+        | CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG
+        | CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT
+        | CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT => out.scalar(1 as cl_uint),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE
+        | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE
+        | CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF
+        | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => out.scalar(0 as cl_uint),
+        CL_DEVICE_MAX_CLOCK_FREQUENCY => out.scalar(d.max_clock_mhz()),
+        CL_DEVICE_ADDRESS_BITS => out.scalar(64 as cl_uint),
+        CL_DEVICE_MAX_MEM_ALLOC_SIZE => out.scalar(d.max_mem_alloc_size()),
+        CL_DEVICE_IMAGE_SUPPORT => out.scalar(CL_FALSE),
+        CL_DEVICE_MAX_READ_IMAGE_ARGS
+        | CL_DEVICE_MAX_WRITE_IMAGE_ARGS
+        | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS
+        | CL_DEVICE_MAX_SAMPLERS
+        | CL_DEVICE_IMAGE_PITCH_ALIGNMENT
+        | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT
+        | CL_DEVICE_MAX_PIPE_ARGS
+        | CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS
+        | CL_DEVICE_PIPE_MAX_PACKET_SIZE
+        | CL_DEVICE_MAX_ON_DEVICE_QUEUES
+        | CL_DEVICE_MAX_ON_DEVICE_EVENTS
+        | CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE
+        | CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE
+        | CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
+        | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
+        | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT
+        | CL_DEVICE_PARTITION_MAX_SUB_DEVICES
+        | CL_DEVICE_MAX_NUM_SUB_GROUPS => out.scalar(0 as cl_uint),
+        CL_DEVICE_IMAGE2D_MAX_WIDTH
+        | CL_DEVICE_IMAGE2D_MAX_HEIGHT
+        | CL_DEVICE_IMAGE3D_MAX_WIDTH
+        | CL_DEVICE_IMAGE3D_MAX_HEIGHT
+        | CL_DEVICE_IMAGE3D_MAX_DEPTH
+        | CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
+        | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE
+        | CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE
+        | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => out.scalar(0usize),
+        CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES => out.scalar(0 as cl_command_queue_properties),
+        CL_DEVICE_MAX_PARAMETER_SIZE => out.scalar(1024usize),
+        CL_DEVICE_MEM_BASE_ADDR_ALIGN => out.scalar((crate::backend::vulkan::memory::BUFFER_ALIGNMENT * 8) as cl_uint),
+        CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => out.scalar(128 as cl_uint),
+        CL_DEVICE_SINGLE_FP_CONFIG => out.scalar((CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_FMA) as cl_device_fp_config),
+        CL_DEVICE_DOUBLE_FP_CONFIG | CL_DEVICE_HALF_FP_CONFIG => out.scalar(0 as cl_device_fp_config),
+        CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => out.scalar(CL_NONE as cl_device_mem_cache_type),
+        CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => out.scalar(0 as cl_uint),
+        CL_DEVICE_GLOBAL_MEM_CACHE_SIZE => out.scalar(0 as cl_ulong),
+        CL_DEVICE_GLOBAL_MEM_SIZE => out.scalar(d.global_mem_size()),
+        CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE => out.scalar(65536 as cl_ulong),
+        CL_DEVICE_MAX_CONSTANT_ARGS => out.scalar(8 as cl_uint),
+        CL_DEVICE_LOCAL_MEM_TYPE => out.scalar(CL_LOCAL as cl_device_local_mem_type),
+        CL_DEVICE_LOCAL_MEM_SIZE => out.scalar(d.local_mem_size()),
+        CL_DEVICE_ERROR_CORRECTION_SUPPORT => out.scalar(CL_FALSE),
+        CL_DEVICE_HOST_UNIFIED_MEMORY => out.scalar(b(p.unified_memory)),
+        CL_DEVICE_PROFILING_TIMER_RESOLUTION => out.scalar(d.timer_resolution_ns()),
+        CL_DEVICE_ENDIAN_LITTLE => out.scalar(CL_TRUE),
+        CL_DEVICE_AVAILABLE => out.scalar(CL_TRUE),
+        CL_DEVICE_COMPILER_AVAILABLE | CL_DEVICE_LINKER_AVAILABLE => out.scalar(b(compiler)),
+        CL_DEVICE_EXECUTION_CAPABILITIES => out.scalar(CL_EXEC_KERNEL as cl_device_exec_capabilities),
+        CL_DEVICE_QUEUE_ON_HOST_PROPERTIES => {
+            out.scalar((CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE) as cl_command_queue_properties)
+        }
+        CL_DEVICE_BUILT_IN_KERNELS => out.string(""),
+        CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION => out.slice::<cl_name_version>(&[]),
+        CL_DEVICE_PLATFORM => out.scalar(object::handle_of(Platform::get()) as cl_platform_id),
+        CL_DEVICE_NAME => out.string(&p.name),
+        CL_DEVICE_VENDOR => out.string(&d.vendor()),
+        CL_DRIVER_VERSION => out.string(&format!(
+            "{} (Vulkan {}.{}.{}, {} {})",
+            env!("CARGO_PKG_VERSION"),
+            ash::vk::api_version_major(p.api_version),
+            ash::vk::api_version_minor(p.api_version),
+            ash::vk::api_version_patch(p.api_version),
+            p.driver_name,
+            p.driver_info
+        )),
+        CL_DEVICE_PROFILE => out.string("FULL_PROFILE"),
+        CL_DEVICE_VERSION => out.string(concat!("OpenCL 3.0 vkcl ", env!("CARGO_PKG_VERSION"))),
+        CL_DEVICE_NUMERIC_VERSION => out.scalar(make_version(3, 0, 0)),
+        CL_DEVICE_OPENCL_C_VERSION => out.string("OpenCL C 1.2 vkcl"),
+        CL_DEVICE_OPENCL_C_ALL_VERSIONS => out.slice(&name_versions(&[
+            ("OpenCL C", make_version(1, 0, 0)),
+            ("OpenCL C", make_version(1, 1, 0)),
+            ("OpenCL C", make_version(1, 2, 0)),
+            ("OpenCL C", make_version(3, 0, 0)),
+        ])),
+        CL_DEVICE_OPENCL_C_FEATURES => out.slice(&name_versions(&d.opencl_c_features())),
+        CL_DEVICE_EXTENSIONS => out.string(&names(&extensions)),
+        CL_DEVICE_EXTENSIONS_WITH_VERSION => out.slice(&name_versions(&extensions)),
+        CL_DEVICE_PRINTF_BUFFER_SIZE => out.scalar(1024usize * 1024),
+        CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => out.scalar(CL_TRUE),
+        CL_DEVICE_PARENT_DEVICE => out.scalar(std::ptr::null_mut::<c_void>() as cl_device_id),
+        CL_DEVICE_PARTITION_PROPERTIES => out.slice::<cl_device_partition_property>(&[0]),
+        CL_DEVICE_PARTITION_AFFINITY_DOMAIN => out.scalar(0 as cl_device_affinity_domain),
+        CL_DEVICE_PARTITION_TYPE => out.slice::<cl_device_partition_property>(&[]),
+        CL_DEVICE_REFERENCE_COUNT => out.scalar(1 as cl_uint),
+        CL_DEVICE_SVM_CAPABILITIES => out.scalar(0 as cl_device_svm_capabilities),
+        CL_DEVICE_IL_VERSION => out.string(""),
+        CL_DEVICE_ILS_WITH_VERSION => out.slice::<cl_name_version>(&[]),
+        CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS
+        | CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT
+        | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
+        | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT
+        | CL_DEVICE_PIPE_SUPPORT => out.scalar(CL_FALSE),
+        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
+            out.scalar((CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP) as cl_device_atomic_capabilities)
+        }
+        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => out.scalar(
+            (CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)
+                as cl_device_atomic_capabilities,
+        ),
+        CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => out.scalar(0 as cl_device_device_enqueue_capabilities),
+        CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => out.scalar(p.subgroup_size.max(1) as usize),
+        CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => out.string("v0000-01-01-00"),
+        _ => {
+            let _ = lim;
+            Err(ClError(CL_INVALID_VALUE))
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! The ICD entry points (`cl_khr_icd`): the dispatch table, `clIcdGetPlatformIDsKHR` and the
+//! extension-function lookup. One list of entry points feeds both the table and the lookup.
+
+use super::{context, device, event, kernel, memory, platform, program, queue, unsupported};
+use crate::core::object;
+use crate::core::platform::Platform;
+use opencl_sys::*;
+use opencl_sys::cl_icd::cl_icd_dispatch;
+use std::ffi::{c_char, c_void, CStr};
+use std::sync::LazyLock;
+
+macro_rules! entry_points {
+    ($($name:ident => $path:path),* $(,)?) => {
+        fn build_table() -> cl_icd_dispatch {
+            // SAFETY: every field is an `Option` of a function pointer; all-zero is `None`.
+            let mut t: cl_icd_dispatch = unsafe { std::mem::zeroed() };
+            $( t.$name = Some($path); )*
+            t
+        }
+        fn core_address(name: &[u8]) -> *mut c_void {
+            match name {
+                $( n if n == stringify!($name).as_bytes() => $path as *mut c_void, )*
+                _ => std::ptr::null_mut(),
+            }
+        }
+    };
+}
+
+entry_points! {
+    clGetPlatformIDs => platform::clGetPlatformIDs,
+    clGetPlatformInfo => platform::clGetPlatformInfo,
+    clGetDeviceIDs => device::clGetDeviceIDs,
+    clGetDeviceInfo => device::clGetDeviceInfo,
+    clRetainDevice => device::clRetainDevice,
+    clReleaseDevice => device::clReleaseDevice,
+    clCreateSubDevices => device::clCreateSubDevices,
+    clGetDeviceAndHostTimer => device::clGetDeviceAndHostTimer,
+    clGetHostTimer => device::clGetHostTimer,
+    clCreateContext => context::clCreateContext,
+    clCreateContextFromType => context::clCreateContextFromType,
+    clRetainContext => context::clRetainContext,
+    clReleaseContext => context::clReleaseContext,
+    clGetContextInfo => context::clGetContextInfo,
+    clSetContextDestructorCallback => context::clSetContextDestructorCallback,
+    clCreateCommandQueue => queue::clCreateCommandQueue,
+    clCreateCommandQueueWithProperties => queue::clCreateCommandQueueWithProperties,
+    clRetainCommandQueue => queue::clRetainCommandQueue,
+    clReleaseCommandQueue => queue::clReleaseCommandQueue,
+    clGetCommandQueueInfo => queue::clGetCommandQueueInfo,
+    clSetCommandQueueProperty => queue::clSetCommandQueueProperty,
+    clFlush => queue::clFlush,
+    clFinish => queue::clFinish,
+    clCreateBuffer => memory::clCreateBuffer,
+    clCreateBufferWithProperties => memory::clCreateBufferWithProperties,
+    clCreateSubBuffer => memory::clCreateSubBuffer,
+    clRetainMemObject => memory::clRetainMemObject,
+    clReleaseMemObject => memory::clReleaseMemObject,
+    clGetMemObjectInfo => memory::clGetMemObjectInfo,
+    clSetMemObjectDestructorCallback => memory::clSetMemObjectDestructorCallback,
+    clEnqueueReadBuffer => memory::clEnqueueReadBuffer,
+    clEnqueueWriteBuffer => memory::clEnqueueWriteBuffer,
+    clEnqueueCopyBuffer => memory::clEnqueueCopyBuffer,
+    clEnqueueFillBuffer => memory::clEnqueueFillBuffer,
+    clCreateProgramWithSource => program::clCreateProgramWithSource,
+    clCreateProgramWithIL => program::clCreateProgramWithIL,
+    clCreateProgramWithBinary => program::clCreateProgramWithBinary,
+    clCreateProgramWithBuiltInKernels => program::clCreateProgramWithBuiltInKernels,
+    clRetainProgram => program::clRetainProgram,
+    clReleaseProgram => program::clReleaseProgram,
+    clBuildProgram => program::clBuildProgram,
+    clCompileProgram => program::clCompileProgram,
+    clLinkProgram => program::clLinkProgram,
+    clUnloadCompiler => program::clUnloadCompiler,
+    clUnloadPlatformCompiler => program::clUnloadPlatformCompiler,
+    clSetProgramReleaseCallback => program::clSetProgramReleaseCallback,
+    clSetProgramSpecializationConstant => program::clSetProgramSpecializationConstant,
+    clGetProgramInfo => program::clGetProgramInfo,
+    clGetProgramBuildInfo => program::clGetProgramBuildInfo,
+    clCreateKernel => kernel::clCreateKernel,
+    clCreateKernelsInProgram => kernel::clCreateKernelsInProgram,
+    clRetainKernel => kernel::clRetainKernel,
+    clReleaseKernel => kernel::clReleaseKernel,
+    clCloneKernel => kernel::clCloneKernel,
+    clSetKernelArg => kernel::clSetKernelArg,
+    clSetKernelArgSVMPointer => kernel::clSetKernelArgSVMPointer,
+    clSetKernelExecInfo => kernel::clSetKernelExecInfo,
+    clGetKernelInfo => kernel::clGetKernelInfo,
+    clGetKernelWorkGroupInfo => kernel::clGetKernelWorkGroupInfo,
+    clGetKernelArgInfo => kernel::clGetKernelArgInfo,
+    clGetKernelSubGroupInfo => kernel::clGetKernelSubGroupInfo,
+    clGetKernelSubGroupInfoKHR => kernel::clGetKernelSubGroupInfo,
+    clEnqueueNDRangeKernel => kernel::clEnqueueNDRangeKernel,
+    clEnqueueTask => kernel::clEnqueueTask,
+    clWaitForEvents => event::clWaitForEvents,
+    clGetEventInfo => event::clGetEventInfo,
+    clRetainEvent => event::clRetainEvent,
+    clReleaseEvent => event::clReleaseEvent,
+    clGetEventProfilingInfo => event::clGetEventProfilingInfo,
+    clCreateUserEvent => event::clCreateUserEvent,
+    clSetUserEventStatus => event::clSetUserEventStatus,
+    clSetEventCallback => event::clSetEventCallback,
+    clEnqueueMarkerWithWaitList => event::clEnqueueMarkerWithWaitList,
+    clEnqueueBarrierWithWaitList => event::clEnqueueBarrierWithWaitList,
+    clEnqueueMarker => event::clEnqueueMarker,
+    clEnqueueBarrier => event::clEnqueueBarrier,
+    clEnqueueWaitForEvents => event::clEnqueueWaitForEvents,
+    clGetSupportedImageFormats => unsupported::clGetSupportedImageFormats,
+    clCreateImage2D => unsupported::clCreateImage2D,
+    clCreateImage3D => unsupported::clCreateImage3D,
+    clCreateImage => unsupported::clCreateImage,
+    clCreateImageWithProperties => unsupported::clCreateImageWithProperties,
+    clGetImageInfo => unsupported::clGetImageInfo,
+    clCreateSampler => unsupported::clCreateSampler,
+    clCreateSamplerWithProperties => unsupported::clCreateSamplerWithProperties,
+    clRetainSampler => unsupported::clRetainSampler,
+    clReleaseSampler => unsupported::clReleaseSampler,
+    clGetSamplerInfo => unsupported::clGetSamplerInfo,
+    clEnqueueReadImage => unsupported::clEnqueueReadImage,
+    clEnqueueWriteImage => unsupported::clEnqueueWriteImage,
+    clEnqueueCopyImage => unsupported::clEnqueueCopyImage,
+    clEnqueueCopyImageToBuffer => unsupported::clEnqueueCopyImageToBuffer,
+    clEnqueueCopyBufferToImage => unsupported::clEnqueueCopyBufferToImage,
+    clEnqueueMapImage => unsupported::clEnqueueMapImage,
+    clEnqueueFillImage => unsupported::clEnqueueFillImage,
+    clEnqueueNativeKernel => unsupported::clEnqueueNativeKernel,
+    clCreateFromGLBuffer => unsupported::clCreateFromGLBuffer,
+    clCreateFromGLTexture => unsupported::clCreateFromGLTexture,
+    clCreateFromGLTexture2D => unsupported::clCreateFromGLTexture2D,
+    clCreateFromGLTexture3D => unsupported::clCreateFromGLTexture3D,
+    clCreateFromGLRenderbuffer => unsupported::clCreateFromGLRenderbuffer,
+    clGetGLObjectInfo => unsupported::clGetGLObjectInfo,
+    clGetGLTextureInfo => unsupported::clGetGLTextureInfo,
+    clEnqueueAcquireGLObjects => unsupported::clEnqueueAcquireGLObjects,
+    clEnqueueReleaseGLObjects => unsupported::clEnqueueReleaseGLObjects,
+    clGetGLContextInfoKHR => unsupported::clGetGLContextInfoKHR,
+    clCreateEventFromGLsyncKHR => unsupported::clCreateEventFromGLsyncKHR,
+    clCreateFromEGLImageKHR => unsupported::clCreateFromEGLImageKHR,
+    clEnqueueAcquireEGLObjectsKHR => unsupported::clEnqueueAcquireEGLObjectsKHR,
+    clEnqueueReleaseEGLObjectsKHR => unsupported::clEnqueueReleaseEGLObjectsKHR,
+    clCreateEventFromEGLSyncKHR => unsupported::clCreateEventFromEGLSyncKHR,
+    clCreateSubDevicesEXT => unsupported::clCreateSubDevicesEXT,
+    clRetainDeviceEXT => unsupported::clRetainDeviceEXT,
+    clReleaseDeviceEXT => unsupported::clReleaseDeviceEXT,
+    clCreatePipe => unsupported::clCreatePipe,
+    clGetPipeInfo => unsupported::clGetPipeInfo,
+    clSVMAlloc => unsupported::clSVMAlloc,
+    clSVMFree => unsupported::clSVMFree,
+    clEnqueueSVMFree => unsupported::clEnqueueSVMFree,
+    clEnqueueSVMMemcpy => unsupported::clEnqueueSVMMemcpy,
+    clEnqueueSVMMemFill => unsupported::clEnqueueSVMMemFill,
+    clEnqueueSVMMap => unsupported::clEnqueueSVMMap,
+    clEnqueueSVMUnmap => unsupported::clEnqueueSVMUnmap,
+    clEnqueueSVMMigrateMem => unsupported::clEnqueueSVMMigrateMem,
+    clSetDefaultDeviceCommandQueue => unsupported::clSetDefaultDeviceCommandQueue,
+    clGetExtensionFunctionAddress => clGetExtensionFunctionAddress,
+    clGetExtensionFunctionAddressForPlatform => clGetExtensionFunctionAddressForPlatform,
+}
+
+static TABLE: LazyLock<cl_icd_dispatch> = LazyLock::new(build_table);
+
+/// The dispatch table every object's header points to.
+pub fn dispatch_table() -> &'static cl_icd_dispatch {
+    &TABLE
+}
+
+/// Extension functions reachable by name (`clGetExtensionFunctionAddressForPlatform`).
+fn extension_address(name: &[u8]) -> *mut c_void {
+    match name {
+        b"clIcdGetPlatformIDsKHR" => clIcdGetPlatformIDsKHR as *mut c_void,
+        _ => std::ptr::null_mut(),
+    }
+}
+
+/// `clIcdGetPlatformIDsKHR` (cl_khr_icd): the loader's way to list vkcl's platform.
+/// Errors: `CL_INVALID_VALUE` if both `platforms` and `num_platforms` are NULL or
+/// `num_entries` is 0 with a non-NULL `platforms`.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+#[no_mangle]
+pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(
+    num_entries: cl_uint,
+    platforms: *mut cl_platform_id,
+    num_platforms: *mut cl_uint,
+) -> cl_int {
+    // SAFETY: same contract as clGetPlatformIDs.
+    unsafe { platform::clGetPlatformIDs(num_entries, platforms, num_platforms) }
+}
+
+/// `clGetExtensionFunctionAddress`: vkcl's extension functions and the ICD entry point by
+/// name; NULL for a name vkcl does not know (OpenCL 3.0 section 9.2). Core functions are also
+/// answered, which the Khronos loader uses when it asks.
+///
+/// # Safety
+/// `func_name` must be NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn clGetExtensionFunctionAddress(func_name: *const c_char) -> *mut c_void {
+    if func_name.is_null() {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: NUL-terminated per the caller.
+    let name = unsafe { CStr::from_ptr(func_name) }.to_bytes();
+    let p = extension_address(name);
+    if p.is_null() {
+        core_address(name)
+    } else {
+        p
+    }
+}
+
+/// `clGetExtensionFunctionAddressForPlatform`: as [`clGetExtensionFunctionAddress`] for
+/// vkcl's platform; NULL for another platform or an unknown name.
+///
+/// # Safety
+/// `func_name` must be NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
+    platform: cl_platform_id,
+    func_name: *const c_char,
+) -> *mut c_void {
+    if !object::is_live::<Platform>(platform as *const c_void) {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: same contract.
+    unsafe { clGetExtensionFunctionAddress(func_name) }
+}

@@ -1,0 +1,456 @@
+//! Kernel entry points (OpenCL 3.0 sections 5.9 and 5.10).
+
+use super::event::{return_event, wait_list};
+use super::info::InfoOut;
+use super::{slice_from, status, write_opt};
+use crate::backend::vulkan::queue::Work;
+use crate::compiler::{AccessQualifier, AddressQualifier, ArgKind};
+use crate::core::device::Device;
+use crate::core::error::{ClError, ClResult};
+use crate::core::kernel::{pick_local_size, ArgValue, Kernel, NdRange};
+use crate::core::memory::Mem;
+use crate::core::object::{self, handle_of, lookup, register, ClObject};
+use crate::core::program::Program;
+use crate::core::queue::CommandQueue;
+use opencl_sys::*;
+use std::ffi::{c_char, c_void, CStr};
+use std::sync::Arc;
+
+/// clCreateKernel. Errors: `CL_INVALID_PROGRAM`, `CL_INVALID_VALUE` (NULL name),
+/// `CL_INVALID_PROGRAM_EXECUTABLE`, `CL_INVALID_KERNEL_NAME`.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCreateKernel(program: cl_program, kernel_name: *const c_char, errcode_ret: *mut cl_int) -> cl_kernel {
+    super::object(errcode_ret, || {
+        let p = lookup::<Program>(program as *const c_void)?;
+        if kernel_name.is_null() {
+            return Err(ClError(CL_INVALID_VALUE));
+        }
+        // SAFETY: NUL-terminated per the API.
+        let name = unsafe { CStr::from_ptr(kernel_name) }.to_string_lossy();
+        Ok(handle_of(&register(Kernel::new(p, &name)?)))
+    })
+}
+
+/// clCreateKernelsInProgram. Errors: `CL_INVALID_PROGRAM`, `CL_INVALID_PROGRAM_EXECUTABLE`,
+/// `CL_INVALID_VALUE` (`kernels` not NULL and `num_kernels` below the kernel count).
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCreateKernelsInProgram(
+    program: cl_program,
+    num_kernels: cl_uint,
+    kernels: *mut cl_kernel,
+    num_kernels_ret: *mut cl_uint,
+) -> cl_int {
+    status(|| {
+        let p = lookup::<Program>(program as *const c_void)?;
+        let compiled = p.compiled()?;
+        let n = compiled.kernels.len();
+        if !kernels.is_null() {
+            if (num_kernels as usize) < n {
+                return Err(ClError(CL_INVALID_VALUE));
+            }
+            for (i, k) in compiled.kernels.iter().enumerate() {
+                let kernel = register(Kernel::new(p.clone(), &k.name)?);
+                // SAFETY: kernels holds num_kernels >= n entries.
+                unsafe { kernels.add(i).write(handle_of(&kernel)) };
+            }
+        }
+        // SAFETY: NULL or valid.
+        unsafe { write_opt(num_kernels_ret, n as cl_uint) };
+        Ok(())
+    })
+}
+
+/// clRetainKernel. Errors: `CL_INVALID_KERNEL`.
+///
+/// # Safety
+/// Any pointer value is accepted.
+pub unsafe extern "C" fn clRetainKernel(kernel: cl_kernel) -> cl_int {
+    status(|| object::retain::<Kernel>(kernel as *const c_void))
+}
+
+/// clReleaseKernel. Errors: `CL_INVALID_KERNEL`.
+///
+/// # Safety
+/// Any pointer value is accepted.
+pub unsafe extern "C" fn clReleaseKernel(kernel: cl_kernel) -> cl_int {
+    status(|| object::release::<Kernel>(kernel as *const c_void).map(|_| ()))
+}
+
+/// clCloneKernel. Errors: `CL_INVALID_KERNEL`.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCloneKernel(source: cl_kernel, errcode_ret: *mut cl_int) -> cl_kernel {
+    super::object(errcode_ret, || {
+        let k = lookup::<Kernel>(source as *const c_void)?;
+        Ok(handle_of(&register(k.clone_kernel())))
+    })
+}
+
+/// clSetKernelArg. Errors: `CL_INVALID_KERNEL`, `CL_INVALID_ARG_INDEX`, `CL_INVALID_ARG_SIZE`
+/// (size not that of the argument: `sizeof(cl_mem)` for buffers, 0 for `__local`),
+/// `CL_INVALID_ARG_VALUE` (NULL value for a by-value argument, non-NULL for `__local`),
+/// `CL_INVALID_MEM_OBJECT` (not a buffer of the kernel's context), `CL_INVALID_SAMPLER`.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clSetKernelArg(kernel: cl_kernel, arg_index: cl_uint, arg_size: usize, arg_value: *const c_void) -> cl_int {
+    status(|| {
+        let k = lookup::<Kernel>(kernel as *const c_void)?;
+        let a = k.info().args.get(arg_index as usize).ok_or(ClError(CL_INVALID_ARG_INDEX))?.clone();
+        let value = match a.kind {
+            ArgKind::Buffer => {
+                if arg_size != std::mem::size_of::<cl_mem>() {
+                    return Err(ClError(CL_INVALID_ARG_SIZE));
+                }
+                // SAFETY: arg_value points to a cl_mem when not NULL.
+                let h = if arg_value.is_null() { std::ptr::null_mut() } else { unsafe { *(arg_value as *const cl_mem) } };
+                if h.is_null() {
+                    ArgValue::Buffer(None)
+                } else {
+                    let m = lookup::<Mem>(h as *const c_void)?;
+                    if !Arc::ptr_eq(&m.context, &k.program.context) {
+                        return Err(ClError(CL_INVALID_MEM_OBJECT));
+                    }
+                    ArgValue::Buffer(Some(m))
+                }
+            }
+            ArgKind::Local { .. } => {
+                if arg_size == 0 {
+                    return Err(ClError(CL_INVALID_ARG_SIZE));
+                }
+                if !arg_value.is_null() {
+                    return Err(ClError(CL_INVALID_ARG_VALUE));
+                }
+                ArgValue::Local(arg_size)
+            }
+            ArgKind::Value => {
+                if arg_size != a.size as usize {
+                    return Err(ClError(CL_INVALID_ARG_SIZE));
+                }
+                if arg_value.is_null() {
+                    return Err(ClError(CL_INVALID_ARG_VALUE));
+                }
+                // SAFETY: arg_value holds arg_size bytes.
+                ArgValue::Bytes(unsafe { std::slice::from_raw_parts(arg_value as *const u8, arg_size) }.to_vec())
+            }
+            ArgKind::Sampler => return Err(ClError(CL_INVALID_SAMPLER)),
+            ArgKind::Image => return Err(ClError(CL_INVALID_MEM_OBJECT)),
+        };
+        k.set_arg(arg_index as usize, value)
+    })
+}
+
+/// clSetKernelArgSVMPointer: no device supports SVM. Errors: `CL_INVALID_KERNEL`,
+/// `CL_INVALID_OPERATION`.
+///
+/// # Safety
+/// Any pointer value is accepted.
+pub unsafe extern "C" fn clSetKernelArgSVMPointer(kernel: cl_kernel, _index: cl_uint, _value: *const c_void) -> cl_int {
+    status(|| {
+        lookup::<Kernel>(kernel as *const c_void)?;
+        Err(ClError(CL_INVALID_OPERATION))
+    })
+}
+
+/// clSetKernelExecInfo: only SVM parameters exist and no device supports SVM.
+/// Errors: `CL_INVALID_KERNEL`, `CL_INVALID_VALUE` (unknown name or NULL value),
+/// `CL_INVALID_OPERATION` (SVM parameters).
+///
+/// # Safety
+/// Any pointer value is accepted.
+pub unsafe extern "C" fn clSetKernelExecInfo(kernel: cl_kernel, name: cl_kernel_exec_info, _size: usize, value: *const c_void) -> cl_int {
+    status(|| {
+        lookup::<Kernel>(kernel as *const c_void)?;
+        if value.is_null() {
+            return Err(ClError(CL_INVALID_VALUE));
+        }
+        match name {
+            CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => Err(ClError(CL_INVALID_OPERATION)),
+            _ => Err(ClError(CL_INVALID_VALUE)),
+        }
+    })
+}
+
+/// clGetKernelInfo. Errors: `CL_INVALID_KERNEL`, `CL_INVALID_VALUE`.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clGetKernelInfo(kernel: cl_kernel, param: cl_kernel_info, size: usize, value: *mut c_void, size_ret: *mut usize) -> cl_int {
+    status(|| {
+        let k = lookup::<Kernel>(kernel as *const c_void)?;
+        let out = InfoOut::new(size, value, size_ret);
+        match param {
+            CL_KERNEL_FUNCTION_NAME => out.string(&k.info().name),
+            CL_KERNEL_NUM_ARGS => out.scalar(k.info().args.len() as cl_uint),
+            CL_KERNEL_REFERENCE_COUNT => out.scalar(k.header().ref_count()),
+            CL_KERNEL_CONTEXT => out.scalar(handle_of(&k.program.context)),
+            CL_KERNEL_PROGRAM => out.scalar(handle_of(&k.program)),
+            CL_KERNEL_ATTRIBUTES => out.string(&k.info().attributes),
+            _ => Err(ClError(CL_INVALID_VALUE)),
+        }
+    })
+}
+
+/// The device argument of kernel queries: NULL is allowed when the program has one device.
+/// Errors: `CL_INVALID_DEVICE`.
+fn kernel_device(k: &Kernel, device: cl_device_id) -> ClResult<Arc<Device>> {
+    if device.is_null() {
+        return match k.program.devices.as_slice() {
+            [d] => Ok(d.clone()),
+            _ => Err(ClError(CL_INVALID_DEVICE)),
+        };
+    }
+    let d = lookup::<Device>(device as *const c_void)?;
+    if !k.program.devices.iter().any(|x| Arc::ptr_eq(x, &d)) {
+        return Err(ClError(CL_INVALID_DEVICE));
+    }
+    Ok(d)
+}
+
+/// clGetKernelWorkGroupInfo. Errors: `CL_INVALID_KERNEL`, `CL_INVALID_DEVICE`,
+/// `CL_INVALID_VALUE` (unknown name; CL_KERNEL_GLOBAL_WORK_SIZE, which is only for custom
+/// devices and built-in kernels).
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clGetKernelWorkGroupInfo(
+    kernel: cl_kernel,
+    device: cl_device_id,
+    param: cl_kernel_work_group_info,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> cl_int {
+    status(|| {
+        let k = lookup::<Kernel>(kernel as *const c_void)?;
+        let d = kernel_device(&k, device)?;
+        let out = InfoOut::new(size, value, size_ret);
+        match param {
+            CL_KERNEL_WORK_GROUP_SIZE => out.scalar(k.max_work_group_size(&d)),
+            CL_KERNEL_COMPILE_WORK_GROUP_SIZE => {
+                out.slice(&k.info().reqd_work_group_size.map_or([0usize; 3], |r| r.map(|v| v as usize)))
+            }
+            CL_KERNEL_LOCAL_MEM_SIZE => out.scalar(k.local_mem_size()),
+            CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => out.scalar(d.phys.subgroup_size.max(1) as usize),
+            CL_KERNEL_PRIVATE_MEM_SIZE => out.scalar(k.info().private_mem_bytes),
+            _ => Err(ClError(CL_INVALID_VALUE)),
+        }
+    })
+}
+
+/// clGetKernelArgInfo. Errors: `CL_INVALID_KERNEL`, `CL_INVALID_ARG_INDEX`,
+/// `CL_KERNEL_ARG_INFO_NOT_AVAILABLE` (program not built with `-cl-kernel-arg-info`),
+/// `CL_INVALID_VALUE`.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clGetKernelArgInfo(
+    kernel: cl_kernel,
+    index: cl_uint,
+    param: cl_kernel_arg_info,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> cl_int {
+    status(|| {
+        let k = lookup::<Kernel>(kernel as *const c_void)?;
+        let a = k.info().args.get(index as usize).ok_or(ClError(CL_INVALID_ARG_INDEX))?.clone();
+        let with_info = k.program.build.lock().unwrap_or_else(|e| e.into_inner()).options.contains("-cl-kernel-arg-info");
+        if !with_info {
+            return Err(ClError(CL_KERNEL_ARG_INFO_NOT_AVAILABLE));
+        }
+        let out = InfoOut::new(size, value, size_ret);
+        match param {
+            CL_KERNEL_ARG_ADDRESS_QUALIFIER => out.scalar(match a.address_qualifier {
+                AddressQualifier::Global => CL_KERNEL_ARG_ADDRESS_GLOBAL,
+                AddressQualifier::Constant => CL_KERNEL_ARG_ADDRESS_CONSTANT,
+                AddressQualifier::Local => CL_KERNEL_ARG_ADDRESS_LOCAL,
+                AddressQualifier::Private => CL_KERNEL_ARG_ADDRESS_PRIVATE,
+            } as cl_kernel_arg_address_qualifier),
+            CL_KERNEL_ARG_ACCESS_QUALIFIER => out.scalar(match a.access_qualifier {
+                AccessQualifier::None => CL_KERNEL_ARG_ACCESS_NONE,
+                AccessQualifier::ReadOnly => CL_KERNEL_ARG_ACCESS_READ_ONLY,
+                AccessQualifier::WriteOnly => CL_KERNEL_ARG_ACCESS_WRITE_ONLY,
+                AccessQualifier::ReadWrite => CL_KERNEL_ARG_ACCESS_READ_WRITE,
+            } as cl_kernel_arg_access_qualifier),
+            CL_KERNEL_ARG_TYPE_NAME => out.string(&a.type_name),
+            CL_KERNEL_ARG_TYPE_QUALIFIER => {
+                let q = a.type_qualifier;
+                let mut bits = CL_KERNEL_ARG_TYPE_NONE;
+                if q.is_const {
+                    bits |= CL_KERNEL_ARG_TYPE_CONST;
+                }
+                if q.is_restrict {
+                    bits |= CL_KERNEL_ARG_TYPE_RESTRICT;
+                }
+                if q.is_volatile {
+                    bits |= CL_KERNEL_ARG_TYPE_VOLATILE;
+                }
+                if q.is_pipe {
+                    bits |= CL_KERNEL_ARG_TYPE_PIPE;
+                }
+                out.scalar(bits as cl_kernel_arg_type_qualifier)
+            }
+            CL_KERNEL_ARG_NAME => out.string(&a.name),
+            _ => Err(ClError(CL_INVALID_VALUE)),
+        }
+    })
+}
+
+/// clGetKernelSubGroupInfo: the device reports no sub-groups (CL_DEVICE_MAX_NUM_SUB_GROUPS is
+/// 0). Errors: `CL_INVALID_KERNEL`, `CL_INVALID_OPERATION`.
+///
+/// # Safety
+/// Any pointer value is accepted.
+pub unsafe extern "C" fn clGetKernelSubGroupInfo(
+    kernel: cl_kernel,
+    _device: cl_device_id,
+    _param: cl_kernel_sub_group_info,
+    _in_size: usize,
+    _in_value: *const c_void,
+    _size: usize,
+    _value: *mut c_void,
+    _size_ret: *mut usize,
+) -> cl_int {
+    status(|| {
+        lookup::<Kernel>(kernel as *const c_void)?;
+        Err(ClError(CL_INVALID_OPERATION))
+    })
+}
+
+/// Checks an NDRange against the device and kernel and picks a local size when none is given.
+/// Errors: `CL_INVALID_WORK_DIMENSION`, `CL_INVALID_GLOBAL_WORK_SIZE`,
+/// `CL_INVALID_GLOBAL_OFFSET`, `CL_INVALID_WORK_ITEM_SIZE`, `CL_INVALID_WORK_GROUP_SIZE`.
+pub(crate) fn check_range(
+    k: &Kernel,
+    d: &Device,
+    work_dim: cl_uint,
+    offset: Option<&[usize]>,
+    global: Option<&[usize]>,
+    local: Option<&[usize]>,
+) -> ClResult<NdRange> {
+    if !(1..=3).contains(&work_dim) {
+        return Err(ClError(CL_INVALID_WORK_DIMENSION));
+    }
+    let n = work_dim as usize;
+    let global = global.ok_or(ClError(CL_INVALID_GLOBAL_WORK_SIZE))?;
+    let mut r = NdRange { work_dim, offset: [0; 3], global: [1; 3], local: [1; 3] };
+    for i in 0..n {
+        r.global[i] = global[i] as u64;
+        r.offset[i] = offset.map_or(0, |o| o[i] as u64);
+        // CL_INVALID_GLOBAL_OFFSET if global_work_offset + global_work_size overflows size_t.
+        if r.offset[i].checked_add(r.global[i]).is_none() {
+            return Err(ClError(CL_INVALID_GLOBAL_OFFSET));
+        }
+    }
+    let reqd = k.info().reqd_work_group_size;
+    match local {
+        Some(l) => {
+            let max_sizes = d.max_work_item_sizes();
+            for i in 0..n {
+                // CL_INVALID_WORK_ITEM_SIZE if a local size exceeds CL_DEVICE_MAX_WORK_ITEM_SIZES.
+                if l[i] > max_sizes[i] {
+                    return Err(ClError(CL_INVALID_WORK_ITEM_SIZE));
+                }
+                // CL_INVALID_WORK_GROUP_SIZE if a local size is 0 or (no non-uniform work-groups)
+                // does not divide the global size.
+                if l[i] == 0 || (r.global[i] != 0 && r.global[i] % l[i] as u64 != 0) {
+                    return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
+                }
+                r.local[i] = l[i] as u32;
+            }
+            let total: usize = l[..n].iter().product();
+            if total > k.max_work_group_size(d) {
+                return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
+            }
+            if let Some(req) = reqd {
+                if (0..3).any(|i| r.local[i] != req[i]) {
+                    return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
+                }
+            }
+        }
+        None => {
+            if let Some(req) = reqd {
+                if (0..n).any(|i| r.global[i] % req[i] as u64 != 0) {
+                    return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
+                }
+                r.local = req;
+            } else {
+                r.local = pick_local_size(r.global, work_dim, k.max_work_group_size(d).min(256), d.max_work_item_sizes());
+            }
+        }
+    }
+    // Each dimension's group count must fit the launch header's 32-bit fields.
+    if (0..3).any(|i| r.global[i] / r.local[i] as u64 > u32::MAX as u64) {
+        return Err(ClError(CL_INVALID_GLOBAL_WORK_SIZE));
+    }
+    Ok(r)
+}
+
+/// clEnqueueNDRangeKernel. Errors: `CL_INVALID_COMMAND_QUEUE`, `CL_INVALID_KERNEL`,
+/// `CL_INVALID_CONTEXT`, `CL_INVALID_PROGRAM_EXECUTABLE`, the size errors of the NDRange,
+/// `CL_INVALID_KERNEL_ARGS`, `CL_INVALID_EVENT_WAIT_LIST`, `CL_OUT_OF_RESOURCES`.
+/// A global size of 0 in any dimension enqueues a command that does nothing.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clEnqueueNDRangeKernel(
+    queue: cl_command_queue,
+    kernel: cl_kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    local_work_size: *const usize,
+    num: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    status(|| {
+        let q = lookup::<CommandQueue>(queue as *const c_void)?;
+        let k = lookup::<Kernel>(kernel as *const c_void)?;
+        if !Arc::ptr_eq(&q.context, &k.program.context) {
+            return Err(ClError(CL_INVALID_CONTEXT));
+        }
+        if !k.program.devices.iter().any(|d| Arc::ptr_eq(d, &q.device)) {
+            return Err(ClError(CL_INVALID_PROGRAM_EXECUTABLE));
+        }
+        let n = work_dim.min(3) as usize;
+        let opt = |p: *const usize| {
+            // SAFETY: each non-NULL array holds work_dim entries per the API.
+            (!p.is_null()).then(|| unsafe { slice_from(p, n) })
+        };
+        let range = check_range(&k, &q.device, work_dim, opt(global_work_offset), opt(global_work_size), opt(local_work_size))?;
+        // SAFETY: forwarded.
+        let waits = unsafe { wait_list(&q, num, list) }?;
+        let ev = if range.global.contains(&0) {
+            q.enqueue(CL_COMMAND_NDRANGE_KERNEL, &waits, Work::Nop, Vec::new())
+        } else {
+            let launch = k.launch(&q.device, range)?;
+            q.enqueue(CL_COMMAND_NDRANGE_KERNEL, &waits, launch.work, launch.keep)
+        };
+        // SAFETY: forwarded.
+        unsafe { return_event(event, ev) };
+        Ok(())
+    })
+}
+
+/// clEnqueueTask (deprecated in 2.0): an NDRange of one work-item.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clEnqueueTask(
+    queue: cl_command_queue,
+    kernel: cl_kernel,
+    num: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let one = [1usize];
+    // SAFETY: forwarded with valid one-element arrays.
+    unsafe { clEnqueueNDRangeKernel(queue, kernel, 1, std::ptr::null(), one.as_ptr(), one.as_ptr(), num, list, event) }
+}

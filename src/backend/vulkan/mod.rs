@@ -1,0 +1,10 @@
+//! The Vulkan back end: the only module that names `ash` and `gpu_allocator`.
+
+pub mod device;
+pub mod instance;
+pub mod memory;
+pub mod pipeline;
+pub mod queue;
+
+pub use device::Device;
+pub use instance::{Instance, PhysicalDevice};

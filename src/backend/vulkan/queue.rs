@@ -1,0 +1,407 @@
+//! Timeline semaphores and the submission engine behind each OpenCL command queue.
+//!
+//! Every job submitted to an [`Engine`] takes the next value of the engine's timeline
+//! semaphore. A worker thread takes jobs in order: it waits on the host until each dependency's
+//! own signal has been submitted (never submitting a wait whose signal is not yet submitted, so
+//! queues that share one `VkQueue` cannot deadlock, and a failed dependency can still fail its
+//! dependants), then either records and submits a command buffer that waits on the
+//! dependencies' timeline values and signals its own, or runs host work and signals its value
+//! from the host. A completion thread waits for each value and reports completion.
+//!
+//! Jobs of one engine run in submission order (each waits on the value before it): OpenCL allows
+//! an out-of-order queue to run in order, and a timeline's values must rise monotonically.
+
+use super::device::Device;
+use super::memory::Buffer;
+use ash::vk;
+use std::any::Any;
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Instant;
+
+/// A timeline semaphore.
+pub struct Timeline {
+    device: Arc<Device>,
+    pub raw: vk::Semaphore,
+}
+
+impl Timeline {
+    /// Creates a timeline semaphore at value 0. Errors: `vkCreateSemaphore`'s result.
+    pub fn new(device: &Arc<Device>) -> Result<Arc<Timeline>, vk::Result> {
+        let mut ty = vk::SemaphoreTypeCreateInfo::default().semaphore_type(vk::SemaphoreType::TIMELINE).initial_value(0);
+        let info = vk::SemaphoreCreateInfo::default().push_next(&mut ty);
+        // SAFETY: valid create info on a live device.
+        let raw = unsafe { device.raw.create_semaphore(&info, None) }?;
+        Ok(Arc::new(Timeline { device: device.clone(), raw }))
+    }
+
+    /// The current counter value.
+    pub fn value(&self) -> u64 {
+        // SAFETY: live timeline semaphore of this device.
+        unsafe { self.device.raw.get_semaphore_counter_value(self.raw) }.unwrap_or(0)
+    }
+
+    /// Blocks until the counter reaches `value`. Errors: device loss.
+    pub fn wait(&self, value: u64) -> Result<(), vk::Result> {
+        let sems = [self.raw];
+        let values = [value];
+        let info = vk::SemaphoreWaitInfo::default().semaphores(&sems).values(&values);
+        loop {
+            // SAFETY: live semaphore; the info outlives the call.
+            match unsafe { self.device.raw.wait_semaphores(&info, 1_000_000_000) } {
+                Ok(()) => return Ok(()),
+                Err(vk::Result::TIMEOUT) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Signals `value` from the host (it must be above the current value).
+    pub fn signal(&self, value: u64) -> Result<(), vk::Result> {
+        let info = vk::SemaphoreSignalInfo::default().semaphore(self.raw).value(value);
+        // SAFETY: live semaphore; callers keep values increasing.
+        unsafe { self.device.raw.signal_semaphore(&info) }
+    }
+}
+
+impl Drop for Timeline {
+    fn drop(&mut self) {
+        // SAFETY: no pending submission references the semaphore once its last owner drops it.
+        unsafe { self.device.raw.destroy_semaphore(self.raw, None) };
+    }
+}
+
+/// Records commands into a job's command buffer.
+pub struct Recorder<'a> {
+    pub device: &'a Device,
+    pub cmd: vk::CommandBuffer,
+}
+
+impl Recorder<'_> {
+    /// `vkCmdCopyBuffer`: each region is (source offset, destination offset, size), bytes.
+    pub fn copy_buffer(&mut self, src: &Buffer, dst: &Buffer, regions: &[(u64, u64, u64)]) {
+        let r: Vec<vk::BufferCopy> =
+            regions.iter().map(|&(s, d, n)| vk::BufferCopy { src_offset: s, dst_offset: d, size: n }).collect();
+        // SAFETY: the command buffer is recording; buffers are alive (the job keeps them).
+        unsafe { self.device.raw.cmd_copy_buffer(self.cmd, src.raw, dst.raw, &r) };
+    }
+
+    /// `vkCmdFillBuffer` with a 32-bit pattern; offset and size multiples of 4.
+    pub fn fill_buffer(&mut self, dst: &Buffer, offset: u64, size: u64, word: u32) {
+        // SAFETY: as above.
+        unsafe { self.device.raw.cmd_fill_buffer(self.cmd, dst.raw, offset, size, word) };
+    }
+
+    /// Binds `pipeline`, pushes the 32-byte constant block and dispatches `groups` work-groups.
+    pub fn dispatch(&mut self, pipeline: &super::pipeline::Pipeline, push: &[u8; 32], groups: [u32; 3]) {
+        // SAFETY: as above; the pipeline's layout declares exactly this push-constant range.
+        unsafe {
+            self.device.raw.cmd_bind_pipeline(self.cmd, vk::PipelineBindPoint::COMPUTE, pipeline.raw);
+            self.device.raw.cmd_push_constants(self.cmd, pipeline.layout, vk::ShaderStageFlags::COMPUTE, 0, push);
+            self.device.raw.cmd_dispatch(self.cmd, groups[0], groups[1], groups[2]);
+        }
+    }
+
+    /// A full memory barrier between everything recorded before and after.
+    pub fn barrier(&mut self) {
+        let mb = [vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
+            .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE)];
+        // SAFETY: as above.
+        unsafe {
+            self.device.raw.cmd_pipeline_barrier(
+                self.cmd,
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::DependencyFlags::empty(),
+                &mb,
+                &[],
+                &[],
+            )
+        };
+    }
+}
+
+/// A timeline point: a semaphore and a value on it.
+pub type TimelinePoint = (Arc<Timeline>, u64);
+
+/// Something a job waits for: an event of any queue, or a user event.
+pub trait JobDependency: Send + Sync {
+    /// Blocks until the dependency's signal has been submitted (or it has completed). Returns
+    /// the timeline point a submission must wait on (None when it already completed on the
+    /// host), or `Err(())` if the dependency failed (negative status).
+    fn wait_submitted(&self) -> Result<Option<TimelinePoint>, ()>;
+}
+
+/// Told about a job's progress; implemented by OpenCL events.
+pub trait JobObserver: Send + Sync {
+    /// The job's timeline point, given before the job reaches the worker.
+    fn assigned(&self, point: TimelinePoint);
+    /// The job was submitted to the device (or started on the host); `ns` is host time.
+    fn submitted(&self, ns: u64);
+    /// The job finished with `status` (`0` = CL_COMPLETE, negative = error); `start`/`end`
+    /// are its execution times in host nanoseconds.
+    fn completed(&self, status: i32, start: u64, end: u64);
+}
+
+/// What a job does.
+pub enum Work {
+    /// Device commands recorded into the job's own command buffer.
+    Gpu(Box<dyn FnOnce(&mut Recorder) + Send>),
+    /// Host work run once everything before it has completed; returns 0 or a negative status.
+    Host(Box<dyn FnOnce() -> i32 + Send>),
+    /// Nothing (markers, barriers): completes when everything before it has.
+    Nop,
+}
+
+/// One command for an engine.
+pub struct Job {
+    pub deps: Vec<Arc<dyn JobDependency>>,
+    pub work: Work,
+    pub observer: Arc<dyn JobObserver>,
+    /// Objects kept alive until the job completes (buffers it uses, its kernel...).
+    pub keep: Vec<Arc<dyn Any + Send + Sync>>,
+}
+
+/// Host time in nanoseconds (CLOCK_MONOTONIC), the time base of all profiling values.
+pub fn host_ns() -> u64 {
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: valid pointer to a timespec.
+    if unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) } == 0 {
+        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    } else {
+        START.get_or_init(Instant::now).elapsed().as_nanos() as u64
+    }
+}
+
+struct Done {
+    value: u64,
+    status: i32,
+    start: u64,
+    gpu: Option<vk::CommandBuffer>,
+    observer: Arc<dyn JobObserver>,
+    keep: Vec<Arc<dyn Any + Send + Sync>>,
+}
+
+/// Progress shared between an engine and its threads: the last value enqueued and completed.
+struct Progress {
+    state: Mutex<(u64, u64)>,
+    cond: Condvar,
+}
+
+/// The submission engine of one command queue (one timeline, one worker, one completion thread).
+pub struct Engine {
+    pub timeline: Arc<Timeline>,
+    sender: Mutex<Option<Sender<(u64, Job)>>>,
+    progress: Arc<Progress>,
+}
+
+const CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST: i32 = -14;
+const CL_OUT_OF_RESOURCES: i32 = -5;
+
+impl Engine {
+    /// Starts an engine on queue `queue_index` of `device`'s compute family.
+    /// Errors: Vulkan object creation failures.
+    pub fn new(device: &Arc<Device>, queue_index: usize) -> Result<Engine, vk::Result> {
+        let timeline = Timeline::new(device)?;
+        let info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(device.phys.compute_queue_family)
+            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+        // SAFETY: valid create info on a live device.
+        let pool = unsafe { device.raw.create_command_pool(&info, None) }?;
+        let (tx, rx) = channel::<(u64, Job)>();
+        let (done_tx, done_rx) = channel::<Done>();
+        let (recycle_tx, recycle_rx) = channel::<vk::CommandBuffer>();
+        let progress = Arc::new(Progress { state: Mutex::new((0, 0)), cond: Condvar::new() });
+        {
+            let (device, timeline) = (device.clone(), timeline.clone());
+            std::thread::Builder::new()
+                .name("vkcl-submit".into())
+                .spawn(move || worker(device, queue_index, pool, timeline, rx, done_tx, recycle_rx))
+                .map_err(|_| vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
+        }
+        {
+            let (timeline, progress) = (timeline.clone(), progress.clone());
+            std::thread::Builder::new()
+                .name("vkcl-complete".into())
+                .spawn(move || completer(timeline, done_rx, recycle_tx, progress))
+                .map_err(|_| vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
+        }
+        Ok(Engine { timeline, sender: Mutex::new(Some(tx)), progress })
+    }
+
+    /// Queues a job; returns its timeline value.
+    pub fn submit(&self, job: Job) -> u64 {
+        let sender = self.sender.lock().unwrap_or_else(|e| e.into_inner());
+        let mut st = self.progress.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.0 += 1;
+        let value = st.0;
+        drop(st);
+        job.observer.assigned((self.timeline.clone(), value));
+        if let Some(tx) = sender.as_ref() {
+            let _ = tx.send((value, job));
+        }
+        value
+    }
+
+    /// Blocks until every job queued so far has completed (and its observer was told).
+    pub fn finish(&self) {
+        let mut st = self.progress.state.lock().unwrap_or_else(|e| e.into_inner());
+        let target = st.0;
+        while st.1 < target {
+            st = self.progress.cond.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// The value of the last job queued (0 if none).
+    pub fn last_value(&self) -> u64 {
+        self.progress.state.lock().unwrap_or_else(|e| e.into_inner()).0
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        // Closing the channel lets the worker drain and stop.
+        self.sender.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+}
+
+fn worker(
+    device: Arc<Device>,
+    queue_index: usize,
+    pool: vk::CommandPool,
+    timeline: Arc<Timeline>,
+    rx: Receiver<(u64, Job)>,
+    done_tx: Sender<Done>,
+    recycle_rx: Receiver<vk::CommandBuffer>,
+) {
+    let mut free: Vec<vk::CommandBuffer> = Vec::new();
+    for (value, job) in rx {
+        free.extend(recycle_rx.try_iter());
+        let Job { deps, work, observer, keep } = job;
+        let mut waits: Vec<TimelinePoint> = Vec::new();
+        let mut failed = false;
+        for d in &deps {
+            match d.wait_submitted() {
+                Ok(Some(p)) => waits.push(p),
+                Ok(None) => {}
+                Err(()) => failed = true,
+            }
+        }
+        let host_done = |status: i32, start: u64, keep| {
+            let _ = timeline.wait(value - 1);
+            let _ = timeline.signal(value);
+            Done { value, status, start, gpu: None, observer: observer.clone(), keep }
+        };
+        if failed {
+            let now = host_ns();
+            let _ = done_tx.send(host_done(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, now, keep));
+            continue;
+        }
+        match work {
+            Work::Gpu(record) => {
+                let cmd = match free.pop() {
+                    Some(c) => c,
+                    None => {
+                        let info = vk::CommandBufferAllocateInfo::default()
+                            .command_pool(pool)
+                            .level(vk::CommandBufferLevel::PRIMARY)
+                            .command_buffer_count(1);
+                        // SAFETY: the pool belongs to this thread.
+                        match unsafe { device.raw.allocate_command_buffers(&info) } {
+                            Ok(v) => v[0],
+                            Err(_) => {
+                                let _ = done_tx.send(host_done(CL_OUT_OF_RESOURCES, host_ns(), keep));
+                                continue;
+                            }
+                        }
+                    }
+                };
+                let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+                // SAFETY: the command buffer is idle (new or recycled after completion).
+                let ok = unsafe {
+                    device.raw.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty()).is_ok()
+                        && device.raw.begin_command_buffer(cmd, &begin).is_ok()
+                };
+                if ok {
+                    record(&mut Recorder { device: &device, cmd });
+                }
+                // SAFETY: recording was begun above.
+                let ok = ok && unsafe { device.raw.end_command_buffer(cmd) }.is_ok();
+                if value > 1 {
+                    waits.push((timeline.clone(), value - 1));
+                }
+                let wait_sems: Vec<vk::Semaphore> = waits.iter().map(|(t, _)| t.raw).collect();
+                let wait_values: Vec<u64> = waits.iter().map(|(_, v)| *v).collect();
+                let stages = vec![vk::PipelineStageFlags::ALL_COMMANDS; waits.len()];
+                let signal_sems = [timeline.raw];
+                let signal_values = [value];
+                let mut tl = vk::TimelineSemaphoreSubmitInfo::default()
+                    .wait_semaphore_values(&wait_values)
+                    .signal_semaphore_values(&signal_values);
+                let cmds = [cmd];
+                let submit = vk::SubmitInfo::default()
+                    .wait_semaphores(&wait_sems)
+                    .wait_dst_stage_mask(&stages)
+                    .command_buffers(&cmds)
+                    .signal_semaphores(&signal_sems)
+                    .push_next(&mut tl);
+                let start = host_ns();
+                let submitted = ok && {
+                    let q = device.queues[queue_index].lock().unwrap_or_else(|e| e.into_inner());
+                    // SAFETY: the queue is externally synchronised by the lock; all handles live.
+                    unsafe { device.raw.queue_submit(*q, &[submit], vk::Fence::null()) }.is_ok()
+                };
+                if submitted {
+                    observer.submitted(start);
+                    let _ = done_tx.send(Done { value, status: 0, start, gpu: Some(cmd), observer, keep });
+                } else {
+                    free.push(cmd);
+                    let _ = done_tx.send(host_done(CL_OUT_OF_RESOURCES, start, keep));
+                }
+            }
+            Work::Host(run) => {
+                for (t, v) in &waits {
+                    let _ = t.wait(*v);
+                }
+                let _ = timeline.wait(value - 1);
+                let start = host_ns();
+                observer.submitted(start);
+                let status = run();
+                let _ = done_tx.send(host_done(status, start, keep));
+            }
+            Work::Nop => {
+                for (t, v) in &waits {
+                    let _ = t.wait(*v);
+                }
+                let start = host_ns();
+                observer.submitted(start);
+                let _ = done_tx.send(host_done(0, start, keep));
+            }
+        }
+    }
+    drop(done_tx);
+    // Wait for the completion thread to hand back every command buffer, then free the pool.
+    for _ in recycle_rx.iter() {}
+    // SAFETY: every command buffer of the pool has completed; nothing else uses the pool.
+    unsafe { device.raw.destroy_command_pool(pool, None) };
+}
+
+fn completer(timeline: Arc<Timeline>, rx: Receiver<Done>, recycle: Sender<vk::CommandBuffer>, progress: Arc<Progress>) {
+    for done in rx {
+        let mut status = done.status;
+        if done.gpu.is_some() && timeline.wait(done.value).is_err() {
+            status = CL_OUT_OF_RESOURCES;
+        }
+        let end = host_ns().max(done.start);
+        done.observer.completed(status, done.start, end);
+        drop(done.keep);
+        if let Some(cmd) = done.gpu {
+            let _ = recycle.send(cmd);
+        }
+        let mut st = progress.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.1 = st.1.max(done.value);
+        progress.cond.notify_all();
+    }
+}

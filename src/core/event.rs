@@ -1,0 +1,219 @@
+//! Events (OpenCL 3.0 section 5.11): a point on a queue's timeline plus status, callbacks and
+//! profiling times; or a user event set by the application.
+
+use super::context::Context;
+use super::error::{ClError, ClResult};
+use super::object::{ClObject, Header, Kind};
+use super::queue::CommandQueue;
+use super::UserPtr;
+use crate::backend::vulkan::queue::{host_ns, JobDependency, JobObserver, TimelinePoint};
+use opencl_sys::*;
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+
+/// `pfn_notify` of clSetEventCallback.
+pub type EventCallback = unsafe extern "C" fn(cl_event, cl_int, *mut std::ffi::c_void);
+
+struct State {
+    status: cl_int,
+    /// (callback status, function, user data), not yet called.
+    callbacks: Vec<(cl_int, EventCallback, UserPtr)>,
+    /// QUEUED, SUBMIT, START, END, COMPLETE host times in ns.
+    times: [u64; 5],
+}
+
+/// An event.
+#[repr(C)]
+pub struct Event {
+    header: Header,
+    pub context: Arc<Context>,
+    /// The queue of a command's event; None for user events.
+    pub queue: Option<Arc<CommandQueue>>,
+    /// `CL_EVENT_COMMAND_TYPE`.
+    pub command_type: cl_command_type,
+    point: OnceLock<TimelinePoint>,
+    state: Mutex<State>,
+    cond: Condvar,
+}
+
+impl ClObject for Event {
+    const KIND: Kind = Kind::Event;
+    const INVALID: i32 = CL_INVALID_EVENT;
+    fn header(&self) -> &Header {
+        &self.header
+    }
+}
+
+impl Event {
+    /// The event of a command enqueued now on `queue` (status CL_QUEUED).
+    pub fn new_command(queue: &Arc<CommandQueue>, command_type: cl_command_type) -> Event {
+        Event::new(queue.context.clone(), Some(queue.clone()), command_type, CL_QUEUED)
+    }
+
+    /// A user event (status CL_SUBMITTED), clCreateUserEvent.
+    pub fn new_user(context: Arc<Context>) -> Event {
+        Event::new(context, None, CL_COMMAND_USER, CL_SUBMITTED)
+    }
+
+    fn new(context: Arc<Context>, queue: Option<Arc<CommandQueue>>, command_type: cl_command_type, status: cl_int) -> Event {
+        let now = host_ns();
+        Event {
+            header: Header::new(Kind::Event),
+            context,
+            queue,
+            command_type,
+            point: OnceLock::new(),
+            state: Mutex::new(State { status, callbacks: Vec::new(), times: [now, 0, 0, 0, 0] }),
+            cond: Condvar::new(),
+        }
+    }
+
+    /// `CL_EVENT_COMMAND_EXECUTION_STATUS`.
+    pub fn status(&self) -> cl_int {
+        self.lock().status
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Moves the status down to `status` (statuses only decrease: QUEUED 3 > SUBMITTED 2 >
+    /// RUNNING 1 > COMPLETE 0 > errors) and calls the callbacks that became due.
+    fn set_status(self: &Arc<Self>, status: cl_int) {
+        let due = {
+            let mut st = self.lock();
+            if status >= st.status || st.status <= CL_COMPLETE {
+                return;
+            }
+            st.status = status;
+            let (due, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut st.callbacks)
+                .into_iter()
+                .partition(|(when, _, _)| status <= *when);
+            st.callbacks = keep;
+            due
+        };
+        self.cond.notify_all();
+        let handle = Arc::as_ptr(self) as cl_event;
+        for (when, f, user) in due {
+            let reported = if status < 0 { status } else { when };
+            // SAFETY: the application registered this callback for this event.
+            unsafe { f(handle, reported, user.0) };
+        }
+    }
+
+    /// clSetUserEventStatus. Errors: `CL_INVALID_EVENT` if not a user event,
+    /// `CL_INVALID_VALUE` for a status neither CL_COMPLETE nor negative,
+    /// `CL_INVALID_OPERATION` if the status was already set.
+    pub fn set_user_status(self: &Arc<Self>, status: cl_int) -> ClResult<()> {
+        if self.queue.is_some() {
+            return Err(ClError(CL_INVALID_EVENT));
+        }
+        if status > CL_COMPLETE {
+            return Err(ClError(CL_INVALID_VALUE));
+        }
+        if self.status() != CL_SUBMITTED {
+            return Err(ClError(CL_INVALID_OPERATION));
+        }
+        self.set_status(status);
+        Ok(())
+    }
+
+    /// clSetEventCallback: calls `f` when the status reaches `when` (CL_SUBMITTED, CL_RUNNING
+    /// or CL_COMPLETE) or an error; at once if it already has.
+    pub fn add_callback(self: &Arc<Self>, when: cl_int, f: EventCallback, user: UserPtr) {
+        let now = {
+            let mut st = self.lock();
+            if st.status <= when {
+                Some(if st.status < 0 { st.status } else { when })
+            } else {
+                st.callbacks.push((when, f, user));
+                None
+            }
+        };
+        if let Some(s) = now {
+            // SAFETY: the application registered this callback for this event.
+            unsafe { f(Arc::as_ptr(self) as cl_event, s, user.0) };
+        }
+    }
+
+    /// Blocks until the event completes; returns its final status (0 or negative).
+    pub fn wait(&self) -> cl_int {
+        let mut st = self.lock();
+        while st.status > CL_COMPLETE {
+            st = self.cond.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        st.status
+    }
+
+    /// Profiling time (ns) of `CL_PROFILING_COMMAND_QUEUED` .. `_COMPLETE`.
+    /// Errors: `CL_PROFILING_INFO_NOT_AVAILABLE` for user events, queues without profiling and
+    /// events not yet complete; `CL_INVALID_VALUE` for an unknown name.
+    pub fn profiling(&self, name: cl_profiling_info) -> ClResult<u64> {
+        let Some(q) = &self.queue else { return Err(ClError(CL_PROFILING_INFO_NOT_AVAILABLE)) };
+        if q.props() & CL_QUEUE_PROFILING_ENABLE == 0 {
+            return Err(ClError(CL_PROFILING_INFO_NOT_AVAILABLE));
+        }
+        let idx = match name {
+            CL_PROFILING_COMMAND_QUEUED => 0,
+            CL_PROFILING_COMMAND_SUBMIT => 1,
+            CL_PROFILING_COMMAND_START => 2,
+            CL_PROFILING_COMMAND_END => 3,
+            CL_PROFILING_COMMAND_COMPLETE => 4,
+            _ => return Err(ClError(CL_INVALID_VALUE)),
+        };
+        let st = self.lock();
+        if st.status != CL_COMPLETE {
+            return Err(ClError(CL_PROFILING_INFO_NOT_AVAILABLE));
+        }
+        Ok(st.times[idx])
+    }
+}
+
+/// The dependency/observer view of an event, handed to the back end.
+pub struct EventLink(pub Arc<Event>);
+
+impl JobObserver for EventLink {
+    fn assigned(&self, point: TimelinePoint) {
+        let _ = self.0.point.set(point);
+    }
+    fn submitted(&self, ns: u64) {
+        {
+            let mut st = self.0.lock();
+            st.times[1] = ns;
+            st.times[2] = ns;
+        }
+        self.0.set_status(CL_SUBMITTED);
+        self.0.set_status(CL_RUNNING);
+    }
+    fn completed(&self, status: i32, start: u64, end: u64) {
+        {
+            let mut st = self.0.lock();
+            if st.times[1] == 0 {
+                st.times[1] = start;
+            }
+            st.times[2] = st.times[2].max(start).max(st.times[1]);
+            st.times[3] = end.max(st.times[2]);
+            st.times[4] = st.times[3];
+        }
+        self.0.set_status(if status < 0 { status } else { CL_COMPLETE });
+    }
+}
+
+impl JobDependency for EventLink {
+    fn wait_submitted(&self) -> Result<Option<TimelinePoint>, ()> {
+        let ev = &self.0;
+        let mut st = ev.lock();
+        // A command's event is ready to be waited on by the device once submitted; a user
+        // event (signalled by the host) only once complete.
+        let ready = if ev.queue.is_some() { CL_SUBMITTED } else { CL_COMPLETE };
+        while st.status > ready {
+            st = ev.cond.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        if st.status < 0 {
+            return Err(());
+        }
+        if st.status == CL_COMPLETE {
+            return Ok(None);
+        }
+        Ok(ev.point.get().cloned())
+    }
+}

@@ -1,0 +1,240 @@
+//! Kernels (OpenCL 3.0 section 5.9) and NDRange launches (section 5.10).
+
+use super::device::Device;
+use super::error::{ClError, ClResult};
+use super::memory::Mem;
+use super::object::{ClObject, Header, Kind};
+use super::program::Program;
+use crate::backend::vulkan::memory::Buffer;
+use crate::backend::vulkan::queue::Work;
+use crate::compiler::{ArgKind, CompiledProgram, KernelInfo};
+use opencl_sys::*;
+use std::any::Any;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+/// The value of one kernel argument, as set by clSetKernelArg.
+#[derive(Clone)]
+pub enum ArgValue {
+    /// A buffer (None: NULL).
+    Buffer(Option<Arc<Mem>>),
+    /// A `__local` size in bytes.
+    Local(usize),
+    /// Bytes copied verbatim into the argument block.
+    Bytes(Vec<u8>),
+}
+
+/// A kernel object: one kernel of a built program plus its argument values.
+#[repr(C)]
+pub struct Kernel {
+    header: Header,
+    pub program: Arc<Program>,
+    compiled: Arc<CompiledProgram>,
+    index: usize,
+    pub args: Mutex<Vec<Option<ArgValue>>>,
+}
+
+impl ClObject for Kernel {
+    const KIND: Kind = Kind::Kernel;
+    const INVALID: i32 = CL_INVALID_KERNEL;
+    fn header(&self) -> &Header {
+        &self.header
+    }
+}
+
+/// Offset of the argument block in a launch buffer (after the 96-byte header), bytes.
+const ARGS_OFFSET: usize = 128;
+
+impl Kernel {
+    /// clCreateKernel. Errors: `CL_INVALID_PROGRAM_EXECUTABLE`, `CL_INVALID_KERNEL_NAME`.
+    pub fn new(program: Arc<Program>, name: &str) -> ClResult<Kernel> {
+        let (compiled, index) = program.kernel_info(name)?;
+        let n = compiled.kernels[index].args.len();
+        program.kernel_count.fetch_add(1, Ordering::AcqRel);
+        Ok(Kernel { header: Header::new(Kind::Kernel), program, compiled, index, args: Mutex::new(vec![None; n]) })
+    }
+
+    /// clCloneKernel: same kernel, a copy of the current argument values.
+    pub fn clone_kernel(&self) -> Kernel {
+        self.program.kernel_count.fetch_add(1, Ordering::AcqRel);
+        Kernel {
+            header: Header::new(Kind::Kernel),
+            program: self.program.clone(),
+            compiled: self.compiled.clone(),
+            index: self.index,
+            args: Mutex::new(self.args.lock().unwrap_or_else(|e| e.into_inner()).clone()),
+        }
+    }
+
+    /// The compiler's description of this kernel.
+    pub fn info(&self) -> &KernelInfo {
+        &self.compiled.kernels[self.index]
+    }
+
+    /// clSetKernelArg with the value already decoded. Errors: `CL_INVALID_ARG_INDEX`.
+    pub fn set_arg(&self, index: usize, value: ArgValue) -> ClResult<()> {
+        let mut args = self.args.lock().unwrap_or_else(|e| e.into_inner());
+        *args.get_mut(index).ok_or(ClError(CL_INVALID_ARG_INDEX))? = Some(value);
+        Ok(())
+    }
+
+    /// `CL_KERNEL_WORK_GROUP_SIZE` on `device`.
+    pub fn max_work_group_size(&self, device: &Device) -> usize {
+        match self.info().reqd_work_group_size {
+            Some(r) => r.iter().map(|&v| v as usize).product(),
+            None => device.max_work_group_size(),
+        }
+    }
+
+    /// `CL_KERNEL_LOCAL_MEM_SIZE`: static `__local` data plus the sizes set for `__local`
+    /// arguments, bytes.
+    pub fn local_mem_size(&self) -> u64 {
+        let args = self.args.lock().unwrap_or_else(|e| e.into_inner());
+        let dynamic: usize = args.iter().map(|a| if let Some(ArgValue::Local(n)) = a { *n } else { 0 }).sum();
+        self.info().static_local_mem_bytes + dynamic as u64
+    }
+}
+
+impl Drop for Kernel {
+    fn drop(&mut self) {
+        self.program.kernel_count.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// A checked NDRange: sizes per dimension (unused dimensions are 1, offsets 0).
+#[derive(Debug, Clone, Copy)]
+pub struct NdRange {
+    pub work_dim: u32,
+    pub offset: [u64; 3],
+    pub global: [u64; 3],
+    pub local: [u32; 3],
+}
+
+/// Picks a work-group size for a NULL `local_work_size`: per dimension the largest divisor of
+/// the global size that keeps the product within `max` and each size within `max_sizes`,
+/// filling dimension 0 first (consecutive work-items in one group).
+pub fn pick_local_size(global: [u64; 3], work_dim: u32, max: usize, max_sizes: [usize; 3]) -> [u32; 3] {
+    let mut local = [1u32; 3];
+    let mut budget = max.max(1) as u64;
+    for d in 0..work_dim as usize {
+        let cap = budget.min(max_sizes[d] as u64).min(global[d]).max(1);
+        let best = (1..=cap).rev().find(|l| global[d] % l == 0).unwrap_or(1);
+        local[d] = best as u32;
+        budget /= best;
+    }
+    local
+}
+
+/// Everything a launch needs, resolved at enqueue time (so errors are returned at once).
+pub struct Launch {
+    pub work: Work,
+    pub keep: Vec<Arc<dyn Any + Send + Sync>>,
+}
+
+impl Kernel {
+    /// Prepares a launch of this kernel over `range` on `device`: checks the arguments,
+    /// builds the launch header and argument block in a device buffer, gets the pipeline, and
+    /// returns the work that dispatches it (split into several dispatches where the group
+    /// count exceeds the device's `maxComputeWorkGroupCount`).
+    /// Errors: `CL_INVALID_KERNEL_ARGS` (an argument not set), `CL_OUT_OF_RESOURCES` (local
+    /// memory over the device's, pipeline creation), `CL_MEM_OBJECT_ALLOCATION_FAILURE`.
+    pub fn launch(self: &Arc<Self>, device: &Arc<Device>, range: NdRange) -> ClResult<Launch> {
+        let info = self.info();
+        let args = self.args.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let mut keep: Vec<Arc<dyn Any + Send + Sync>> = vec![self.clone()];
+        let mut block = vec![0u8; info.args_size as usize];
+        let mut locals = Vec::new();
+        let mut local_bytes = info.static_local_mem_bytes;
+        for (a, v) in info.args.iter().zip(args.iter()) {
+            // CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified.
+            let v = v.as_ref().ok_or(ClError(CL_INVALID_KERNEL_ARGS))?;
+            let at = a.offset as usize;
+            match (a.kind, v) {
+                (ArgKind::Buffer, ArgValue::Buffer(m)) => {
+                    let addr = m.as_ref().map_or(0, |m| m.device_address());
+                    block[at..at + 8].copy_from_slice(&addr.to_le_bytes());
+                    if let Some(m) = m {
+                        keep.push(m.clone());
+                    }
+                }
+                (ArgKind::Local { spec_id, elem_size }, ArgValue::Local(n)) => {
+                    let count = n.div_ceil(elem_size.max(1) as usize) as u32;
+                    locals.push((spec_id, count.max(1)));
+                    local_bytes += *n as u64;
+                }
+                (ArgKind::Value, ArgValue::Bytes(b)) => {
+                    let n = b.len().min(block.len().saturating_sub(at));
+                    block[at..at + n].copy_from_slice(&b[..n]);
+                }
+                _ => return Err(ClError(CL_INVALID_KERNEL_ARGS)),
+            }
+        }
+        if local_bytes > device.local_mem_size() {
+            return Err(ClError(CL_OUT_OF_RESOURCES));
+        }
+        let pipeline = self.program.pipeline(device, info, range.local, locals)?;
+        keep.push(pipeline.clone());
+
+        let groups: [u64; 3] = std::array::from_fn(|d| range.global[d] / range.local[d] as u64);
+        let mut header = [0u8; ARGS_OFFSET];
+        header[0..4].copy_from_slice(&range.work_dim.to_le_bytes());
+        for d in 0..3 {
+            header[8 + 8 * d..16 + 8 * d].copy_from_slice(&range.offset[d].to_le_bytes());
+            header[32 + 8 * d..40 + 8 * d].copy_from_slice(&range.global[d].to_le_bytes());
+            header[56 + 4 * d..60 + 4 * d].copy_from_slice(&range.local[d].to_le_bytes());
+            header[68 + 4 * d..72 + 4 * d].copy_from_slice(&(groups[d] as u32).to_le_bytes());
+        }
+        let vk = device.vk()?;
+        let buf = Buffer::new(vk, (ARGS_OFFSET + block.len().max(8)) as u64)
+            .map_err(|_| ClError(CL_MEM_OBJECT_ALLOCATION_FAILURE))?;
+        // SAFETY: the launch buffer is mapped and holds ARGS_OFFSET + block.len() bytes; no
+        // device work uses it yet.
+        unsafe {
+            std::ptr::copy_nonoverlapping(header.as_ptr(), buf.mapped(), ARGS_OFFSET);
+            std::ptr::copy_nonoverlapping(block.as_ptr(), buf.mapped().add(ARGS_OFFSET), block.len());
+        }
+        let (header_addr, args_addr) = (buf.address, buf.address + ARGS_OFFSET as u64);
+        keep.push(Arc::new(buf));
+
+        let max = device.phys.limits.max_compute_work_group_count.map(|v| v as u64);
+        let work = Work::Gpu(Box::new(move |r| {
+            let mut z = 0;
+            while z < groups[2] {
+                let nz = (groups[2] - z).min(max[2]);
+                let mut y = 0;
+                while y < groups[1] {
+                    let ny = (groups[1] - y).min(max[1]);
+                    let mut x = 0;
+                    while x < groups[0] {
+                        let nx = (groups[0] - x).min(max[0]);
+                        let mut push = [0u8; 32];
+                        push[0..8].copy_from_slice(&header_addr.to_le_bytes());
+                        push[8..16].copy_from_slice(&args_addr.to_le_bytes());
+                        push[16..20].copy_from_slice(&(x as u32).to_le_bytes());
+                        push[20..24].copy_from_slice(&(y as u32).to_le_bytes());
+                        push[24..28].copy_from_slice(&(z as u32).to_le_bytes());
+                        r.dispatch(&pipeline, &push, [nx as u32, ny as u32, nz as u32]);
+                        x += nx;
+                    }
+                    y += ny;
+                }
+                z += nz;
+            }
+        }));
+        Ok(Launch { work, keep })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pick_local_size;
+
+    #[test]
+    fn local_size_divides_global() {
+        assert_eq!(pick_local_size([1024, 1, 1], 1, 256, [256, 256, 64]), [256, 1, 1]);
+        assert_eq!(pick_local_size([1000, 1, 1], 1, 256, [256, 256, 64]), [250, 1, 1]);
+        assert_eq!(pick_local_size([97, 1, 1], 1, 64, [64, 64, 64]), [1, 1, 1]);
+        let l = pick_local_size([64, 48, 1], 2, 256, [256, 256, 64]);
+        assert!(64 % l[0] == 0 && 48 % l[1] == 0 && l[0] * l[1] <= 256);
+    }
+}

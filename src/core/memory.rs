@@ -1,0 +1,142 @@
+//! Memory objects: buffers and sub-buffers (OpenCL 3.0 section 5.2).
+
+use super::context::Context;
+use super::error::{ClError, ClResult};
+use super::object::{ClObject, Header, Kind};
+use super::UserPtr;
+use crate::backend::vulkan::memory::Buffer;
+use opencl_sys::*;
+use std::sync::{Arc, Mutex};
+
+/// A destructor callback of clSetMemObjectDestructorCallback.
+pub type MemDestructor = unsafe extern "C" fn(cl_mem, *mut std::ffi::c_void);
+
+/// A buffer or sub-buffer.
+#[repr(C)]
+pub struct Mem {
+    header: Header,
+    pub context: Arc<Context>,
+    /// `CL_MEM_FLAGS` (for sub-buffers: including what was inherited from the parent).
+    pub flags: cl_mem_flags,
+    /// `CL_MEM_SIZE`, bytes.
+    pub size: usize,
+    /// `CL_MEM_HOST_PTR`: the host pointer given with CL_MEM_USE_HOST_PTR (sub-buffers: offset
+    /// into the parent's).
+    pub host_ptr: UserPtr,
+    /// `CL_MEM_ASSOCIATED_MEMOBJECT` and `CL_MEM_OFFSET` of a sub-buffer.
+    pub parent: Option<(Arc<Mem>, usize)>,
+    /// `CL_MEM_PROPERTIES`: as given to clCreateBufferWithProperties (with its 0), else empty.
+    pub properties: Vec<cl_mem_properties>,
+    /// The device buffer (a sub-buffer shares its parent's) and this object's offset in it.
+    pub storage: Arc<Buffer>,
+    pub offset: usize,
+    /// Live mappings (clEnqueueMapBuffer); `CL_MEM_MAP_COUNT` is their number.
+    pub maps: Mutex<Vec<Mapping>>,
+    destructors: Mutex<Vec<(MemDestructor, UserPtr)>>,
+}
+
+/// One mapping of a buffer region into host memory.
+#[derive(Debug, Clone, Copy)]
+pub struct Mapping {
+    /// The pointer handed to the application.
+    pub ptr: UserPtr,
+    /// Offset and size of the mapped region in the buffer, bytes.
+    pub offset: usize,
+    pub size: usize,
+    /// `cl_map_flags` of the map.
+    pub flags: u64,
+}
+
+impl ClObject for Mem {
+    const KIND: Kind = Kind::Mem;
+    const INVALID: i32 = CL_INVALID_MEM_OBJECT;
+    fn header(&self) -> &Header {
+        &self.header
+    }
+}
+
+impl Mem {
+    /// A new buffer of `size` bytes on the context's first device (vkcl contexts share one
+    /// Vulkan device per buffer for now). Errors: `CL_MEM_OBJECT_ALLOCATION_FAILURE` when the
+    /// allocation fails, `CL_OUT_OF_RESOURCES` when the Vulkan device cannot be created.
+    pub fn new_buffer(
+        context: Arc<Context>,
+        flags: cl_mem_flags,
+        size: usize,
+        host_ptr: UserPtr,
+        properties: Vec<cl_mem_properties>,
+    ) -> ClResult<Mem> {
+        let device = context.devices[0].vk()?;
+        let storage = Buffer::new(device, size as u64).map_err(|e| {
+            tracing::warn!("buffer of {size} bytes: {e}");
+            ClError(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+        })?;
+        if flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 {
+            // SAFETY: the application promises host_ptr holds `size` bytes (clCreateBuffer);
+            // the mapped storage holds `size` bytes.
+            unsafe { std::ptr::copy_nonoverlapping(host_ptr.0 as *const u8, storage.mapped(), size) };
+        }
+        let host_ptr = if flags & CL_MEM_USE_HOST_PTR != 0 { host_ptr } else { UserPtr::NULL };
+        Ok(Mem {
+            header: Header::new(Kind::Mem),
+            context,
+            flags,
+            size,
+            host_ptr,
+            parent: None,
+            properties,
+            storage: Arc::new(storage),
+            offset: 0,
+            maps: Mutex::new(Vec::new()),
+            destructors: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// A sub-buffer of `parent` (itself not a sub-buffer) at `origin`, `size` bytes.
+    pub fn new_sub_buffer(parent: &Arc<Mem>, flags: cl_mem_flags, origin: usize, size: usize) -> Mem {
+        let host_ptr = if parent.host_ptr.0.is_null() {
+            UserPtr::NULL
+        } else {
+            UserPtr(parent.host_ptr.0.wrapping_byte_add(origin))
+        };
+        Mem {
+            header: Header::new(Kind::Mem),
+            context: parent.context.clone(),
+            flags,
+            size,
+            host_ptr,
+            parent: Some((parent.clone(), origin)),
+            properties: Vec::new(),
+            storage: parent.storage.clone(),
+            offset: parent.offset + origin,
+            maps: Mutex::new(Vec::new()),
+            destructors: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Host address of this object's byte 0 in the (always mapped) storage.
+    pub fn mapped(&self) -> *mut u8 {
+        self.storage.mapped().wrapping_add(self.offset)
+    }
+
+    /// Device address of this object's byte 0.
+    pub fn device_address(&self) -> u64 {
+        self.storage.address + self.offset as u64
+    }
+
+    /// clSetMemObjectDestructorCallback: called in reverse order when the object is freed.
+    pub fn add_destructor(&self, f: MemDestructor, user: UserPtr) {
+        self.destructors.lock().unwrap_or_else(|e| e.into_inner()).push((f, user));
+    }
+}
+
+impl Drop for Mem {
+    fn drop(&mut self) {
+        let handle = self as *mut Mem as cl_mem;
+        let list = std::mem::take(self.destructors.get_mut().unwrap_or_else(|e| e.into_inner()));
+        for (f, user) in list.into_iter().rev() {
+            // SAFETY: callback registered by the application; the handle is only passed back.
+            unsafe { f(handle, user.0) };
+        }
+    }
+}

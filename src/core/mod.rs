@@ -1,0 +1,36 @@
+//! The OpenCL object model in safe Rust: platform, devices, contexts, queues, memory, events,
+//! programs, kernels. Knows OpenCL semantics; reaches the device only through `backend`.
+
+pub mod context;
+pub mod device;
+pub mod error;
+pub mod event;
+pub mod kernel;
+pub mod memory;
+pub mod object;
+pub mod platform;
+pub mod program;
+pub mod queue;
+
+use std::ffi::c_void;
+
+/// An application pointer carried through vkcl untouched (callback `user_data`, host pointers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UserPtr(pub *mut c_void);
+
+// SAFETY: vkcl never dereferences a UserPtr itself except where the OpenCL API makes it the
+// application's promise that the memory is valid (host_ptr of USE_HOST_PTR buffers, read/write
+// destinations); passing it between threads is what the API requires.
+unsafe impl Send for UserPtr {}
+// SAFETY: as above.
+unsafe impl Sync for UserPtr {}
+
+impl UserPtr {
+    /// The NULL pointer.
+    pub const NULL: UserPtr = UserPtr(std::ptr::null_mut());
+
+    /// The pointer (a method, so closures capture the whole `UserPtr`, which is `Send`).
+    pub fn get(self) -> *mut c_void {
+        self.0
+    }
+}

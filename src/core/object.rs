@@ -1,0 +1,151 @@
+//! Object headers and the table of live handles.
+//!
+//! Every OpenCL object is a `#[repr(C)]` struct whose first field is a [`Header`]; the header's
+//! first field is the ICD dispatch-table pointer, as `cl_icd.h` requires. A handle given to the
+//! application is the address of the object inside its `Arc`. The table of live handles maps
+//! that address to the object, so a pointer vkcl never issued, a released handle or a handle of
+//! another kind is detected by a table lookup, never by reading through the pointer.
+//!
+//! Reference counts: the OpenCL reference count (`clRetain*`/`clRelease*`) lives in the header;
+//! while it is above zero the table holds one strong `Arc`. Objects that depend on another
+//! (a queue on its context, a pending command on its buffers) hold their own `Arc`s, so an
+//! object released by the application stays alive until nothing uses it.
+
+use super::error::{ClError, ClResult};
+use opencl_sys::cl_icd::cl_icd_dispatch;
+use std::any::Any;
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, LazyLock, RwLock};
+
+/// Which OpenCL object type a handle names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Kind {
+    Platform = 1,
+    Device,
+    Context,
+    CommandQueue,
+    Mem,
+    Sampler,
+    Program,
+    Kernel,
+    Event,
+    CommandBuffer,
+    MutableCommand,
+}
+
+/// The first field of every OpenCL object: dispatch pointer, kind tag, OpenCL reference count.
+#[repr(C)]
+pub struct Header {
+    dispatch: &'static cl_icd_dispatch,
+    kind: Kind,
+    refs: AtomicU32,
+}
+
+impl Header {
+    /// A header with reference count 1.
+    pub fn new(kind: Kind) -> Self {
+        Header { dispatch: crate::api::icd::dispatch_table(), kind, refs: AtomicU32::new(1) }
+    }
+
+    /// The OpenCL reference count (`CL_*_REFERENCE_COUNT`).
+    pub fn ref_count(&self) -> u32 {
+        self.refs.load(Ordering::Acquire)
+    }
+}
+
+/// Implemented by each OpenCL object type.
+pub trait ClObject: Any + Send + Sync {
+    /// The kind stored in the header.
+    const KIND: Kind;
+    /// The error for an invalid handle of this type (`CL_INVALID_CONTEXT` and so on).
+    const INVALID: i32;
+    /// The object's header.
+    fn header(&self) -> &Header;
+}
+
+type Table = HashMap<usize, Arc<dyn Any + Send + Sync>>;
+static LIVE: LazyLock<RwLock<Table>> = LazyLock::new(|| RwLock::new(HashMap::new()));
+
+fn table_read() -> std::sync::RwLockReadGuard<'static, Table> {
+    LIVE.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn table_write() -> std::sync::RwLockWriteGuard<'static, Table> {
+    LIVE.write().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Makes `obj` a live object with reference count 1 and returns it; its handle is
+/// [`handle_of`] the returned `Arc`.
+pub fn register<T: ClObject>(obj: T) -> Arc<T> {
+    let arc = Arc::new(obj);
+    let addr = Arc::as_ptr(&arc) as usize;
+    table_write().insert(addr, arc.clone() as Arc<dyn Any + Send + Sync>);
+    arc
+}
+
+/// Makes an existing `Arc` a live object (its header's count is 1 from construction).
+pub fn register_arc<T: ClObject>(arc: Arc<T>) -> Arc<T> {
+    let addr = Arc::as_ptr(&arc) as usize;
+    table_write().insert(addr, arc.clone() as Arc<dyn Any + Send + Sync>);
+    arc
+}
+
+/// The handle (address) of a registered object, as an untyped pointer.
+pub fn handle_of<T: ClObject>(obj: &Arc<T>) -> *mut c_void {
+    Arc::as_ptr(obj) as *mut c_void
+}
+
+/// Looks a handle up. Errors: `T::INVALID` if the pointer is NULL, was never issued by vkcl,
+/// was released to reference count 0, or names an object of another type.
+pub fn lookup<T: ClObject>(ptr: *const c_void) -> ClResult<Arc<T>> {
+    if ptr.is_null() {
+        return Err(ClError(T::INVALID));
+    }
+    let any = table_read().get(&(ptr as usize)).cloned().ok_or(ClError(T::INVALID))?;
+    any.downcast::<T>().map_err(|_| ClError(T::INVALID))
+}
+
+/// Whether `ptr` is a live handle of type `T`.
+pub fn is_live<T: ClObject>(ptr: *const c_void) -> bool {
+    lookup::<T>(ptr).is_ok()
+}
+
+/// `clRetain*`: increments the OpenCL reference count. Errors as [`lookup`].
+pub fn retain<T: ClObject>(ptr: *const c_void) -> ClResult<()> {
+    let obj = lookup::<T>(ptr)?;
+    obj.header().refs.fetch_add(1, Ordering::AcqRel);
+    Ok(())
+}
+
+/// `clRelease*`: decrements the OpenCL reference count; at zero the handle stops being valid
+/// and the table's `Arc` is dropped (the object itself lives on while others hold it).
+/// Returns the object when this call released the last reference. Errors as [`lookup`].
+pub fn release<T: ClObject>(ptr: *const c_void) -> ClResult<Option<Arc<T>>> {
+    let mut table = table_write();
+    let any = table.get(&(ptr as usize)).cloned().ok_or(ClError(T::INVALID))?;
+    let obj = any.downcast::<T>().map_err(|_| ClError(T::INVALID))?;
+    let prev = obj.header().refs.fetch_sub(1, Ordering::AcqRel);
+    if prev == 1 {
+        table.remove(&(ptr as usize));
+        drop(table);
+        return Ok(Some(obj));
+    }
+    Ok(None)
+}
+
+/// Looks up every handle of a list (`num` entries at `list`). Errors: `T::INVALID` for any
+/// invalid entry.
+///
+/// # Safety
+/// `list` must point to `num` readable handles, or be NULL when `num` is 0.
+pub unsafe fn lookup_list<T: ClObject>(list: *const *mut c_void, num: usize) -> ClResult<Vec<Arc<T>>> {
+    if num == 0 || list.is_null() {
+        return Ok(Vec::new());
+    }
+    // SAFETY: the caller guarantees `list` holds `num` pointers.
+    let ptrs = unsafe { std::slice::from_raw_parts(list, num) };
+    ptrs.iter().map(|&p| lookup::<T>(p)).collect()
+}

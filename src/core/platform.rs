@@ -1,0 +1,60 @@
+//! The one platform, `vkcl`, with one device per usable Vulkan physical device.
+
+use super::device::Device;
+use super::object::{self, ClObject, Header, Kind};
+use crate::backend::vulkan::Instance;
+use opencl_sys::CL_INVALID_PLATFORM;
+use std::sync::{Arc, OnceLock};
+
+/// The platform: profile, version and name strings plus the root devices.
+#[repr(C)]
+pub struct Platform {
+    header: Header,
+    /// Root devices, one per usable Vulkan physical device.
+    pub devices: OnceLock<Vec<Arc<Device>>>,
+}
+
+impl ClObject for Platform {
+    const KIND: Kind = Kind::Platform;
+    const INVALID: i32 = CL_INVALID_PLATFORM;
+    fn header(&self) -> &Header {
+        &self.header
+    }
+}
+
+/// `CL_PLATFORM_NAME`.
+pub const NAME: &str = "vkcl";
+/// `CL_PLATFORM_VENDOR`.
+pub const VENDOR: &str = "vkcl project";
+/// `CL_PLATFORM_ICD_SUFFIX_KHR`.
+pub const ICD_SUFFIX: &str = "vkcl";
+/// `CL_PLATFORM_VERSION`.
+pub const VERSION: &str = concat!("OpenCL 3.0 vkcl ", env!("CARGO_PKG_VERSION"));
+/// `CL_PLATFORM_PROFILE`.
+pub const PROFILE: &str = "FULL_PROFILE";
+
+impl Platform {
+    /// The platform singleton (registered as a live handle at first use).
+    pub fn get() -> &'static Arc<Platform> {
+        static PLATFORM: OnceLock<Arc<Platform>> = OnceLock::new();
+        PLATFORM.get_or_init(|| object::register(Platform { header: Header::new(Kind::Platform), devices: OnceLock::new() }))
+    }
+
+    /// The root devices (enumerated from Vulkan at first use; empty without Vulkan).
+    pub fn devices(self: &Arc<Self>) -> &[Arc<Device>] {
+        self.devices.get_or_init(|| {
+            let Some(instance) = Instance::get() else { return Vec::new() };
+            instance.physical_devices.iter().map(|pd| Device::new_root(instance, pd.clone())).collect()
+        })
+    }
+
+    /// Platform extensions with their versions (`CL_PLATFORM_EXTENSIONS_WITH_VERSION`).
+    pub fn extensions(&self) -> Vec<(&'static str, u32)> {
+        vec![("cl_khr_icd", make_version(1, 0, 0))]
+    }
+}
+
+/// `CL_MAKE_VERSION(major, minor, patch)`.
+pub const fn make_version(major: u32, minor: u32, patch: u32) -> u32 {
+    (major << 22) | (minor << 12) | patch
+}

@@ -1,0 +1,50 @@
+//! The `VKCL_*` settings, read once from the environment (documented in README.md).
+
+use std::sync::OnceLock;
+
+/// What to do with messages from the Khronos validation layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Validation {
+    /// Layer not enabled (default).
+    Off,
+    /// `VKCL_VALIDATION=1`: layer enabled, errors printed to stderr and counted.
+    Report,
+    /// `VKCL_VALIDATION=fatal`: as `Report`, and the process aborts at the first error (tests).
+    Fatal,
+}
+
+/// All settings. See README.md, "Settings".
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `VKCL_LOG`: a tracing filter (`debug`, `vkcl=trace`, ...); logging is off when unset.
+    pub log: Option<String>,
+    /// `VKCL_VALIDATION`: `1` or `fatal`.
+    pub validation: Validation,
+}
+
+impl Config {
+    fn from_env() -> Config {
+        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let validation = match var("VKCL_VALIDATION").as_deref() {
+            None | Some("0") | Some("off") => Validation::Off,
+            Some("fatal") => Validation::Fatal,
+            Some(_) => Validation::Report,
+        };
+        Config { log: var("VKCL_LOG"), validation }
+    }
+}
+
+/// The process-wide settings, read at first use.
+pub fn config() -> &'static Config {
+    static CONFIG: OnceLock<Config> = OnceLock::new();
+    CONFIG.get_or_init(|| {
+        let c = Config::from_env();
+        if let Some(filter) = &c.log {
+            let _ = tracing_subscriber::fmt()
+                .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+                .with_writer(std::io::stderr)
+                .try_init();
+        }
+        c
+    })
+}

@@ -1,0 +1,3 @@
+//! Helpers that know nothing of OpenCL or Vulkan.
+
+pub mod config;
