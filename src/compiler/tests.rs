@@ -12,6 +12,11 @@ fn build(src: &str, options: &str) -> CompiledProgram {
     match compile_source(&tools(), src, options, &DeviceCaps::default()) {
         Ok(p) => {
             for k in &p.kernels {
+                // VKCL_TEST_DUMP=dir writes every lowered module for inspection.
+                if let Some(dir) = std::env::var_os("VKCL_TEST_DUMP") {
+                    let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+                    let _ = std::fs::write(std::path::Path::new(&dir).join(format!("{}.spv", k.name)), bytes);
+                }
                 if let Err(e) = validate::validate_vulkan(&k.spirv) {
                     panic!("kernel {} does not validate: {e}", k.name);
                 }

@@ -219,10 +219,23 @@ pub(crate) fn structurize(ctx: &mut Ctx) -> Result<(), String> {
             let latch = *latch;
             claimed.insert(lab(h));
             claimed.insert(lab(latch));
-            let exits: Vec<(usize, usize)> = (0..blocks.len())
-                .filter(|&b| g.dominates(h, b))
-                .flat_map(|b| g.succ[b].iter().map(move |&s| (b, s)))
-                .filter(|&(_, s)| !g.dominates(h, s))
+            // The natural loop: blocks that reach the latch without passing the header.
+            let mut body: HashSet<usize> = HashSet::from([h, latch]);
+            let mut work = vec![latch];
+            while let Some(b) = work.pop() {
+                if b == h {
+                    continue;
+                }
+                for &p in &g.pred[b] {
+                    if body.insert(p) {
+                        work.push(p);
+                    }
+                }
+            }
+            let exits: Vec<(usize, usize)> = body
+                .iter()
+                .flat_map(|&b| g.succ[b].iter().map(move |&s| (b, s)))
+                .filter(|(_, s)| !body.contains(s))
                 .collect();
             let merge = match exits.as_slice() {
                 [] => {

@@ -416,6 +416,10 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
         }
     }
     let Emit { vars, code, .. } = e;
+    // The OpenCL built-in variables are gone (their loads are copies now).
+    ctx.module
+        .types_global_values
+        .retain(|i| !i.result_id.is_some_and(|r| builtin_vars.iter().any(|b| b.0 == r)));
     let f = &mut ctx.module.functions[0];
     for i in f.blocks.iter_mut().flat_map(|b| b.instructions.iter_mut()) {
         if i.class.opcode == Op::Load {
