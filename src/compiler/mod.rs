@@ -1,119 +1,167 @@
 //! OpenCL C -> Kernel SPIR-V -> Vulkan SPIR-V. Pure functions of bytes in, bytes out.
 //!
-//! Placeholder with the public interface of the compiler under construction (branch
-//! `compiler`): every build fails with CL_COMPILER_NOT_AVAILABLE's reason until it lands.
+//! [`compile_source`] runs `clang-15` (OpenCL C -> LLVM IR), `opt-15` (inlining and CFG
+//! structurization) and `llvm-spirv-15` (LLVM IR -> OpenCL "Kernel" SPIR-V), then lowers every
+//! kernel to its own Vulkan compute module ([`KernelInfo::spirv`]). [`compile_il`] starts from
+//! Kernel SPIR-V (`clCreateProgramWithIL`).
+//!
+//! # Kernel ABI
+//!
+//! The runtime relies on exactly this contract. Every kernel module has one `GLCompute` entry
+//! point named `main`, uses SPIR-V 1.5 (Vulkan 1.2), the `PhysicalStorageBuffer64` addressing
+//! model with the GLSL450 memory model, and needs the device features `bufferDeviceAddress`,
+//! `shaderInt64` plus whatever the kernel's types need (`shaderInt8`/`shaderInt16`,
+//! `storageBuffer8BitAccess`/`storageBuffer16BitAccess`, `shaderFloat64`, `shaderFloat16`).
+//!
+//! ## Push constants (one block, 32 bytes)
+//! | offset | type      | meaning                                                          |
+//! |--------|-----------|------------------------------------------------------------------|
+//! | 0      | `u64`     | `launch_header_address`: device address of the launch header      |
+//! | 8      | `u64`     | `args_address`: device address of the argument block              |
+//! | 16     | `u32[3]`  | `group_offset`: added to `WorkgroupId` (grids split over dispatches) |
+//! | 28     | `u32`     | padding                                                          |
+//!
+//! ## Launch header (device memory, read-only, 96 bytes, 8-byte aligned)
+//! | offset | type      | meaning                                                |
+//! |--------|-----------|--------------------------------------------------------|
+//! | 0      | `u32`     | `work_dim` (1..=3)                                      |
+//! | 8      | `u64[3]`  | `global_offset`                                        |
+//! | 32     | `u64[3]`  | `global_size` (of the whole NDRange)                   |
+//! | 56     | `u32[3]`  | `local_size` (enqueued)                                |
+//! | 68     | `u32[3]`  | `num_groups` (of the whole NDRange)                    |
+//! | 80     | `u64`     | `printf_buffer` address, 0 = none                      |
+//!
+//! For dimensions `d >= work_dim` the runtime writes the OpenCL defaults into the header
+//! (`global_offset` 0, `global_size` 1, `local_size` 1, `num_groups` 1) and dispatches one group
+//! of size 1 in that dimension; the kernel then returns the spec's defaults without a test.
+//!
+//! ## Argument block (device memory at `args_address`)
+//! Every argument that is not a `__local` pointer lives at [`KernelArgInfo::offset`], aligned
+//! with OpenCL C rules (scalars and vectors: their size, 3-component vectors like 4-component
+//! ones, structs: the largest member alignment, pointers: 8). [`KernelInfo::args_size`] is the
+//! block size, rounded up to 8 bytes.
+//! - [`ArgKind::Buffer`] (`__global`/`__constant` pointer): the 8-byte device address (0 for
+//!   NULL). Kernels access memory through `PhysicalStorageBuffer` pointers, so pointer
+//!   arithmetic, casts and sub-buffers (address + offset) work.
+//! - [`ArgKind::Value`]: the `size` bytes given to `clSetKernelArg`, copied verbatim.
+//! - [`ArgKind::Local`]: no bytes in the block. The kernel declares a `Workgroup` array whose
+//!   element type has `elem_size` bytes and whose length is the specialization constant
+//!   `spec_id` (= 3 + argument index); the runtime sets it to `ceil(bytes / elem_size)`.
+//!
+//! ## Work-group size
+//! The `WorkgroupSize` built-in is a spec-constant composite with spec IDs 0, 1, 2 (x, y, z),
+//! defaults 1, 1, 1 or the kernel's `reqd_work_group_size`. Only uniform work-groups are
+//! supported: the runtime guarantees `global_size % local_size == 0`.
+//!
+//! ## Built-ins
+//! - `get_group_id(d)` = `WorkgroupId[d] + group_offset[d]`
+//! - `get_global_id(d)` = `get_group_id(d) * local_size[d] + LocalInvocationId[d] +
+//!   global_offset[d]` (64-bit)
+//! - `get_local_size`/`get_enqueued_local_size` = the `WorkgroupSize` spec constants;
+//!   `get_num_groups`, `get_global_size`, `get_global_offset`, `get_work_dim` from the header.
+//!
+//! ## Memory model
+//! Global and constant memory: `PhysicalStorageBuffer` pointers with `Aligned` accesses.
+//! `__local`: `Workgroup` variables. 32-bit atomics on global memory use `Device` scope (OpenCL
+//! 1.2 atomics arrive with `Workgroup` scope and are widened), on local memory `Workgroup` scope.
+//! `barrier(flags)` is `OpControlBarrier Workgroup Workgroup AcquireRelease|<memory classes>`.
 
-/// Device features that change code generation.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DeviceCaps {
-    pub int8_storage: bool,
-    pub int16_storage: bool,
-    pub fp64: bool,
-    pub fp16: bool,
-    pub int64_atomics: bool,
-    pub max_push_constants: u32,
-    pub max_local_mem_bytes: u32,
-}
+mod caps;
+mod error;
+mod frontend;
+mod layout;
+mod lower;
+mod options;
+mod reflect;
+mod spv;
+mod tools;
+mod validate;
 
-/// The tools could not be found.
-#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
-pub enum CompilerError {
-    #[error("{0}")]
-    NotAvailable(String),
-}
+#[cfg(test)]
+mod tests;
 
-/// Why a build failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BuildFailureKind {
-    InvalidOptions,
-    CompileError,
-}
+pub use caps::DeviceCaps;
+pub use error::{BuildFailure, BuildFailureKind, CompilerError};
+pub use reflect::{
+    AccessQualifier, AddressQualifier, ArgKind, KernelArgInfo, KernelInfo, TypeQualifiers,
+};
+pub use tools::{find_tools, Tools};
 
-/// A failed build and its log.
-#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
-#[error("{log}")]
-pub struct BuildFailure {
-    pub kind: BuildFailureKind,
-    pub log: String,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AddressQualifier {
-    Global,
-    Constant,
-    Local,
-    Private,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AccessQualifier {
-    None,
-    ReadOnly,
-    WriteOnly,
-    ReadWrite,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TypeQualifiers {
-    pub is_const: bool,
-    pub is_restrict: bool,
-    pub is_volatile: bool,
-    pub is_pipe: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ArgKind {
-    Buffer,
-    Local { spec_id: u32, elem_size: u32 },
-    Value,
-    Sampler,
-    Image,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KernelArgInfo {
-    pub name: String,
-    pub type_name: String,
-    pub address_qualifier: AddressQualifier,
-    pub access_qualifier: AccessQualifier,
-    pub type_qualifier: TypeQualifiers,
-    pub kind: ArgKind,
-    pub offset: u32,
-    pub size: u32,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct KernelInfo {
-    pub name: String,
-    pub args: Vec<KernelArgInfo>,
-    pub args_size: u32,
-    pub reqd_work_group_size: Option<[u32; 3]>,
-    pub work_group_size_hint: Option<[u32; 3]>,
-    pub vec_type_hint: Option<String>,
-    pub attributes: String,
-    pub static_local_mem_bytes: u64,
-    pub private_mem_bytes: u64,
-    pub spirv: Vec<u32>,
-}
-
+/// A built program: the build log, one [`KernelInfo`] (with its own Vulkan module) per kernel,
+/// and the OpenCL (Kernel-capability) SPIR-V it was lowered from (`CL_PROGRAM_IL`, caching,
+/// linking).
 #[derive(Clone, Debug, Default)]
 pub struct CompiledProgram {
+    /// Diagnostics of the build (warnings), empty when there were none.
     pub build_log: String,
+    /// The kernels, in the order the module declares them.
     pub kernels: Vec<KernelInfo>,
+    /// The Kernel SPIR-V module (words) after structurization.
     pub opencl_spirv: Vec<u32>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Tools;
-
-pub fn find_tools() -> Result<Tools, CompilerError> {
-    Err(CompilerError::NotAvailable("the OpenCL C compiler has not landed yet".into()))
+/// Compiles OpenCL C `source` with the OpenCL build `options` (`clBuildProgram`) for a device
+/// with `caps`.
+///
+/// # Errors
+/// [`BuildFailure`] of kind [`BuildFailureKind::InvalidOptions`] for options that are not
+/// OpenCL build options (`CL_INVALID_BUILD_OPTIONS`), [`BuildFailureKind::CompileError`] with
+/// clang's diagnostics (file `<source>` and line) or the lowering's reason otherwise
+/// (`CL_BUILD_PROGRAM_FAILURE`).
+pub fn compile_source(
+    tools: &Tools,
+    source: &str,
+    options: &str,
+    caps: &DeviceCaps,
+) -> Result<CompiledProgram, BuildFailure> {
+    let opts = options::parse(options, caps)?;
+    let front = frontend::compile_c(tools, source, &opts, caps)?;
+    finish(front.spirv, front.log, caps)
 }
 
-pub fn compile_source(_: &Tools, _: &str, _: &str, _: &DeviceCaps) -> Result<CompiledProgram, BuildFailure> {
-    Err(BuildFailure { kind: BuildFailureKind::CompileError, log: "compiler not available".into() })
+/// Builds a program from OpenCL (Kernel-capability) SPIR-V `il` (`clCreateProgramWithIL`,
+/// words in host byte order or a byte stream with a SPIR-V magic number in either order).
+///
+/// The module goes back to LLVM IR (`llvm-spirv-15 -r`) to be structurized, so this also needs
+/// the tools of [`find_tools`].
+///
+/// # Errors
+/// As [`compile_source`]; also `CompileError` when `il` is not a SPIR-V module or the tools are
+/// missing.
+pub fn compile_il(il: &[u8], options: &str, caps: &DeviceCaps) -> Result<CompiledProgram, BuildFailure> {
+    let opts = options::parse(options, caps)?;
+    let tools = find_tools().map_err(|e| BuildFailure::compile(e.to_string()))?;
+    let words = frontend::words_from_bytes(il)?;
+    let front = frontend::compile_il(&tools, &words, &opts)?;
+    finish(front.spirv, front.log, caps)
 }
 
-pub fn compile_il(_: &[u8], _: &str, _: &DeviceCaps) -> Result<CompiledProgram, BuildFailure> {
-    Err(BuildFailure { kind: BuildFailureKind::CompileError, log: "compiler not available".into() })
+/// Reflects and lowers every kernel of a structurized Kernel module.
+fn finish(spirv: Vec<u32>, mut log: String, caps: &DeviceCaps) -> Result<CompiledProgram, BuildFailure> {
+    let module = rspirv::dr::load_words(&spirv)
+        .map_err(|e| BuildFailure::compile(format!("cannot parse SPIR-V: {e}")))?;
+    let infos = reflect::reflect_module(&module).map_err(BuildFailure::compile)?;
+    let mut kernels = Vec::with_capacity(infos.len());
+    for mut info in infos {
+        let lowered = lower::lower_kernel(&module, &info, caps)
+            .map_err(|e| BuildFailure::compile(format!("kernel `{}`: {e}", info.name)))?;
+        if let Err(e) = validate::validate_vulkan(&lowered.words) {
+            return Err(BuildFailure::compile(format!(
+                "kernel `{}`: internal error, the lowered module is not valid Vulkan SPIR-V: {e}",
+                info.name
+            )));
+        }
+        info.spirv = lowered.words;
+        info.static_local_mem_bytes = lowered.static_local_mem_bytes;
+        info.private_mem_bytes = lowered.private_mem_bytes;
+        kernels.push(info);
+    }
+    if log.trim().is_empty() {
+        log.clear();
+    }
+    Ok(CompiledProgram {
+        build_log: log,
+        kernels,
+        opencl_spirv: spirv,
+    })
 }

@@ -1,0 +1,34 @@
+//! What the target Vulkan device can do, as far as code generation cares.
+
+/// Device features that change code generation. `Default` describes lavapipe (Mesa 22.3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceCaps {
+    /// `storageBuffer8BitAccess` + `shaderInt8`: 8-bit loads/stores on global memory.
+    pub int8_storage: bool,
+    /// `storageBuffer16BitAccess` + `shaderInt16`: 16-bit loads/stores on global memory.
+    pub int16_storage: bool,
+    /// `shaderFloat64`: `double` (`cl_khr_fp64`).
+    pub fp64: bool,
+    /// `shaderFloat16`: `half` arithmetic (`cl_khr_fp16`).
+    pub fp16: bool,
+    /// `shaderBufferInt64Atomics` (`cl_khr_int64_base_atomics`).
+    pub int64_atomics: bool,
+    /// `maxPushConstantsSize` in bytes (the ABI uses 32 of them).
+    pub max_push_constants: u32,
+    /// `maxComputeSharedMemorySize` in bytes (`CL_DEVICE_LOCAL_MEM_SIZE`).
+    pub max_local_mem_bytes: u32,
+}
+
+impl Default for DeviceCaps {
+    fn default() -> Self {
+        DeviceCaps {
+            int8_storage: true,
+            int16_storage: true,
+            fp64: true,
+            fp16: true,
+            int64_atomics: true,
+            max_push_constants: 128,
+            max_local_mem_bytes: 32768,
+        }
+    }
+}

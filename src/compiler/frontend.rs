@@ -1,0 +1,180 @@
+//! Front end: OpenCL C -> LLVM IR (clang-15) -> structured LLVM IR (opt-15) -> Kernel SPIR-V
+//! (llvm-spirv-15). Kernel SPIR-V input (`clCreateProgramWithIL`) goes back to LLVM IR first so
+//! that it takes the same structurization path.
+
+use std::path::Path;
+
+use super::caps::DeviceCaps;
+use super::error::BuildFailure;
+use super::options::ParsedOptions;
+use super::tools::{run, Tools};
+
+/// The LLVM passes run before translation. clang emits unoptimised IR
+/// (`-disable-llvm-passes`) so that everything runs here under a data layout that declares the
+/// native integer widths (`n8:16:32:64`): otherwise InstCombine narrows switch conditions to
+/// odd widths (`i3`) that SPIR-V cannot express. The O2 pipeline inlines everything (huge
+/// threshold: Vulkan has no use for calls with pointer arguments); then the CFG is made
+/// structured (switches to branches, one return, reducible loops with one exit,
+/// `structurizecfg`). Nothing after `structurizecfg` may change the CFG.
+const OPT_PIPELINE: &str = "default<O2>,function(lowerswitch,mergereturn,fix-irreducible,\
+unify-loop-exits,structurizecfg)";
+
+/// The SPIR data layout plus native integer widths.
+const DATA_LAYOUT: &str = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-\
+v512:512-v1024:1024-n8:16:32:64";
+
+/// Result of the front end.
+pub(crate) struct FrontOutput {
+    /// Structurized Kernel SPIR-V.
+    pub spirv: Vec<u32>,
+    /// Diagnostics (warnings) for the build log.
+    pub log: String,
+}
+
+fn tmpdir() -> Result<tempfile::TempDir, BuildFailure> {
+    tempfile::Builder::new()
+        .prefix("vkcl-cc")
+        .tempdir()
+        .map_err(|e| BuildFailure::compile(format!("cannot create a temporary directory: {e}")))
+}
+
+fn path_arg(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+/// Compiles OpenCL C to structurized Kernel SPIR-V.
+///
+/// # Errors
+/// `CompileError` with clang's diagnostics (the source file is called `<source>`), or a tool's
+/// message when a later step fails.
+pub(crate) fn compile_c(
+    tools: &Tools,
+    source: &str,
+    opts: &ParsedOptions,
+    _caps: &DeviceCaps,
+) -> Result<FrontOutput, BuildFailure> {
+    let dir = tmpdir()?;
+    let bc = dir.path().join("front.bc");
+    let mut args: Vec<String> = [
+        "-x",
+        "cl",
+        "-target",
+        "spir64",
+        "-emit-llvm",
+        "-c",
+        "-O2",
+        "-Xclang",
+        "-disable-llvm-passes",
+        "-cl-kernel-arg-info",
+        "-fno-color-diagnostics",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(opts.clang_args.iter().cloned());
+    args.push("-".into());
+    args.push("-o".into());
+    args.push(path_arg(&bc));
+    let out = run(&tools.clang, &args, Some(source.as_bytes())).map_err(BuildFailure::compile)?;
+    let log = out.stderr.replace("<stdin>", "<source>");
+    if !out.success {
+        return Err(BuildFailure::compile(log));
+    }
+    let spirv = llvm_to_spirv(tools, dir.path(), &bc)?;
+    Ok(FrontOutput { spirv, log })
+}
+
+/// Sends Kernel SPIR-V back to LLVM IR and through the same structurizing path.
+///
+/// # Errors
+/// `CompileError` when llvm-spirv rejects the module.
+pub(crate) fn compile_il(
+    tools: &Tools,
+    words: &[u32],
+    _opts: &ParsedOptions,
+) -> Result<FrontOutput, BuildFailure> {
+    let dir = tmpdir()?;
+    let input = dir.path().join("input.spv");
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&input, bytes)
+        .map_err(|e| BuildFailure::compile(format!("cannot write a temporary file: {e}")))?;
+    let bc = dir.path().join("il.bc");
+    let args = vec![
+        "-r".to_string(),
+        path_arg(&input),
+        "-o".to_string(),
+        path_arg(&bc),
+    ];
+    let out = run(&tools.llvm_spirv, &args, None).map_err(BuildFailure::compile)?;
+    if !out.success {
+        return Err(BuildFailure::compile(format!(
+            "invalid SPIR-V module: {}",
+            out.stderr.trim()
+        )));
+    }
+    let spirv = llvm_to_spirv(tools, dir.path(), &bc)?;
+    Ok(FrontOutput {
+        spirv,
+        log: String::new(),
+    })
+}
+
+/// opt-15 (inline + structurize) then llvm-spirv-15 on `bc`, in `dir`.
+fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, BuildFailure> {
+    let structured = dir.join("structured.bc");
+    let args = vec![
+        "-inline-threshold=1000000".to_string(),
+        format!("--data-layout={DATA_LAYOUT}"),
+        format!("-passes={OPT_PIPELINE}"),
+        path_arg(bc),
+        "-o".to_string(),
+        path_arg(&structured),
+    ];
+    let out = run(&tools.opt, &args, None).map_err(BuildFailure::compile)?;
+    if !out.success {
+        return Err(BuildFailure::compile(format!("opt failed: {}", out.stderr.trim())));
+    }
+    let spv = dir.join("kernel.spv");
+    let args = vec![
+        "--preserve-ocl-kernel-arg-type-metadata-through-string".to_string(),
+        path_arg(&structured),
+        "-o".to_string(),
+        path_arg(&spv),
+    ];
+    let out = run(&tools.llvm_spirv, &args, None).map_err(BuildFailure::compile)?;
+    if !out.success {
+        return Err(BuildFailure::compile(format!(
+            "llvm-spirv failed: {}",
+            out.stderr.trim()
+        )));
+    }
+    let bytes = std::fs::read(&spv)
+        .map_err(|e| BuildFailure::compile(format!("cannot read llvm-spirv output: {e}")))?;
+    words_from_bytes(&bytes)
+}
+
+/// Interprets `bytes` as SPIR-V words, accepting either byte order (by the magic number).
+///
+/// # Errors
+/// `CompileError` when the length is not a multiple of 4 or the magic number is wrong.
+pub(crate) fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, BuildFailure> {
+    if bytes.len() % 4 != 0 || bytes.len() < 20 {
+        return Err(BuildFailure::compile("invalid SPIR-V: bad length"));
+    }
+    let le: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    if le[0] == spirv_magic() {
+        return Ok(le);
+    }
+    let be: Vec<u32> = le.iter().map(|w| w.swap_bytes()).collect();
+    if be[0] == spirv_magic() {
+        return Ok(be);
+    }
+    Err(BuildFailure::compile("invalid SPIR-V: bad magic number"))
+}
+
+fn spirv_magic() -> u32 {
+    rspirv::spirv::MAGIC_NUMBER
+}

@@ -1,0 +1,518 @@
+//! The kernel entry: parameters become loads from the argument block, OpenCL built-ins are
+//! computed from Vulkan built-ins, push constants and the launch header (see the ABI in the
+//! `compiler` module doc), `__local` pointer parameters become spec-constant-sized `Workgroup`
+//! arrays, and the function becomes a `GLCompute` entry point `main` without parameters.
+
+use std::collections::HashMap;
+
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{
+    BuiltIn, Decoration, ExecutionMode, ExecutionModel, FunctionControl, MemoryAccess, Op,
+    StorageClass, Word,
+};
+
+use super::ctx::Ctx;
+use crate::compiler::layout::Layout;
+use crate::compiler::reflect::{ArgKind, KernelInfo};
+use crate::compiler::spv::{decorations_of, id_operand, inst, Defs};
+
+/// Memory use found while lowering the entry.
+pub(crate) struct EntrySizes {
+    pub static_local_mem_bytes: u64,
+    pub private_mem_bytes: u64,
+}
+
+/// Offsets in the launch header.
+mod header {
+    pub const WORK_DIM: u64 = 0;
+    pub const GLOBAL_OFFSET: u64 = 8;
+    pub const GLOBAL_SIZE: u64 = 32;
+    pub const NUM_GROUPS: u64 = 68;
+}
+
+/// Instructions being emitted at the top of the entry block.
+struct Emit<'c> {
+    ctx: &'c mut Ctx,
+    vars: Vec<Instruction>,
+    code: Vec<Instruction>,
+    pc_var: Word,
+    cache: HashMap<&'static str, Word>,
+}
+
+impl Emit<'_> {
+    fn op(&mut self, op: Op, ty: Word, operands: Vec<Operand>) -> Word {
+        let id = self.ctx.id();
+        self.code.push(inst(op, Some(ty), Some(id), operands));
+        id
+    }
+
+    fn push_constant_field(&mut self, member: u32, ty: Word) -> Word {
+        let pty = self.ctx.t_ptr(StorageClass::PushConstant, ty);
+        let idx = self.ctx.c_u32(member);
+        let p = self.op(Op::AccessChain, pty, vec![Operand::IdRef(self.pc_var), Operand::IdRef(idx)]);
+        self.op(Op::Load, ty, vec![Operand::IdRef(p)])
+    }
+
+    fn cached(&mut self, key: &'static str, f: impl FnOnce(&mut Self) -> Word) -> Word {
+        if let Some(v) = self.cache.get(key) {
+            return *v;
+        }
+        let v = f(self);
+        self.cache.insert(key, v);
+        v
+    }
+
+    fn header_addr(&mut self) -> Word {
+        self.cached("header", |e| {
+            let u64t = e.ctx.t_int(64);
+            e.push_constant_field(0, u64t)
+        })
+    }
+
+    fn args_addr(&mut self) -> Word {
+        self.cached("args", |e| {
+            let u64t = e.ctx.t_int(64);
+            e.push_constant_field(1, u64t)
+        })
+    }
+
+    /// Loads a `ty` (alignment `align`) at device address `base + offset`.
+    fn load_at(&mut self, base: Word, offset: u64, ty: Word, align: u32) -> Word {
+        let u64t = self.ctx.t_int(64);
+        let addr = if offset == 0 {
+            base
+        } else {
+            let c = self.ctx.c_u64(offset);
+            self.op(Op::IAdd, u64t, vec![Operand::IdRef(base), Operand::IdRef(c)])
+        };
+        let pty = self.ctx.t_ptr(StorageClass::PhysicalStorageBuffer, ty);
+        let p = self.op(Op::ConvertUToPtr, pty, vec![Operand::IdRef(addr)]);
+        self.op(
+            Op::Load,
+            ty,
+            vec![
+                Operand::IdRef(p),
+                Operand::MemoryAccess(MemoryAccess::ALIGNED),
+                Operand::LiteralBit32(align),
+            ],
+        )
+    }
+
+    fn header_v3(&mut self, offset: u64, width: u32) -> Word {
+        let h = self.header_addr();
+        let t = self.ctx.t_int(width);
+        let bytes = u64::from(width / 8);
+        let c: Vec<Word> = (0..3).map(|d| self.load_at(h, offset + d * bytes, t, width / 8)).collect();
+        let vt = self.ctx.t_vec(t, 3);
+        let v = self.op(Op::CompositeConstruct, vt, c.iter().map(|x| Operand::IdRef(*x)).collect());
+        self.widen3(v, width)
+    }
+
+    fn widen3(&mut self, v: Word, width: u32) -> Word {
+        if width == 64 {
+            return v;
+        }
+        let u64t = self.ctx.t_int(64);
+        let vt = self.ctx.t_vec(u64t, 3);
+        self.op(Op::UConvert, vt, vec![Operand::IdRef(v)])
+    }
+
+    fn input_builtin(&mut self, b: BuiltIn, ty: Word) -> Word {
+        let pty = self.ctx.t_ptr(StorageClass::Input, ty);
+        let var = self.ctx.id();
+        self.ctx.module.types_global_values.push(inst(
+            Op::Variable,
+            Some(pty),
+            Some(var),
+            vec![Operand::StorageClass(StorageClass::Input)],
+        ));
+        self.ctx.decorate(var, Decoration::BuiltIn, vec![Operand::BuiltIn(b)]);
+        self.op(Op::Load, ty, vec![Operand::IdRef(var)])
+    }
+
+    fn v3u32(&mut self) -> Word {
+        let u = self.ctx.t_int(32);
+        self.ctx.t_vec(u, 3)
+    }
+
+    fn v3u64(&mut self) -> Word {
+        let u = self.ctx.t_int(64);
+        self.ctx.t_vec(u, 3)
+    }
+
+    fn group_id(&mut self) -> Word {
+        self.cached("group_id", |e| {
+            let v3 = e.v3u32();
+            let wid = e.input_builtin(BuiltIn::WorkgroupId, v3);
+            let u = e.ctx.t_int(32);
+            let go: Vec<Word> = (2..5).map(|m| e.push_constant_field(m, u)).collect();
+            let gov = e.op(Op::CompositeConstruct, v3, go.iter().map(|x| Operand::IdRef(*x)).collect());
+            let sum = e.op(Op::IAdd, v3, vec![Operand::IdRef(wid), Operand::IdRef(gov)]);
+            e.widen3(sum, 32)
+        })
+    }
+
+    fn local_id(&mut self) -> Word {
+        self.cached("local_id", |e| {
+            let v3 = e.v3u32();
+            let l = e.input_builtin(BuiltIn::LocalInvocationId, v3);
+            e.widen3(l, 32)
+        })
+    }
+
+    fn local_size(&mut self, wg_size: Word) -> Word {
+        self.cached("local_size", |e| e.widen3(wg_size, 32))
+    }
+
+    fn global_offset(&mut self) -> Word {
+        self.cached("global_offset", |e| e.header_v3(header::GLOBAL_OFFSET, 64))
+    }
+
+    fn global_size(&mut self) -> Word {
+        self.cached("global_size", |e| e.header_v3(header::GLOBAL_SIZE, 64))
+    }
+
+    fn global_id(&mut self, wg_size: Word) -> Word {
+        self.cached("global_id", |e| {
+            let v3 = e.v3u64();
+            let g = e.group_id();
+            let ls = e.local_size(wg_size);
+            let l = e.local_id();
+            let o = e.global_offset();
+            let m = e.op(Op::IMul, v3, vec![Operand::IdRef(g), Operand::IdRef(ls)]);
+            let a = e.op(Op::IAdd, v3, vec![Operand::IdRef(m), Operand::IdRef(l)]);
+            e.op(Op::IAdd, v3, vec![Operand::IdRef(a), Operand::IdRef(o)])
+        })
+    }
+
+    /// The value of OpenCL built-in `b` as the Kernel module's type `ty` expects.
+    fn builtin(&mut self, b: BuiltIn, ty: Word, wg_size: Word) -> Result<Word, String> {
+        let u64t = self.ctx.t_int(64);
+        let v = match b {
+            BuiltIn::GlobalInvocationId => self.global_id(wg_size),
+            BuiltIn::LocalInvocationId => self.local_id(),
+            BuiltIn::WorkgroupId => self.group_id(),
+            BuiltIn::WorkgroupSize | BuiltIn::EnqueuedWorkgroupSize => self.local_size(wg_size),
+            BuiltIn::NumWorkgroups => self.header_v3(header::NUM_GROUPS, 32),
+            BuiltIn::GlobalSize => self.global_size(),
+            BuiltIn::GlobalOffset => self.global_offset(),
+            BuiltIn::WorkDim => {
+                let h = self.header_addr();
+                let u = self.ctx.t_int(32);
+                return Ok(self.load_at(h, header::WORK_DIM, u, 4));
+            }
+            BuiltIn::LocalInvocationIndex => {
+                let u = self.ctx.t_int(32);
+                let l = self.input_builtin(BuiltIn::LocalInvocationIndex, u);
+                self.op(Op::UConvert, u64t, vec![Operand::IdRef(l)])
+            }
+            BuiltIn::GlobalLinearId => {
+                let gid = self.global_id(wg_size);
+                let off = self.global_offset();
+                let gs = self.global_size();
+                let v3 = self.v3u64();
+                let rel = self.op(Op::ISub, v3, vec![Operand::IdRef(gid), Operand::IdRef(off)]);
+                let c = |e: &mut Self, v: Word, k: u32| {
+                    e.op(Op::CompositeExtract, u64t, vec![Operand::IdRef(v), Operand::LiteralBit32(k)])
+                };
+                let (x, y, z) = (c(self, rel, 0), c(self, rel, 1), c(self, rel, 2));
+                let (sx, sy) = (c(self, gs, 0), c(self, gs, 1));
+                let t = self.op(Op::IMul, u64t, vec![Operand::IdRef(z), Operand::IdRef(sy)]);
+                let t = self.op(Op::IAdd, u64t, vec![Operand::IdRef(t), Operand::IdRef(y)]);
+                let t = self.op(Op::IMul, u64t, vec![Operand::IdRef(t), Operand::IdRef(sx)]);
+                self.op(Op::IAdd, u64t, vec![Operand::IdRef(t), Operand::IdRef(x)])
+            }
+            other => return Err(format!("built-in {other:?} is not supported yet")),
+        };
+        // Narrow if the module wants 32-bit values (it never does for spir64).
+        let want = self.ctx.scalar_width(ty).unwrap_or(64);
+        if want != 64 {
+            return Ok(self.op(Op::UConvert, ty, vec![Operand::IdRef(v)]));
+        }
+        Ok(v)
+    }
+}
+
+/// Lowers parameters, built-ins and the entry point of the kernel.
+///
+/// # Errors
+/// For argument kinds and built-ins that are not supported yet.
+pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes, String> {
+    let sizes = memory_sizes(ctx);
+    let func_id = info.function;
+    let params = std::mem::take(&mut ctx.module.functions[0].parameters);
+    let void = ctx.t_void();
+    let fn_ty = ctx.t_fn(void, &[]);
+    if let Some(def) = ctx.module.functions[0].def.as_mut() {
+        def.result_type = Some(void);
+        def.operands = vec![
+            Operand::FunctionControl(FunctionControl::NONE),
+            Operand::IdRef(fn_ty),
+        ];
+    }
+
+    // Push constant block.
+    let u64t = ctx.t_int(64);
+    let u32t = ctx.t_int(32);
+    let pc_struct = ctx.id();
+    ctx.module.types_global_values.push(inst(
+        Op::TypeStruct,
+        None,
+        Some(pc_struct),
+        [u64t, u64t, u32t, u32t, u32t, u32t].iter().map(|t| Operand::IdRef(*t)).collect(),
+    ));
+    for (m, off) in [0u32, 8, 16, 20, 24, 28].iter().enumerate() {
+        ctx.module.annotations.push(inst(
+            Op::MemberDecorate,
+            None,
+            None,
+            vec![
+                Operand::IdRef(pc_struct),
+                Operand::LiteralBit32(m as u32),
+                Operand::Decoration(Decoration::Offset),
+                Operand::LiteralBit32(*off),
+            ],
+        ));
+    }
+    ctx.decorate(pc_struct, Decoration::Block, vec![]);
+    let pc_ptr = ctx.t_ptr(StorageClass::PushConstant, pc_struct);
+    let pc_var = ctx.id();
+    ctx.module.types_global_values.push(inst(
+        Op::Variable,
+        Some(pc_ptr),
+        Some(pc_var),
+        vec![Operand::StorageClass(StorageClass::PushConstant)],
+    ));
+
+    // Work-group size spec constants (reqd_work_group_size gives the defaults).
+    let reqd = info.reqd_work_group_size.unwrap_or([1, 1, 1]);
+    let mut comps = Vec::new();
+    for (d, v) in reqd.iter().enumerate() {
+        let id = ctx.id();
+        ctx.module
+            .types_global_values
+            .push(inst(Op::SpecConstant, Some(u32t), Some(id), vec![Operand::LiteralBit32(*v)]));
+        ctx.decorate(id, Decoration::SpecId, vec![Operand::LiteralBit32(d as u32)]);
+        comps.push(Operand::IdRef(id));
+    }
+    let v3u32 = ctx.t_vec(u32t, 3);
+    let wg_size = ctx.id();
+    ctx.module
+        .types_global_values
+        .push(inst(Op::SpecConstantComposite, Some(v3u32), Some(wg_size), comps));
+    ctx.decorate(wg_size, Decoration::BuiltIn, vec![Operand::BuiltIn(BuiltIn::WorkgroupSize)]);
+
+    let mut e = Emit {
+        ctx,
+        vars: Vec::new(),
+        code: Vec::new(),
+        pc_var,
+        cache: HashMap::new(),
+    };
+
+    // Parameters.
+    let defs = Defs::new(&e.ctx.module);
+    for (k, p) in params.iter().enumerate() {
+        let (Some(pid), Some(pty)) = (p.result_id, p.result_type) else { continue };
+        let arg = info.args.get(k).ok_or("argument info mismatch")?;
+        match arg.kind {
+            ArgKind::Buffer => {
+                let base = e.args_addr();
+                let u = e.load_at(base, u64::from(arg.offset), u64t, 8);
+                e.code.push(inst(Op::ConvertUToPtr, Some(pty), Some(pid), vec![Operand::IdRef(u)]));
+            }
+            ArgKind::Value => {
+                let (value_ty, byval) = match e.ctx.ptr_info(pty) {
+                    Some((StorageClass::Function, pointee)) => (pointee, true),
+                    _ => (pty, false),
+                };
+                let align = Layout::new(&e.ctx.module, &defs)
+                    .size_align(value_ty)
+                    .map(|s| s.align)
+                    .unwrap_or(4) as u32;
+                let base = e.args_addr();
+                let v = e.load_at(base, u64::from(arg.offset), value_ty, align);
+                if byval {
+                    e.vars.push(inst(
+                        Op::Variable,
+                        Some(pty),
+                        Some(pid),
+                        vec![Operand::StorageClass(StorageClass::Function)],
+                    ));
+                    e.code.push(inst(Op::Store, None, None, vec![Operand::IdRef(pid), Operand::IdRef(v)]));
+                } else {
+                    e.code.push(inst(Op::CopyObject, Some(pty), Some(pid), vec![Operand::IdRef(v)]));
+                }
+            }
+            ArgKind::Local { spec_id, .. } => {
+                let (_, elem) = e.ctx.ptr_info(pty).ok_or("__local argument is not a pointer")?;
+                let len = e.ctx.id();
+                e.ctx.module.types_global_values.push(inst(
+                    Op::SpecConstant,
+                    Some(u32t),
+                    Some(len),
+                    vec![Operand::LiteralBit32(1)],
+                ));
+                e.ctx.decorate(len, Decoration::SpecId, vec![Operand::LiteralBit32(spec_id)]);
+                let arr = e.ctx.id();
+                e.ctx.module.types_global_values.push(inst(
+                    Op::TypeArray,
+                    None,
+                    Some(arr),
+                    vec![Operand::IdRef(elem), Operand::IdRef(len)],
+                ));
+                let aptr = e.ctx.t_ptr(StorageClass::Workgroup, arr);
+                let var = e.ctx.id();
+                e.ctx.module.types_global_values.push(inst(
+                    Op::Variable,
+                    Some(aptr),
+                    Some(var),
+                    vec![Operand::StorageClass(StorageClass::Workgroup)],
+                ));
+                let zero = e.ctx.c_u32(0);
+                e.code.push(inst(
+                    Op::AccessChain,
+                    Some(pty),
+                    Some(pid),
+                    vec![Operand::IdRef(var), Operand::IdRef(zero)],
+                ));
+            }
+            ArgKind::Sampler | ArgKind::Image => {
+                return Err(format!("argument `{}`: images and samplers are not supported yet", arg.name))
+            }
+        }
+    }
+
+    // Built-ins: every load of an OpenCL built-in variable becomes a copy of a value computed
+    // once at the top of the kernel.
+    let builtin_vars: Vec<(Word, BuiltIn, Word)> = e
+        .ctx
+        .module
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::Variable)
+        .filter_map(|i| {
+            let id = i.result_id?;
+            let b = decorations_of(&e.ctx.module, id).iter().find_map(|d| match d.operands.get(2) {
+                Some(Operand::BuiltIn(b)) if d.operands.get(1) == Some(&Operand::Decoration(Decoration::BuiltIn)) => {
+                    Some(*b)
+                }
+                _ => None,
+            })?;
+            let pointee = e.ctx.ptr_info(i.result_type?)?.1;
+            Some((id, b, pointee))
+        })
+        .filter(|(id, _, _)| *id != pc_var)
+        .collect();
+    let mut values: HashMap<Word, Word> = HashMap::new();
+    for (var, b, ty) in &builtin_vars {
+        let used = e.ctx.module.functions[0]
+            .blocks
+            .iter()
+            .flat_map(|bl| bl.instructions.iter())
+            .any(|i| crate::compiler::spv::used_ids(i).contains(var));
+        if used {
+            values.insert(*var, e.builtin(*b, *ty, wg_size)?);
+        }
+    }
+    let Emit { vars, code, .. } = e;
+    // The OpenCL built-in variables are gone (their loads are copies now).
+    ctx.module
+        .types_global_values
+        .retain(|i| !i.result_id.is_some_and(|r| builtin_vars.iter().any(|b| b.0 == r)));
+    let f = &mut ctx.module.functions[0];
+    for i in f.blocks.iter_mut().flat_map(|b| b.instructions.iter_mut()) {
+        if i.class.opcode == Op::Load {
+            if let Some(v) = id_operand(i, 0).and_then(|p| values.get(&p)) {
+                *i = inst(Op::CopyObject, i.result_type, i.result_id, vec![Operand::IdRef(*v)]);
+            } else if id_operand(i, 0).is_some_and(|p| builtin_vars.iter().any(|b| b.0 == p)) {
+                return Err("unsupported use of a built-in variable".into());
+            }
+        }
+    }
+    let entry = f.blocks.first_mut().ok_or("kernel without blocks")?;
+    let split = entry
+        .instructions
+        .iter()
+        .position(|i| i.class.opcode != Op::Variable)
+        .unwrap_or(entry.instructions.len());
+    let rest = entry.instructions.split_off(split);
+    entry.instructions.extend(vars);
+    entry.instructions.extend(code);
+    entry.instructions.extend(rest);
+
+    // Entry point and execution modes.
+    let contraction_off = ctx.module.execution_modes.iter().any(|m| {
+        id_operand(m, 0) == Some(func_id)
+            && m.operands.get(1) == Some(&Operand::ExecutionMode(ExecutionMode::ContractionOff))
+    });
+    if contraction_off {
+        let targets: Vec<Word> = ctx.module.functions[0]
+            .blocks
+            .iter()
+            .flat_map(|b| b.instructions.iter())
+            .filter(|i| matches!(i.class.opcode, Op::FMul | Op::FAdd | Op::FSub))
+            .filter_map(|i| i.result_id)
+            .collect();
+        for t in targets {
+            ctx.decorate(t, Decoration::NoContraction, vec![]);
+        }
+    }
+    ctx.module.entry_points = vec![inst(
+        Op::EntryPoint,
+        None,
+        None,
+        vec![
+            Operand::ExecutionModel(ExecutionModel::GLCompute),
+            Operand::IdRef(func_id),
+            Operand::LiteralString("main".into()),
+        ],
+    )];
+    ctx.module.execution_modes = vec![inst(
+        Op::ExecutionMode,
+        None,
+        None,
+        vec![
+            Operand::IdRef(func_id),
+            Operand::ExecutionMode(ExecutionMode::LocalSize),
+            Operand::LiteralBit32(reqd[0]),
+            Operand::LiteralBit32(reqd[1]),
+            Operand::LiteralBit32(reqd[2]),
+        ],
+    )];
+    Ok(sizes)
+}
+
+/// `__local` variables of the kernel body and Function variables, in bytes.
+fn memory_sizes(ctx: &Ctx) -> EntrySizes {
+    let defs = Defs::new(&ctx.module);
+    let layout = Layout::new(&ctx.module, &defs);
+    let size_of_var = |i: &Instruction| -> u64 {
+        i.result_type
+            .and_then(|t| ctx.ptr_info(t))
+            .and_then(|(_, p)| layout.size_align(p).ok())
+            .map(|s| s.size)
+            .unwrap_or(0)
+    };
+    let static_local_mem_bytes = ctx
+        .module
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Variable
+                && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Workgroup))
+        })
+        .map(size_of_var)
+        .sum();
+    let private_mem_bytes = ctx.module.functions[0]
+        .blocks
+        .iter()
+        .flat_map(|b| b.instructions.iter())
+        .filter(|i| i.class.opcode == Op::Variable)
+        .map(size_of_var)
+        .sum();
+    EntrySizes {
+        static_local_mem_bytes,
+        private_mem_bytes,
+    }
+}

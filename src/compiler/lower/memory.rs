@@ -1,0 +1,546 @@
+//! Memory access for Vulkan.
+//!
+//! - Logical pointers (into Function, Workgroup and Private variables) cannot do arithmetic in
+//!   Vulkan: every `OpPtrAccessChain` and pointer bitcast on them is folded into an
+//!   `OpAccessChain` from the variable (root) with an index path.
+//! - Physical pointers (`PhysicalStorageBuffer`): `OpInBounds*` become plain chains, loads and
+//!   stores get an `Aligned` operand.
+//! - `OpCopyMemorySized` (memcpy of a whole object) becomes a load and a store.
+//! - `vloadn`/`vstoren` become component loads/stores.
+//! - Atomics and barriers get Vulkan scopes and semantics: `Device` scope on global memory
+//!   (OpenCL 1.2 atomics arrive with `Workgroup`), `SequentiallyConsistent` -> `AcquireRelease`,
+//!   `CrossWorkgroupMemory` -> `UniformMemory`.
+
+use std::collections::HashMap;
+
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{MemoryAccess, MemorySemantics, Op, Scope, StorageClass, Word};
+
+use super::ctx::Ctx;
+use crate::compiler::layout::Layout;
+use crate::compiler::spv::{id_operand, inst, lit_operand, Defs};
+
+/// OpenCL.std instruction numbers used here.
+const CL_VLOADN: u32 = 171;
+const CL_VSTOREN: u32 = 172;
+
+/// A logical pointer: `OpAccessChain root idx...`.
+#[derive(Clone)]
+struct Logical {
+    root: Word,
+    sc: StorageClass,
+    idx: Vec<Word>,
+}
+
+struct Walk<'c> {
+    ctx: &'c mut Ctx,
+    types: HashMap<Word, Word>,
+    logical: HashMap<Word, Logical>,
+    /// Pointer bitcasts that could not be folded (only memcpy and lifetime markers may use them).
+    views: HashMap<Word, Word>,
+    /// Any pointer bitcast: result -> source.
+    casts: HashMap<Word, Word>,
+    alias: HashMap<Word, Word>,
+    opencl_std: Option<Word>,
+    out: Vec<Instruction>,
+}
+
+impl Walk<'_> {
+    fn emit(&mut self, op: Op, ty: Word, operands: Vec<Operand>) -> Word {
+        let id = self.ctx.id();
+        self.types.insert(id, ty);
+        self.out.push(inst(op, Some(ty), Some(id), operands));
+        id
+    }
+
+    fn ty(&self, v: Word) -> Option<Word> {
+        self.types.get(&v).copied()
+    }
+
+    fn sc_of(&self, ptr: Word) -> Option<StorageClass> {
+        if let Some(l) = self.logical.get(&ptr) {
+            return Some(l.sc);
+        }
+        self.ty(ptr).and_then(|t| self.ctx.ptr_info(t)).map(|p| p.0)
+    }
+
+    fn const_value(&self, id: Word) -> Option<u64> {
+        let d = self.ctx.def(id)?;
+        match (d.class.opcode, d.operands.first()) {
+            (Op::Constant, Some(Operand::LiteralBit32(v))) => Some(u64::from(*v)),
+            (Op::Constant, Some(Operand::LiteralBit64(v))) => Some(*v),
+            (Op::ConstantNull, _) => Some(0),
+            _ => None,
+        }
+    }
+
+    /// `a + b` for two integer indices, widening the narrower one (sign-extending).
+    fn add_index(&mut self, a: Word, b: Word) -> Result<Word, String> {
+        if self.const_value(b) == Some(0) {
+            return Ok(a);
+        }
+        if self.const_value(a) == Some(0) {
+            return Ok(b);
+        }
+        let (ta, tb) = (self.ty(a).ok_or("index type")?, self.ty(b).ok_or("index type")?);
+        let (wa, wb) = (
+            self.ctx.scalar_width(ta).unwrap_or(32),
+            self.ctx.scalar_width(tb).unwrap_or(32),
+        );
+        if let (Some(x), Some(y)) = (self.const_value(a), self.const_value(b)) {
+            return Ok(if wa.max(wb) == 64 {
+                self.ctx.c_u64(x.wrapping_add(y))
+            } else {
+                self.ctx.c_u32((x.wrapping_add(y)) as u32)
+            });
+        }
+        let (a, b, t) = if wa == wb {
+            (a, b, ta)
+        } else if wa > wb {
+            (a, self.emit(Op::SConvert, ta, vec![Operand::IdRef(b)]), ta)
+        } else {
+            (self.emit(Op::SConvert, tb, vec![Operand::IdRef(a)]), b, tb)
+        };
+        Ok(self.emit(Op::IAdd, t, vec![Operand::IdRef(a), Operand::IdRef(b)]))
+    }
+
+    /// Defines `result` (pointer to `pointee`) as `base` offset by `first` elements then
+    /// indexed by `rest`, for a logical `base`.
+    fn fold(
+        &mut self,
+        result: Word,
+        pointee: Word,
+        base: &Logical,
+        first: Option<Word>,
+        rest: &[Word],
+    ) -> Result<(), String> {
+        let mut idx = base.idx.clone();
+        if let Some(f) = first {
+            if self.const_value(f) != Some(0) {
+                let Some(last) = idx.pop() else {
+                    return Err("pointer arithmetic past a private or local variable is not supported yet".into());
+                };
+                let sum = self.add_index(last, f)?;
+                idx.push(sum);
+            }
+        }
+        idx.extend_from_slice(rest);
+        let l = Logical {
+            root: base.root,
+            sc: base.sc,
+            idx: idx.clone(),
+        };
+        if idx.is_empty() {
+            self.alias.insert(result, base.root);
+        } else {
+            let ty = self.ctx.t_ptr(base.sc, pointee);
+            let mut ops = vec![Operand::IdRef(base.root)];
+            ops.extend(idx.iter().map(|i| Operand::IdRef(*i)));
+            self.types.insert(result, ty);
+            self.out.push(inst(Op::AccessChain, Some(ty), Some(result), ops));
+        }
+        self.logical.insert(result, l);
+        Ok(())
+    }
+
+    /// Pointee type of the logical pointer `l`, following its index path.
+    fn logical_pointee(&self, l: &Logical) -> Option<Word> {
+        let mut cur = self.ctx.ptr_info(self.ty(l.root)?)?.1;
+        for i in &l.idx {
+            let d = self.ctx.def(cur)?;
+            cur = match d.class.opcode {
+                Op::TypeArray | Op::TypeRuntimeArray | Op::TypeVector => id_operand(d, 0)?,
+                Op::TypeStruct => {
+                    let k = self.const_value(*i)? as usize;
+                    id_operand(d, k)?
+                }
+                _ => return None,
+            };
+        }
+        Some(cur)
+    }
+
+    /// Folds a pointer bitcast of a logical pointer when the target type is the first
+    /// (nested) element of the source; otherwise remembers it as a view.
+    fn bitcast_logical(&mut self, result: Word, target_ptr_ty: Word, src: &Logical) -> Result<(), String> {
+        let target = self.ctx.ptr_info(target_ptr_ty).map(|p| p.1).ok_or("bitcast target")?;
+        let mut cur = self.logical_pointee(src).ok_or("logical pointer type")?;
+        let mut zeros = Vec::new();
+        loop {
+            if cur == target {
+                return self.fold(result, target, src, None, &zeros);
+            }
+            let Some(d) = self.ctx.def(cur) else { break };
+            cur = match d.class.opcode {
+                Op::TypeArray | Op::TypeStruct | Op::TypeVector => match id_operand(d, 0) {
+                    Some(t) => t,
+                    None => break,
+                },
+                _ => break,
+            };
+            zeros.push(self.ctx.c_u32(0));
+        }
+        self.views.insert(result, target_ptr_ty);
+        self.logical.insert(result, src.clone());
+        Ok(())
+    }
+
+    fn resolve_cast(&self, mut p: Word) -> Word {
+        while let Some(s) = self.casts.get(&p) {
+            p = *s;
+        }
+        p
+    }
+
+    fn check_access(&self, ptr: Word) -> Result<(), String> {
+        if self.views.contains_key(&ptr) {
+            return Err("reinterpreting private or local memory through a pointer cast is not supported yet".into());
+        }
+        Ok(())
+    }
+
+    fn natural_align(&self, ty: Word) -> u32 {
+        let defs = Defs::new(&self.ctx.module);
+        let layout = Layout::new(&self.ctx.module, &defs);
+        layout.size_align(ty).map(|s| s.align as u32).unwrap_or(4)
+    }
+
+    /// Memory operands for an access through `ptr` (Aligned for physical pointers).
+    fn mem_operands(&self, ptr: Word, old: &[Operand], value_ty: Word) -> Vec<Operand> {
+        if self.sc_of(ptr) != Some(StorageClass::PhysicalStorageBuffer) {
+            // Logical accesses: keep only Volatile.
+            return match old.first() {
+                Some(Operand::MemoryAccess(m)) if m.contains(MemoryAccess::VOLATILE) => {
+                    vec![Operand::MemoryAccess(MemoryAccess::VOLATILE)]
+                }
+                _ => vec![],
+            };
+        }
+        let (mut flags, mut align) = (MemoryAccess::NONE, 0);
+        if let Some(Operand::MemoryAccess(m)) = old.first() {
+            flags = *m & (MemoryAccess::VOLATILE | MemoryAccess::ALIGNED | MemoryAccess::NONTEMPORAL);
+            if m.contains(MemoryAccess::ALIGNED) {
+                align = match old.get(1) {
+                    Some(Operand::LiteralBit32(a)) => *a,
+                    _ => 0,
+                };
+            }
+        }
+        if align == 0 {
+            align = self.natural_align(value_ty).max(1);
+        }
+        flags |= MemoryAccess::ALIGNED;
+        vec![Operand::MemoryAccess(flags), Operand::LiteralBit32(align)]
+    }
+
+    fn semantics(&mut self, id: Word, unequal: bool) -> Word {
+        let v = self.const_value(id).unwrap_or(0) as u32;
+        let mut s = MemorySemantics::from_bits_truncate(v);
+        if s.contains(MemorySemantics::SEQUENTIALLY_CONSISTENT) {
+            s.remove(MemorySemantics::SEQUENTIALLY_CONSISTENT);
+            s |= MemorySemantics::ACQUIRE_RELEASE;
+        }
+        if unequal && s.intersects(MemorySemantics::RELEASE | MemorySemantics::ACQUIRE_RELEASE) {
+            s.remove(MemorySemantics::RELEASE | MemorySemantics::ACQUIRE_RELEASE);
+            s |= MemorySemantics::ACQUIRE;
+        }
+        if s.contains(MemorySemantics::CROSS_WORKGROUP_MEMORY) {
+            s.remove(MemorySemantics::CROSS_WORKGROUP_MEMORY);
+            s |= MemorySemantics::UNIFORM_MEMORY;
+        }
+        self.ctx.c_u32(s.bits())
+    }
+
+    fn scope(&mut self, id: Word, min: Option<Scope>) -> Word {
+        let v = self.const_value(id).unwrap_or(1) as u32;
+        let mut s = if v == Scope::CrossDevice as u32 { Scope::Device as u32 } else { v };
+        if let Some(m) = min {
+            // Smaller numbers are wider scopes (Device 1 < Workgroup 2 < Subgroup 3).
+            s = s.min(m as u32);
+        }
+        self.ctx.c_u32(s)
+    }
+
+    fn instruction(&mut self, mut i: Instruction) -> Result<(), String> {
+        let op = i.class.opcode;
+        let rid = i.result_id.unwrap_or(0);
+        match op {
+            Op::Variable => {
+                if let Some(sc) = i.result_type.and_then(|t| self.ctx.ptr_info(t)).map(|p| p.0) {
+                    self.logical.insert(rid, Logical { root: rid, sc, idx: vec![] });
+                }
+            }
+            Op::PtrAccessChain | Op::InBoundsPtrAccessChain | Op::AccessChain | Op::InBoundsAccessChain => {
+                let base = id_operand(&i, 0).ok_or("access chain base")?;
+                let base = self.alias.get(&base).copied().unwrap_or(base);
+                let ids: Vec<Word> = (1..i.operands.len()).filter_map(|k| id_operand(&i, k)).collect();
+                let has_first = matches!(op, Op::PtrAccessChain | Op::InBoundsPtrAccessChain);
+                if let Some(l) = self.logical.get(&base).cloned() {
+                    self.check_access(base)?;
+                    let pointee = i.result_type.and_then(|t| self.ctx.ptr_info(t)).map(|p| p.1).ok_or("chain type")?;
+                    let (first, rest) = if has_first { (ids.first().copied(), &ids[1.min(ids.len())..]) } else { (None, &ids[..]) };
+                    return self.fold(rid, pointee, &l, first, rest);
+                }
+                let new_op = if has_first { Op::PtrAccessChain } else { Op::AccessChain };
+                i = inst(new_op, i.result_type, i.result_id, std::mem::take(&mut i.operands));
+            }
+            Op::Bitcast => {
+                let src = id_operand(&i, 0).ok_or("bitcast operand")?;
+                let src = self.alias.get(&src).copied().unwrap_or(src);
+                let target = i.result_type.unwrap_or(0);
+                if self.ctx.ptr_info(target).is_some() {
+                    self.casts.insert(rid, src);
+                    if let Some(l) = self.logical.get(&src).cloned() {
+                        return self.bitcast_logical(rid, target, &l);
+                    }
+                }
+            }
+            Op::LifetimeStart | Op::LifetimeStop => return Ok(()),
+            Op::Load => {
+                let p = id_operand(&i, 0).ok_or("load pointer")?;
+                self.check_access(p)?;
+                let ty = i.result_type.unwrap_or(0);
+                i.operands = [vec![Operand::IdRef(p)], self.mem_operands(p, &i.operands[1..], ty)].concat();
+            }
+            Op::Store => {
+                let p = id_operand(&i, 0).ok_or("store pointer")?;
+                self.check_access(p)?;
+                let v = id_operand(&i, 1).ok_or("store value")?;
+                let ty = self.ty(v).unwrap_or(0);
+                i.operands = [
+                    vec![Operand::IdRef(p), Operand::IdRef(v)],
+                    self.mem_operands(p, &i.operands[2..], ty),
+                ]
+                .concat();
+            }
+            Op::CopyMemory | Op::CopyMemorySized => return self.copy_memory(&i),
+            Op::Phi | Op::Select | Op::PtrEqual | Op::PtrNotEqual | Op::ConvertPtrToU | Op::PtrDiff => {
+                let uses_logical = (0..i.operands.len())
+                    .filter_map(|k| id_operand(&i, k))
+                    .any(|v| self.logical.contains_key(&v));
+                if uses_logical {
+                    return Err(format!(
+                        "{op:?} on pointers to private or local memory is not supported yet"
+                    ));
+                }
+            }
+            Op::AtomicLoad | Op::AtomicStore | Op::AtomicExchange | Op::AtomicCompareExchange
+            | Op::AtomicIIncrement | Op::AtomicIDecrement | Op::AtomicIAdd | Op::AtomicISub
+            | Op::AtomicSMin | Op::AtomicUMin | Op::AtomicSMax | Op::AtomicUMax | Op::AtomicAnd
+            | Op::AtomicOr | Op::AtomicXor | Op::AtomicFAddEXT => {
+                let p = id_operand(&i, 0).ok_or("atomic pointer")?;
+                self.check_access(p)?;
+                let min = match self.sc_of(p) {
+                    Some(StorageClass::PhysicalStorageBuffer) => Some(Scope::Device),
+                    _ => None,
+                };
+                let scope = id_operand(&i, 1).ok_or("atomic scope")?;
+                i.operands[1] = Operand::IdScope(self.scope(scope, min));
+                let sem = id_operand(&i, 2).ok_or("atomic semantics")?;
+                i.operands[2] = Operand::IdMemorySemantics(self.semantics(sem, false));
+                if op == Op::AtomicCompareExchange {
+                    let sem = id_operand(&i, 3).ok_or("atomic semantics")?;
+                    i.operands[3] = Operand::IdMemorySemantics(self.semantics(sem, true));
+                }
+            }
+            Op::ControlBarrier => {
+                let (e, m, s) = (id_operand(&i, 0), id_operand(&i, 1), id_operand(&i, 2));
+                let (Some(e), Some(m), Some(s)) = (e, m, s) else { return Err("barrier operands".into()) };
+                i.operands = vec![
+                    Operand::IdScope(self.scope(e, None)),
+                    Operand::IdScope(self.scope(m, None)),
+                    Operand::IdMemorySemantics(self.semantics(s, false)),
+                ];
+            }
+            Op::MemoryBarrier => {
+                let (Some(m), Some(s)) = (id_operand(&i, 0), id_operand(&i, 1)) else {
+                    return Err("barrier operands".into());
+                };
+                i.operands = vec![
+                    Operand::IdScope(self.scope(m, None)),
+                    Operand::IdMemorySemantics(self.semantics(s, false)),
+                ];
+            }
+            Op::ExtInst if id_operand(&i, 0) == self.opencl_std && self.opencl_std.is_some() => {
+                match lit_operand(&i, 1) {
+                    Some(CL_VLOADN) => return self.vloadn(&i),
+                    Some(CL_VSTOREN) => return self.vstoren(&i),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+        // Operands that were folded away to their root.
+        crate::compiler::spv::for_each_used_id_mut(&mut i, |w| {
+            if let Some(a) = self.alias.get(w) {
+                *w = *a;
+            }
+        });
+        if let (Some(id), Some(t)) = (i.result_id, i.result_type) {
+            self.types.insert(id, t);
+        }
+        self.out.push(i);
+        Ok(())
+    }
+
+    /// The pointer to element `index` (an integer id) of the array that `ptr` points into.
+    fn element_ptr(&mut self, ptr: Word, index: Word, elem: Word) -> Result<Word, String> {
+        if let Some(l) = self.logical.get(&ptr).cloned() {
+            let id = self.ctx.id();
+            self.fold(id, elem, &l, Some(index), &[])?;
+            return Ok(self.alias.get(&id).copied().unwrap_or(id));
+        }
+        let pty = self.ty(ptr).ok_or("pointer type")?;
+        Ok(self.emit(Op::PtrAccessChain, pty, vec![Operand::IdRef(ptr), Operand::IdRef(index)]))
+    }
+
+    fn vector_index(&mut self, offset: Word, n: u32, k: u32) -> Result<Word, String> {
+        let ot = self.ty(offset).ok_or("offset type")?;
+        let w = self.ctx.scalar_width(ot).unwrap_or(64);
+        let (cn, ck) = if w == 64 {
+            (self.ctx.c_u64(u64::from(n)), self.ctx.c_u64(u64::from(k)))
+        } else {
+            (self.ctx.c_u32(n), self.ctx.c_u32(k))
+        };
+        self.types.insert(cn, ot);
+        self.types.insert(ck, ot);
+        let base = self.emit(Op::IMul, ot, vec![Operand::IdRef(offset), Operand::IdRef(cn)]);
+        self.add_index(base, ck)
+    }
+
+    /// `vloadn(offset, p, n)`: n scalar loads from `p[offset * n + k]`.
+    fn vloadn(&mut self, i: &Instruction) -> Result<(), String> {
+        let (Some(offset), Some(p), Some(n)) = (id_operand(i, 2), id_operand(i, 3), lit_operand(i, 4)) else {
+            return Err("vloadn operands".into());
+        };
+        let p = self.alias.get(&p).copied().unwrap_or(p);
+        let vty = i.result_type.ok_or("vloadn type")?;
+        let elem = self.ctx.def(vty).and_then(|d| id_operand(d, 0)).ok_or("vloadn type")?;
+        let mut comps = Vec::new();
+        for k in 0..n {
+            let idx = self.vector_index(offset, n, k)?;
+            let ep = self.element_ptr(p, idx, elem)?;
+            let mo = self.mem_operands(ep, &[], elem);
+            comps.push(self.emit(Op::Load, elem, [vec![Operand::IdRef(ep)], mo].concat()));
+        }
+        let rid = i.result_id.ok_or("vloadn id")?;
+        self.types.insert(rid, vty);
+        self.out.push(inst(
+            Op::CompositeConstruct,
+            Some(vty),
+            Some(rid),
+            comps.into_iter().map(Operand::IdRef).collect(),
+        ));
+        Ok(())
+    }
+
+    /// `vstoren(data, offset, p)`: n scalar stores to `p[offset * n + k]`.
+    fn vstoren(&mut self, i: &Instruction) -> Result<(), String> {
+        let (Some(data), Some(offset), Some(p)) = (id_operand(i, 2), id_operand(i, 3), id_operand(i, 4)) else {
+            return Err("vstoren operands".into());
+        };
+        let p = self.alias.get(&p).copied().unwrap_or(p);
+        let vty = self.ty(data).ok_or("vstoren type")?;
+        let d = self.ctx.def(vty).ok_or("vstoren type")?;
+        let (elem, n) = (id_operand(d, 0).ok_or("vstoren type")?, lit_operand(d, 1).ok_or("vstoren type")?);
+        for k in 0..n {
+            let idx = self.vector_index(offset, n, k)?;
+            let ep = self.element_ptr(p, idx, elem)?;
+            let c = self.emit(Op::CompositeExtract, elem, vec![Operand::IdRef(data), Operand::LiteralBit32(k)]);
+            let mo = self.mem_operands(ep, &[], elem);
+            self.out.push(inst(Op::Store, None, None, [vec![Operand::IdRef(ep), Operand::IdRef(c)], mo].concat()));
+        }
+        Ok(())
+    }
+
+    /// memcpy of one whole object of the same type: a load and a store.
+    fn copy_memory(&mut self, i: &Instruction) -> Result<(), String> {
+        let (Some(dst), Some(src)) = (id_operand(i, 0), id_operand(i, 1)) else {
+            return Err("copy operands".into());
+        };
+        let typed = |w: &Self, p: Word| -> Word {
+            let p = w.alias.get(&p).copied().unwrap_or(p);
+            if w.views.contains_key(&p) || w.casts.contains_key(&p) {
+                let r = w.resolve_cast(p);
+                w.alias.get(&r).copied().unwrap_or(r)
+            } else {
+                p
+            }
+        };
+        let (d, s) = (typed(self, dst), typed(self, src));
+        let pointee = |w: &Self, p: Word| -> Option<Word> {
+            if let Some(l) = w.logical.get(&p) {
+                if !w.views.contains_key(&p) {
+                    return w.logical_pointee(l);
+                }
+            }
+            w.ty(p).and_then(|t| w.ctx.ptr_info(t)).map(|x| x.1)
+        };
+        let (Some(dt), Some(st)) = (pointee(self, d), pointee(self, s)) else {
+            return Err("memcpy between pointers of unknown type".into());
+        };
+        if dt != st {
+            return Err("memcpy between different types is not supported yet".into());
+        }
+        if i.class.opcode == Op::CopyMemorySized {
+            let size = id_operand(i, 2).and_then(|c| self.const_value(c));
+            let defs = Defs::new(&self.ctx.module);
+            let layout = Layout::new(&self.ctx.module, &defs);
+            let whole = layout.size_align(dt).map(|s| s.size).ok();
+            if size.is_none() || size != whole {
+                return Err("memcpy of a partial object is not supported yet".into());
+            }
+        }
+        let mo = self.mem_operands(s, &[], st);
+        let v = self.emit(Op::Load, st, [vec![Operand::IdRef(s)], mo].concat());
+        let mo = self.mem_operands(d, &[], dt);
+        self.out.push(inst(Op::Store, None, None, [vec![Operand::IdRef(d), Operand::IdRef(v)], mo].concat()));
+        Ok(())
+    }
+}
+
+/// Rewrites the memory accesses of the kernel function.
+///
+/// # Errors
+/// For private/local pointer uses that need a byte-addressable fallback (not written yet).
+pub(crate) fn lower_memory(ctx: &mut Ctx) -> Result<(), String> {
+    let types = ctx.value_types();
+    let opencl_std = ctx.module.ext_inst_imports.iter().find_map(|i| match i.operands.first() {
+        Some(Operand::LiteralString(s)) if s == "OpenCL.std" => i.result_id,
+        _ => None,
+    });
+    let mut logical = HashMap::new();
+    for g in &ctx.module.types_global_values {
+        if g.class.opcode == Op::Variable {
+            if let (Some(id), Some(Operand::StorageClass(sc))) = (g.result_id, g.operands.first()) {
+                if matches!(sc, StorageClass::Workgroup | StorageClass::Private | StorageClass::Function) {
+                    logical.insert(id, Logical { root: id, sc: *sc, idx: vec![] });
+                }
+            }
+        }
+    }
+    let blocks = std::mem::take(&mut ctx.module.functions[0].blocks);
+    let mut w = Walk {
+        ctx,
+        types,
+        logical,
+        views: HashMap::new(),
+        casts: HashMap::new(),
+        alias: HashMap::new(),
+        opencl_std,
+        out: Vec::new(),
+    };
+    let mut new_blocks = Vec::with_capacity(blocks.len());
+    for mut b in blocks {
+        for i in std::mem::take(&mut b.instructions) {
+            w.instruction(i)?;
+        }
+        b.instructions = std::mem::take(&mut w.out);
+        new_blocks.push(b);
+    }
+    // Phis may name folded pointers defined later in block order.
+    let alias = std::mem::take(&mut w.alias);
+    ctx.module.functions[0].blocks = new_blocks;
+    ctx.substitute(&alias);
+    Ok(())
+}

@@ -1,0 +1,57 @@
+//! Kernel SPIR-V -> Vulkan compute SPIR-V, one kernel at a time. One pass per file:
+//!
+//! 1. [`select`]: keep only the kernel's body function, expand decoration groups.
+//! 2. [`cfg`]: order blocks by dominance and add `OpSelectionMerge`/`OpLoopMerge` (the CFG is
+//!    already structured by LLVM's `structurizecfg`).
+//! 3. [`types`]: global/constant pointers -> `PhysicalStorageBuffer`, OpenCL C layout
+//!    decorations, `__constant` program data -> `Private`.
+//! 4. [`entry`]: parameters -> argument-block loads, built-ins, push constants, `__local`
+//!    argument arrays, work-group size spec constants, the `GLCompute` entry point.
+//! 5. [`memory`]: logical pointers (Function/Workgroup/Private) folded into `OpAccessChain`,
+//!    physical pointer fixes, memcpy, vector loads/stores, atomics and barriers.
+//! 6. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
+//! 7. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
+
+mod cfg;
+mod ctx;
+mod entry;
+mod extinst;
+mod finish;
+mod memory;
+mod select;
+mod types;
+
+use rspirv::binary::Assemble;
+use rspirv::dr::Module;
+
+use super::caps::DeviceCaps;
+use super::reflect::KernelInfo;
+
+/// A lowered kernel.
+pub(crate) struct Lowered {
+    /// The Vulkan module.
+    pub words: Vec<u32>,
+    /// Bytes of `__local` variables declared in the kernel body.
+    pub static_local_mem_bytes: u64,
+    /// Bytes of Function variables.
+    pub private_mem_bytes: u64,
+}
+
+/// Lowers kernel `info` of Kernel module `module` for a device with `caps`.
+///
+/// # Errors
+/// A message naming the construct that cannot be lowered yet.
+pub(crate) fn lower_kernel(module: &Module, info: &KernelInfo, caps: &DeviceCaps) -> Result<Lowered, String> {
+    let mut ctx = ctx::Ctx::new(select::select_kernel(module, info)?);
+    cfg::structurize(&mut ctx)?;
+    types::lower_types(&mut ctx)?;
+    let sizes = entry::lower_entry(&mut ctx, info)?;
+    memory::lower_memory(&mut ctx)?;
+    extinst::lower_ext_inst(&mut ctx)?;
+    finish::finish(&mut ctx, caps)?;
+    Ok(Lowered {
+        words: ctx.module.assemble(),
+        static_local_mem_bytes: sizes.static_local_mem_bytes,
+        private_mem_bytes: sizes.private_mem_bytes,
+    })
+}

@@ -1,0 +1,120 @@
+//! Compiler tests: real OpenCL C kernels (fixtures in `testdata/`, which the runtime's tests
+//! can run too) compiled for lavapipe's capabilities; every output module goes through
+//! spirv-val (Vulkan 1.2).
+
+use super::*;
+
+fn tools() -> Tools {
+    find_tools().expect("clang-15, opt-15 and llvm-spirv-15 must be installed for these tests")
+}
+
+fn build(src: &str, options: &str) -> CompiledProgram {
+    match compile_source(&tools(), src, options, &DeviceCaps::default()) {
+        Ok(p) => {
+            for k in &p.kernels {
+                // VKCL_TEST_DUMP=dir writes every lowered module for inspection.
+                if let Some(dir) = std::env::var_os("VKCL_TEST_DUMP") {
+                    let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+                    let _ = std::fs::write(std::path::Path::new(&dir).join(format!("{}.spv", k.name)), bytes);
+                }
+                if let Err(e) = validate::validate_vulkan(&k.spirv) {
+                    panic!("kernel {} does not validate: {e}", k.name);
+                }
+            }
+            p
+        }
+        Err(e) => panic!("build failed ({:?}):\n{}", e.kind, e.log),
+    }
+}
+
+fn kernel<'p>(p: &'p CompiledProgram, name: &str) -> &'p KernelInfo {
+    p.kernels
+        .iter()
+        .find(|k| k.name == name)
+        .unwrap_or_else(|| panic!("no kernel {name}"))
+}
+
+#[test]
+fn broken_source_names_the_line() {
+    let src = "__kernel void k(__global int *a) {\n  a[0] = 1;\n  a[1] = undefined_thing;\n}\n";
+    let e = compile_source(&tools(), src, "", &DeviceCaps::default()).unwrap_err();
+    assert_eq!(e.kind, BuildFailureKind::CompileError);
+    assert!(e.log.contains("<source>:3:"), "log: {}", e.log);
+    assert!(e.log.contains("undefined_thing"), "log: {}", e.log);
+}
+
+#[test]
+fn invalid_option() {
+    let e = compile_source(&tools(), "__kernel void k() {}", "-fbogus", &DeviceCaps::default()).unwrap_err();
+    assert_eq!(e.kind, BuildFailureKind::InvalidOptions);
+}
+
+#[test]
+fn options_reach_clang() {
+    let src = "__kernel void k(__global int *a) { a[0] = VALUE; }";
+    build(src, "-D VALUE=3 -cl-mad-enable");
+    build(src, "-DVALUE=4 -cl-std=CL3.0");
+    let e = compile_source(&tools(), src, "", &DeviceCaps::default()).unwrap_err();
+    assert!(e.log.contains("VALUE"));
+}
+
+#[test]
+fn vadd() {
+    let p = build(include_str!("testdata/vadd.cl"), "");
+    assert_eq!(p.kernels.len(), 2);
+    let k = kernel(&p, "vadd_float");
+    assert_eq!(k.args.len(), 3);
+    for (n, a) in k.args.iter().enumerate() {
+        assert_eq!(a.kind, ArgKind::Buffer);
+        assert_eq!(a.offset, 8 * n as u32);
+        assert_eq!(a.size, 8);
+        assert_eq!(a.address_qualifier, AddressQualifier::Global);
+        assert_eq!(a.type_name, "float*");
+    }
+    assert_eq!(k.args[0].name, "a");
+    assert!(k.args[0].type_qualifier.is_const);
+    assert_eq!(k.args_size, 24);
+    let k = kernel(&p, "vadd_int");
+    assert_eq!(k.args[3].kind, ArgKind::Value);
+    assert_eq!((k.args[3].offset, k.args[3].size), (24, 4));
+    assert_eq!(k.args[3].type_name, "int");
+    assert_eq!(k.args_size, 32);
+}
+
+#[test]
+fn args() {
+    let p = build(include_str!("testdata/args.cl"), "");
+    let k = kernel(&p, "scalars");
+    let placed: Vec<(u32, u32)> = k.args.iter().map(|a| (a.offset, a.size)).collect();
+    // out, float f, int i, uchar c, short s, long l, double d
+    assert_eq!(placed, vec![(0, 8), (8, 4), (12, 4), (16, 1), (18, 2), (24, 8), (32, 8)]);
+    assert_eq!(k.args_size, 40);
+    let k = kernel(&p, "vectors");
+    let placed: Vec<(u32, u32)> = k.args.iter().map(|a| (a.offset, a.size)).collect();
+    // out, float4 (16-aligned), int2, float3 (size and alignment 16)
+    assert_eq!(placed, vec![(0, 8), (16, 16), (32, 8), (48, 16)]);
+    assert_eq!(k.args[1].type_name, "float4");
+    let k = kernel(&p, "by_value");
+    // struct { int; float; char; float4 } : size 32, align 16
+    assert_eq!((k.args[1].offset, k.args[1].size), (16, 32));
+    assert_eq!(k.args[1].kind, ArgKind::Value);
+    assert_eq!(k.args[1].address_qualifier, AddressQualifier::Private);
+    assert_eq!(k.args_size, 48);
+    let k = kernel(&p, "attributed");
+    assert_eq!(k.reqd_work_group_size, Some([8, 4, 1]));
+    assert_eq!(k.vec_type_hint.as_deref(), Some("float4"));
+    assert!(k.attributes.contains("reqd_work_group_size(8,4,1)"));
+    kernel(&p, "workitem");
+}
+
+#[test]
+fn control_flow() {
+    let p = build(include_str!("testdata/control.cl"), "");
+    assert_eq!(p.kernels.len(), 6);
+}
+
+#[test]
+fn workitem_cl30() {
+    let p = build(include_str!("testdata/workitem30.cl"), "-cl-std=CL3.0");
+    kernel(&p, "workitem30");
+}

@@ -1,0 +1,114 @@
+//! Locating and running the external tools (clang-15, opt-15, llvm-spirv-15).
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use super::error::CompilerError;
+
+/// Paths of the external tools the front end runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tools {
+    /// `clang-15` (or `$VKCL_CLANG`).
+    pub clang: PathBuf,
+    /// `opt-15` (or `$VKCL_OPT`): inlining and CFG structurization.
+    pub opt: PathBuf,
+    /// `llvm-spirv-15` (or `$VKCL_LLVM_SPIRV`).
+    pub llvm_spirv: PathBuf,
+}
+
+const INSTALL_HINT: &str =
+    "install them with `apt-get install clang-15 llvm-15 llvm-spirv-15` or point VKCL_CLANG, VKCL_OPT and VKCL_LLVM_SPIRV at them";
+
+/// Finds the tools: each from its environment variable (`VKCL_CLANG`, `VKCL_OPT`,
+/// `VKCL_LLVM_SPIRV`) if set, otherwise `clang-15`, `opt-15`, `llvm-spirv-15` on `PATH`.
+///
+/// # Errors
+/// [`CompilerError::NotAvailable`] naming the missing tools and how to install them (the
+/// runtime reports `CL_COMPILER_NOT_AVAILABLE`).
+pub fn find_tools() -> Result<Tools, CompilerError> {
+    let mut missing = Vec::new();
+    let mut find = |var: &str, name: &str| -> PathBuf {
+        if let Some(p) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+            let p = PathBuf::from(p);
+            if is_executable(&p) {
+                return p;
+            }
+            missing.push(format!("{} (from ${var})", p.display()));
+            return p;
+        }
+        match search_path(OsStr::new(name)) {
+            Some(p) => p,
+            None => {
+                missing.push(name.to_string());
+                PathBuf::from(name)
+            }
+        }
+    };
+    let tools = Tools {
+        clang: find("VKCL_CLANG", "clang-15"),
+        opt: find("VKCL_OPT", "opt-15"),
+        llvm_spirv: find("VKCL_LLVM_SPIRV", "llvm-spirv-15"),
+    };
+    if missing.is_empty() {
+        Ok(tools)
+    } else {
+        Err(CompilerError::NotAvailable(format!(
+            "OpenCL C compiler tools not found: {}; {INSTALL_HINT}",
+            missing.join(", ")
+        )))
+    }
+}
+
+fn is_executable(p: &Path) -> bool {
+    p.is_file()
+}
+
+fn search_path(name: &OsStr) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| is_executable(p))
+}
+
+/// Output of one tool run.
+pub(crate) struct ToolOutput {
+    pub success: bool,
+    pub stderr: String,
+}
+
+/// Runs `program` with `args`, feeding `stdin` if given; never panics.
+///
+/// # Errors
+/// A message when the process cannot be started or its pipes fail.
+pub(crate) fn run(program: &Path, args: &[String], stdin: Option<&[u8]>) -> Result<ToolOutput, String> {
+    use std::io::Write;
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    tracing::debug!(?program, ?args, "running compiler tool");
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
+    let pipe = child.stdin.take();
+    let out = std::thread::scope(|scope| {
+        if let (Some(input), Some(mut pipe)) = (stdin, pipe) {
+            // Written from a second thread so that a tool that talks before it has read all
+            // its input cannot deadlock us. A tool that exits early closes the pipe; its
+            // stderr then explains why, so the write error itself is not interesting.
+            scope.spawn(move || {
+                let _ = pipe.write_all(input);
+            });
+        }
+        child.wait_with_output()
+    })
+    .map_err(|e| format!("waiting for {}: {e}", program.display()))?;
+    let mut stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    stderr.push_str(&String::from_utf8_lossy(&out.stdout));
+    Ok(ToolOutput {
+        success: out.status.success(),
+        stderr,
+    })
+}

@@ -1,0 +1,12 @@
+//! spirv-val on lowered modules (Vulkan 1.2 target environment).
+
+use spirv_tools::val::Validator;
+
+/// Validates `words` as a Vulkan 1.2 module.
+///
+/// # Errors
+/// spirv-val's message when the module is invalid or the validator cannot run.
+pub(crate) fn validate_vulkan(words: &[u32]) -> Result<(), String> {
+    let validator = spirv_tools::val::create(Some(spirv_tools::TargetEnv::Vulkan_1_2));
+    validator.validate(words, None).map_err(|e| e.to_string())
+}
