@@ -293,6 +293,13 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         ),
         CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => out.scalar(0 as cl_device_device_enqueue_capabilities),
         CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => out.scalar(p.subgroup_size.max(1) as usize),
+        // cl_khr_device_uuid: Vulkan's own device and driver UUIDs (the same values Vulkan
+        // applications see, so interop can match devices).
+        CL_DEVICE_UUID_KHR => out.slice(&p.device_uuid),
+        CL_DRIVER_UUID_KHR => out.slice(&p.driver_uuid),
+        CL_DEVICE_LUID_VALID_KHR => out.scalar(CL_FALSE),
+        CL_DEVICE_LUID_KHR => out.slice(&[0u8; 8]),
+        CL_DEVICE_NODE_MASK_KHR => out.scalar(0 as cl_uint),
         CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => out.string("v0000-01-01-00"),
         _ => {
             let _ = lim;

@@ -12,7 +12,6 @@ pub type ContextNotify = unsafe extern "C" fn(*const std::ffi::c_char, *const st
 pub type ContextDestructor = unsafe extern "C" fn(cl_context, *mut std::ffi::c_void);
 
 /// A context: its devices, the properties it was created with, its callbacks.
-#[repr(C)]
 pub struct Context {
     header: Header,
     pub devices: Vec<Arc<Device>>,
@@ -62,7 +61,7 @@ impl Context {
 
 impl Drop for Context {
     fn drop(&mut self) {
-        let handle = self as *mut Context as cl_context;
+        let handle = self.header.handle() as cl_context;
         let list = std::mem::take(self.destructors.get_mut().unwrap_or_else(|e| e.into_inner()));
         for (f, user) in list.into_iter().rev() {
             // SAFETY: callback registered by the application; the handle is only passed back.

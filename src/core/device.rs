@@ -12,7 +12,6 @@ use std::sync::{Arc, OnceLock};
 const LLVMPIPE_MAX_THREADS: u32 = 32;
 
 /// An OpenCL device backed by a Vulkan physical device.
-#[repr(C)]
 pub struct Device {
     header: Header,
     instance: &'static Instance,
@@ -141,6 +140,7 @@ impl Device {
             ("cl_khr_global_int32_extended_atomics", make_version(1, 0, 0)),
             ("cl_khr_local_int32_base_atomics", make_version(1, 0, 0)),
             ("cl_khr_local_int32_extended_atomics", make_version(1, 0, 0)),
+            ("cl_khr_device_uuid", make_version(1, 0, 0)),
         ];
         if self.phys.storage_8bit {
             v.push(("cl_khr_byte_addressable_store", make_version(1, 0, 0)));

@@ -22,7 +22,6 @@ struct State {
 }
 
 /// An event.
-#[repr(C)]
 pub struct Event {
     header: Header,
     pub context: Arc<Context>,
@@ -92,7 +91,7 @@ impl Event {
             due
         };
         self.cond.notify_all();
-        let handle = Arc::as_ptr(self) as cl_event;
+        let handle = self.header.handle() as cl_event;
         for (when, f, user) in due {
             let reported = if status < 0 { status } else { when };
             // SAFETY: the application registered this callback for this event.
@@ -131,7 +130,7 @@ impl Event {
         };
         if let Some(s) = now {
             // SAFETY: the application registered this callback for this event.
-            unsafe { f(Arc::as_ptr(self) as cl_event, s, user.0) };
+            unsafe { f(self.header.handle() as cl_event, s, user.0) };
         }
     }
 

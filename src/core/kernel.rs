@@ -25,7 +25,6 @@ pub enum ArgValue {
 }
 
 /// A kernel object: one kernel of a built program plus its argument values.
-#[repr(C)]
 pub struct Kernel {
     header: Header,
     pub program: Arc<Program>,

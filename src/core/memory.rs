@@ -12,7 +12,6 @@ use std::sync::{Arc, Mutex};
 pub type MemDestructor = unsafe extern "C" fn(cl_mem, *mut std::ffi::c_void);
 
 /// A buffer or sub-buffer.
-#[repr(C)]
 pub struct Mem {
     header: Header,
     pub context: Arc<Context>,
@@ -132,7 +131,7 @@ impl Mem {
 
 impl Drop for Mem {
     fn drop(&mut self) {
-        let handle = self as *mut Mem as cl_mem;
+        let handle = self.header.handle() as cl_mem;
         let list = std::mem::take(self.destructors.get_mut().unwrap_or_else(|e| e.into_inner()));
         for (f, user) in list.into_iter().rev() {
             // SAFETY: callback registered by the application; the handle is only passed back.

@@ -1,10 +1,13 @@
 //! Object headers and the table of live handles.
 //!
-//! Every OpenCL object is a `#[repr(C)]` struct whose first field is a [`Header`]; the header's
-//! first field is the ICD dispatch-table pointer, as `cl_icd.h` requires. A handle given to the
-//! application is the address of the object inside its `Arc`. The table of live handles maps
-//! that address to the object, so a pointer vkcl never issued, a released handle or a handle of
-//! another kind is detected by a table lookup, never by reading through the pointer.
+//! A handle given to the application is the address of a small handle cell whose first field is
+//! the ICD dispatch-table pointer, as `cl_icd.h` requires (the loader reads it to dispatch).
+//! The table of live handles maps that address to the object, so a pointer vkcl never issued, a
+//! released handle or a handle of another kind is detected by a table lookup, never by reading
+//! through the pointer. Cells of released objects are quarantined (kept, not reused) for the
+//! next [`QUARANTINE`] releases, so that a loader dereferencing a just-released handle still
+//! finds vkcl's dispatch table and vkcl answers `CL_INVALID_*`; only after that is the cell
+//! freed (a handle released that long ago is undefined behaviour in OpenCL anyway).
 //!
 //! Reference counts: the OpenCL reference count (`clRetain*`/`clRelease*`) lives in the header;
 //! while it is above zero the table holds one strong `Arc`. Objects that depend on another
@@ -16,7 +19,9 @@ use opencl_sys::cl_icd::cl_icd_dispatch;
 use std::any::Any;
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::sync::{Arc, LazyLock, RwLock};
 
 /// Which OpenCL object type a handle names.
@@ -36,18 +41,32 @@ pub enum Kind {
     MutableCommand,
 }
 
-/// The first field of every OpenCL object: dispatch pointer, kind tag, OpenCL reference count.
+/// Number of released handle cells kept before the oldest is freed.
+pub const QUARANTINE: usize = 1 << 16;
+
+/// What a handle points to: the dispatch table first (ICD rule), then the kind.
 #[repr(C)]
-pub struct Header {
+struct HandleCell {
     dispatch: &'static cl_icd_dispatch,
+    kind: Kind,
+}
+
+/// Part of every OpenCL object: its handle, kind and OpenCL reference count.
+pub struct Header {
+    handle: AtomicUsize,
     kind: Kind,
     refs: AtomicU32,
 }
 
 impl Header {
-    /// A header with reference count 1.
+    /// A header with reference count 1 (the handle is assigned by [`register`]).
     pub fn new(kind: Kind) -> Self {
-        Header { dispatch: crate::api::icd::dispatch_table(), kind, refs: AtomicU32::new(1) }
+        Header { handle: AtomicUsize::new(0), kind, refs: AtomicU32::new(1) }
+    }
+
+    /// The object's handle (NULL if it was never handed to the application).
+    pub fn handle(&self) -> *mut c_void {
+        self.handle.load(Ordering::Acquire) as *mut c_void
     }
 
     /// The OpenCL reference count (`CL_*_REFERENCE_COUNT`).
@@ -77,25 +96,42 @@ fn table_write() -> std::sync::RwLockWriteGuard<'static, Table> {
     LIVE.write().unwrap_or_else(|e| e.into_inner())
 }
 
+static RELEASED: LazyLock<Mutex<VecDeque<usize>>> = LazyLock::new(|| Mutex::new(VecDeque::new()));
+
 /// Makes `obj` a live object with reference count 1 and returns it; its handle is
 /// [`handle_of`] the returned `Arc`.
 pub fn register<T: ClObject>(obj: T) -> Arc<T> {
-    let arc = Arc::new(obj);
-    let addr = Arc::as_ptr(&arc) as usize;
-    table_write().insert(addr, arc.clone() as Arc<dyn Any + Send + Sync>);
-    arc
+    register_arc(Arc::new(obj))
 }
 
-/// Makes an existing `Arc` a live object (its header's count is 1 from construction).
+/// Makes an existing `Arc` a live object (its header's count is 1 from construction) with a
+/// new handle. Registering an object twice keeps its first handle.
 pub fn register_arc<T: ClObject>(arc: Arc<T>) -> Arc<T> {
-    let addr = Arc::as_ptr(&arc) as usize;
-    table_write().insert(addr, arc.clone() as Arc<dyn Any + Send + Sync>);
+    if arc.header().handle.load(Ordering::Acquire) != 0 {
+        return arc;
+    }
+    let cell = Box::into_raw(Box::new(HandleCell { dispatch: crate::api::icd::dispatch_table(), kind: T::KIND })) as usize;
+    arc.header().handle.store(cell, Ordering::Release);
+    table_write().insert(cell, arc.clone() as Arc<dyn Any + Send + Sync>);
     arc
 }
 
-/// The handle (address) of a registered object, as an untyped pointer.
+/// The handle of a registered object, as an untyped pointer.
 pub fn handle_of<T: ClObject>(obj: &Arc<T>) -> *mut c_void {
-    Arc::as_ptr(obj) as *mut c_void
+    obj.header().handle()
+}
+
+/// Retires the handle cell of a released object (see [`QUARANTINE`]).
+fn retire(cell: usize) {
+    let mut q = RELEASED.lock().unwrap_or_else(|e| e.into_inner());
+    q.push_back(cell);
+    if q.len() > QUARANTINE {
+        if let Some(old) = q.pop_front() {
+            // SAFETY: `old` came from Box::into_raw in register_arc and is no longer in the
+            // table, so nothing vkcl does reaches it again.
+            drop(unsafe { Box::from_raw(old as *mut HandleCell) });
+        }
+    }
 }
 
 /// Looks a handle up. Errors: `T::INVALID` if the pointer is NULL, was never issued by vkcl,
@@ -131,6 +167,7 @@ pub fn release<T: ClObject>(ptr: *const c_void) -> ClResult<Option<Arc<T>>> {
     if prev == 1 {
         table.remove(&(ptr as usize));
         drop(table);
+        retire(ptr as usize);
         return Ok(Some(obj));
     }
     Ok(None)

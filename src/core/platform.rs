@@ -7,7 +7,6 @@ use opencl_sys::CL_INVALID_PLATFORM;
 use std::sync::{Arc, OnceLock};
 
 /// The platform: profile, version and name strings plus the root devices.
-#[repr(C)]
 pub struct Platform {
     header: Header,
     /// Root devices, one per usable Vulkan physical device.

@@ -33,7 +33,6 @@ pub struct BuildState {
 type PipelineKey = (String, [u32; 3], Vec<(u32, u32)>);
 
 /// A program object.
-#[repr(C)]
 pub struct Program {
     header: Header,
     pub context: Arc<Context>,

@@ -13,7 +13,6 @@ use std::sync::Arc;
 
 /// A command queue: one submission engine (timeline, worker, completion thread) on a Vulkan
 /// queue of its device.
-#[repr(C)]
 pub struct CommandQueue {
     header: Header,
     pub context: Arc<Context>,

@@ -1,0 +1,233 @@
+//! Shared test harness: loads the system OpenCL ICD loader (libOpenCL.so.1) with
+//! `OCL_ICD_VENDORS` naming only the freshly built libvkcl.so, and the Khronos validation layer
+//! on (`VKCL_VALIDATION=fatal`: a validation error aborts the test process).
+#![allow(dead_code)]
+
+pub use opencl_sys::*;
+use std::ffi::{c_void, CString};
+use std::path::PathBuf;
+use std::ptr::{null, null_mut};
+use std::sync::OnceLock;
+
+/// The built libvkcl.so next to the test binary's directory (target/<profile>/).
+pub fn vkcl_library() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let dir = exe.parent().and_then(|d| d.parent()).expect("target dir");
+    dir.join("libvkcl.so")
+}
+
+/// A directory holding only vkcl.icd, for OCL_ICD_VENDORS.
+pub fn icd_dir() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("vkcl-test-icd-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let lib = vkcl_library();
+        assert!(lib.exists(), "{} not built: run `cargo build` before `cargo test`", lib.display());
+        // cargo test does not relink the cdylib: refuse to test a stale one.
+        let modified = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).unwrap();
+        let exe = std::env::current_exe().unwrap();
+        assert!(
+            modified(&lib) >= modified(&exe) - std::time::Duration::from_secs(600),
+            "{} is older than this test binary: run `cargo build` before `cargo test`",
+            lib.display()
+        );
+        std::fs::write(dir.join("vkcl.icd"), format!("{}\n", lib.display())).unwrap();
+        dir
+    })
+    .clone()
+}
+
+/// The loader, opened once with the environment set up.
+pub fn loader() -> &'static libloading::Library {
+    static LIB: OnceLock<libloading::Library> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let dir = icd_dir();
+        // SAFETY: set before any thread of this process reads the environment (first use).
+        unsafe {
+            std::env::set_var("OCL_ICD_VENDORS", &dir);
+            if std::env::var_os("VKCL_VALIDATION").is_none() {
+                std::env::set_var("VKCL_VALIDATION", "fatal");
+            }
+        }
+        // SAFETY: loading the system ICD loader.
+        unsafe { libloading::Library::new("libOpenCL.so.1") }.expect("libOpenCL.so.1 (ocl-icd-libopencl1)")
+    })
+}
+
+/// `cl!(clGetPlatformIDs)` is the loader's function with the type of opencl-sys's
+/// `clGetPlatformIDs_t`.
+#[macro_export]
+macro_rules! cl {
+    ($name:ident) => {
+        paste::paste! {{
+            // SAFETY: the symbol has the C signature of the OpenCL header.
+            #[allow(unused_unsafe)]
+            let f: libloading::Symbol<opencl_sys::cl_function_types::[<$name _t>]> =
+                unsafe { $crate::common::loader().get(concat!(stringify!($name), "\0").as_bytes()) }
+                    .expect(stringify!($name));
+            (*f).expect(stringify!($name))
+        }}
+    };
+}
+
+/// Panics with the error name unless `code` is CL_SUCCESS.
+#[track_caller]
+pub fn ok(code: cl_int) {
+    assert_eq!(code, CL_SUCCESS, "expected CL_SUCCESS, got {code}");
+}
+
+/// vkcl's platform.
+pub fn platform() -> cl_platform_id {
+    let mut p = null_mut();
+    let mut n = 0;
+    ok(unsafe { cl!(clGetPlatformIDs)(1, &mut p, &mut n) });
+    assert_eq!(n, 1, "exactly one platform (vkcl) behind OCL_ICD_VENDORS");
+    p
+}
+
+/// The default device.
+pub fn device() -> cl_device_id {
+    let mut d = null_mut();
+    ok(unsafe { cl!(clGetDeviceIDs)(platform(), CL_DEVICE_TYPE_DEFAULT, 1, &mut d, null_mut()) });
+    d
+}
+
+/// A context and an in-order queue on the default device, released on drop.
+pub struct Env {
+    pub platform: cl_platform_id,
+    pub device: cl_device_id,
+    pub context: cl_context,
+    pub queue: cl_command_queue,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        Env::with_queue_properties(0)
+    }
+
+    pub fn with_queue_properties(props: cl_command_queue_properties) -> Env {
+        let platform = platform();
+        let device = device();
+        let mut err = 0;
+        let context = unsafe { cl!(clCreateContext)(null(), 1, &device, None, null_mut(), &mut err) };
+        ok(err);
+        let p = [CL_QUEUE_PROPERTIES as cl_queue_properties, props, 0];
+        let queue = unsafe { cl!(clCreateCommandQueueWithProperties)(context, device, p.as_ptr(), &mut err) };
+        ok(err);
+        Env { platform, device, context, queue }
+    }
+
+    /// A buffer of `size` bytes with `flags`, initialised from `data` if given.
+    pub fn buffer(&self, flags: cl_mem_flags, size: usize, data: Option<&[u8]>) -> cl_mem {
+        let mut err = 0;
+        let (flags, ptr) = match data {
+            Some(d) => (flags | CL_MEM_COPY_HOST_PTR, d.as_ptr() as *mut c_void),
+            None => (flags, null_mut()),
+        };
+        let m = unsafe { cl!(clCreateBuffer)(self.context, flags, size, ptr, &mut err) };
+        ok(err);
+        m
+    }
+
+    /// Reads `n` elements of T from `mem` (blocking).
+    pub fn read<T: Copy + Default>(&self, mem: cl_mem, n: usize) -> Vec<T> {
+        let mut v = vec![T::default(); n];
+        ok(unsafe {
+            cl!(clEnqueueReadBuffer)(self.queue, mem, CL_TRUE, 0, n * std::mem::size_of::<T>(), v.as_mut_ptr() as *mut c_void, 0, null(), null_mut())
+        });
+        v
+    }
+
+    /// Builds `source` with `options`; on failure returns the error and the build log.
+    pub fn try_build(&self, source: &str, options: &str) -> Result<cl_program, (cl_int, String)> {
+        let mut err = 0;
+        let src = CString::new(source).unwrap();
+        let ptrs = [src.as_ptr()];
+        let p = unsafe { cl!(clCreateProgramWithSource)(self.context, 1, ptrs.as_ptr() as *mut _, null(), &mut err) };
+        ok(err);
+        let opts = CString::new(options).unwrap();
+        let r = unsafe { cl!(clBuildProgram)(p, 1, &self.device, opts.as_ptr(), None, null_mut()) };
+        if r != CL_SUCCESS {
+            return Err((r, build_log(p, self.device)));
+        }
+        Ok(p)
+    }
+
+    /// Builds `source` or panics with the log.
+    pub fn build(&self, source: &str) -> cl_program {
+        self.try_build(source, "").unwrap_or_else(|(e, log)| panic!("build failed ({e}):\n{log}"))
+    }
+
+    /// A kernel of a built program.
+    pub fn kernel(&self, program: cl_program, name: &str) -> cl_kernel {
+        let mut err = 0;
+        let n = CString::new(name).unwrap();
+        let k = unsafe { cl!(clCreateKernel)(program, n.as_ptr(), &mut err) };
+        ok(err);
+        k
+    }
+
+    /// clFinish on the queue.
+    pub fn finish(&self) {
+        ok(unsafe { cl!(clFinish)(self.queue) });
+    }
+}
+
+impl Drop for Env {
+    fn drop(&mut self) {
+        unsafe {
+            cl!(clFinish)(self.queue);
+            cl!(clReleaseCommandQueue)(self.queue);
+            cl!(clReleaseContext)(self.context);
+        }
+    }
+}
+
+/// A program's build log for `device`.
+pub fn build_log(p: cl_program, device: cl_device_id) -> String {
+    let mut n = 0;
+    unsafe { cl!(clGetProgramBuildInfo)(p, device, CL_PROGRAM_BUILD_LOG, 0, null_mut(), &mut n) };
+    let mut buf = vec![0u8; n];
+    unsafe { cl!(clGetProgramBuildInfo)(p, device, CL_PROGRAM_BUILD_LOG, n, buf.as_mut_ptr() as *mut c_void, null_mut()) };
+    String::from_utf8_lossy(&buf).trim_end_matches('\0').to_string()
+}
+
+/// Sets kernel argument `i` to the bytes of `v`.
+pub fn set_arg<T>(k: cl_kernel, i: u32, v: &T) {
+    ok(unsafe { cl!(clSetKernelArg)(k, i, std::mem::size_of::<T>(), v as *const T as *const c_void) });
+}
+
+/// A string-valued info query through a generic getter.
+pub fn info_string(get: impl Fn(usize, *mut c_void, *mut usize) -> cl_int) -> String {
+    let mut n = 0;
+    ok(get(0, null_mut(), &mut n));
+    let mut buf = vec![0u8; n];
+    ok(get(n, buf.as_mut_ptr() as *mut c_void, null_mut()));
+    assert_eq!(buf.last(), Some(&0), "strings are NUL-terminated");
+    String::from_utf8_lossy(&buf[..n - 1]).into_owned()
+}
+
+/// A scalar-valued info query.
+pub fn info_scalar<T: Copy + Default>(get: impl Fn(usize, *mut c_void, *mut usize) -> cl_int) -> T {
+    let mut v = T::default();
+    let mut n = 0;
+    ok(get(std::mem::size_of::<T>(), &mut v as *mut T as *mut c_void, &mut n));
+    assert_eq!(n, std::mem::size_of::<T>());
+    v
+}
+
+/// A small deterministic pseudo-random generator for test data (xorshift64*).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next_u32(&mut self) -> u32 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) as u32
+    }
+    pub fn next_f32(&mut self) -> f32 {
+        (self.next_u32() >> 8) as f32 / (1u32 << 24) as f32
+    }
+}

@@ -1,0 +1,183 @@
+//! ICD, platform and device queries through the real loader; invalid handles.
+mod common;
+use common::*;
+use std::ffi::c_void;
+use std::ptr::{null, null_mut};
+
+fn platform_string(p: cl_platform_id, name: cl_platform_info) -> String {
+    info_string(|s, v, r| unsafe { cl!(clGetPlatformInfo)(p, name, s, v, r) })
+}
+
+fn device_string(d: cl_device_id, name: cl_device_info) -> String {
+    info_string(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, name, s, v, r) })
+}
+
+#[test]
+fn platform_is_vkcl_with_icd_suffix() {
+    let p = platform();
+    assert_eq!(platform_string(p, CL_PLATFORM_NAME), "vkcl");
+    assert_eq!(platform_string(p, CL_PLATFORM_PROFILE), "FULL_PROFILE");
+    assert!(platform_string(p, CL_PLATFORM_VERSION).starts_with("OpenCL 3.0 "));
+    assert_eq!(platform_string(p, CL_PLATFORM_ICD_SUFFIX_KHR), "vkcl");
+    assert!(platform_string(p, CL_PLATFORM_EXTENSIONS).split(' ').any(|e| e == "cl_khr_icd"));
+    let v: cl_version = info_scalar(|s, v, r| unsafe { cl!(clGetPlatformInfo)(p, CL_PLATFORM_NUMERIC_VERSION, s, v, r) });
+    assert_eq!(v, (3 << 22));
+}
+
+#[test]
+fn platform_info_errors() {
+    let p = platform();
+    let mut small = [0u8; 2];
+    let r = unsafe { cl!(clGetPlatformInfo)(p, CL_PLATFORM_NAME, 2, small.as_mut_ptr() as *mut c_void, null_mut()) };
+    assert_eq!(r, CL_INVALID_VALUE, "buffer too small");
+    let r = unsafe { cl!(clGetPlatformInfo)(p, 0xdead, 0, null_mut(), null_mut()) };
+    assert_eq!(r, CL_INVALID_VALUE, "unknown name");
+    let r = unsafe { cl!(clGetPlatformIDs)(0, null_mut(), null_mut()) };
+    assert_eq!(r, CL_INVALID_VALUE);
+}
+
+#[test]
+fn one_llvmpipe_device_with_default_type() {
+    let p = platform();
+    let mut n = 0;
+    ok(unsafe { cl!(clGetDeviceIDs)(p, CL_DEVICE_TYPE_ALL, 0, null_mut(), &mut n) });
+    assert!(n >= 1);
+    let d = device();
+    assert!(device_string(d, CL_DEVICE_NAME).contains("llvmpipe"));
+    let ty: cl_device_type = info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_TYPE, s, v, r) });
+    assert_eq!(ty, CL_DEVICE_TYPE_CPU);
+    let r = unsafe { cl!(clGetDeviceIDs)(p, CL_DEVICE_TYPE_GPU, 0, null_mut(), &mut n) };
+    assert_eq!(r, CL_DEVICE_NOT_FOUND);
+    let r = unsafe { cl!(clGetDeviceIDs)(p, 1 << 40, 0, null_mut(), &mut n) };
+    assert_eq!(r, CL_INVALID_DEVICE_TYPE);
+}
+
+#[test]
+fn device_facts_come_from_the_driver() {
+    let d = device();
+    let cus: cl_uint = info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_MAX_COMPUTE_UNITS, s, v, r) });
+    let expected = std::env::var("LP_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().unwrap().get() as u32);
+    assert_eq!(cus, expected.clamp(1, 32), "llvmpipe's thread count");
+    let local: cl_ulong = info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_LOCAL_MEM_SIZE, s, v, r) });
+    assert_eq!(local, 32768, "lavapipe's maxComputeSharedMemorySize");
+    let wg: usize = info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, s, v, r) });
+    assert_eq!(wg, 1024);
+    let global: cl_ulong = info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_GLOBAL_MEM_SIZE, s, v, r) });
+    let alloc: cl_ulong = info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, s, v, r) });
+    assert!(alloc <= global && alloc >= (global / 4).min(128 << 20), "full profile minimum");
+    assert!(device_string(d, CL_DEVICE_VERSION).starts_with("OpenCL 3.0 "));
+    let ext = device_string(d, CL_DEVICE_EXTENSIONS);
+    assert!(ext.contains("cl_khr_global_int32_base_atomics"));
+}
+
+#[test]
+fn compute_units_follow_lp_num_threads() {
+    // clinfo is a real OpenCL program; run it with LP_NUM_THREADS=3 and check its report.
+    let out = std::process::Command::new("clinfo")
+        .env("OCL_ICD_VENDORS", icd_dir())
+        .env("LP_NUM_THREADS", "3")
+        .output()
+        .expect("clinfo (apt-get install clinfo)");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.contains("Max compute units")).expect("compute units line");
+    assert_eq!(line.split_whitespace().last(), Some("3"), "{line}");
+    assert!(text.contains("Platform Name") && text.contains("vkcl"));
+    for bad in ["Invalid", "error", "Error"] {
+        let lines: Vec<&str> = text.lines().filter(|l| l.contains(bad) && !l.contains("Error Correction")).collect();
+        assert!(lines.is_empty(), "clinfo reported: {lines:?}");
+    }
+}
+
+#[test]
+fn every_device_query_answers() {
+    let d = device();
+    // Every clGetDeviceInfo name of OpenCL 3.0 (cl.h), each must succeed.
+    let names: Vec<cl_device_info> = (0x1000..=0x104F).chain(0x1051..=0x105B).chain(0x105D..=0x105E).chain(0x1060..=0x1072).collect();
+    for name in names {
+        let mut n = 0;
+        let r = unsafe { cl!(clGetDeviceInfo)(d, name, 0, null_mut(), &mut n) };
+        assert_eq!(r, CL_SUCCESS, "clGetDeviceInfo(0x{name:x})");
+        let mut buf = vec![0u8; n.max(1)];
+        ok(unsafe { cl!(clGetDeviceInfo)(d, name, n, buf.as_mut_ptr() as *mut c_void, null_mut()) });
+    }
+}
+
+#[test]
+fn invalid_handles_are_rejected_without_dereference() {
+    let e = Env::new();
+    let mut v = 0u32;
+    // The loader dispatches through the first word of a handle, so a pointer vkcl never issued
+    // reaches vkcl only if it starts with vkcl's dispatch table: forge one.
+    let dispatch = unsafe { *(e.context as *const usize) };
+    let mut forged = [dispatch, 0, 0, 0];
+    let bogus = forged.as_mut_ptr() as cl_device_id;
+    let r = unsafe { cl!(clGetDeviceInfo)(bogus, CL_DEVICE_VENDOR_ID, 4, &mut v as *mut u32 as *mut c_void, null_mut()) };
+    assert_eq!(r, CL_INVALID_DEVICE);
+    assert_eq!(unsafe { cl!(clRetainContext)(bogus as cl_context) }, CL_INVALID_CONTEXT);
+    // A queue handle where a context is expected.
+    let r = unsafe { cl!(clGetContextInfo)(e.queue as cl_context, CL_CONTEXT_NUM_DEVICES, 4, &mut v as *mut u32 as *mut c_void, null_mut()) };
+    assert_eq!(r, CL_INVALID_CONTEXT);
+    // A released context.
+    let mut err = 0;
+    let c = unsafe { cl!(clCreateContext)(null(), 1, &e.device, None, null_mut(), &mut err) };
+    ok(err);
+    ok(unsafe { cl!(clReleaseContext)(c) });
+    assert_eq!(unsafe { cl!(clRetainContext)(c) }, CL_INVALID_CONTEXT);
+    assert_eq!(unsafe { cl!(clReleaseMemObject)(null_mut()) }, CL_INVALID_MEM_OBJECT);
+    assert_eq!(unsafe { cl!(clReleaseKernel)(e.context as cl_kernel) }, CL_INVALID_KERNEL);
+    assert_eq!(unsafe { cl!(clFinish)(e.context as cl_command_queue) }, CL_INVALID_COMMAND_QUEUE);
+}
+
+#[test]
+fn context_properties_and_errors() {
+    let p = platform();
+    let d = device();
+    let mut err = 0;
+    let props = [CL_CONTEXT_PLATFORM as cl_context_properties, p as cl_context_properties, 0];
+    let c = unsafe { cl!(clCreateContext)(props.as_ptr(), 1, &d, None, null_mut(), &mut err) };
+    ok(err);
+    let mut got = [0 as cl_context_properties; 3];
+    let mut n = 0;
+    ok(unsafe { cl!(clGetContextInfo)(c, CL_CONTEXT_PROPERTIES, 24, got.as_mut_ptr() as *mut c_void, &mut n) });
+    assert_eq!((got, n), (props, 24));
+    let rc: cl_uint = info_scalar(|s, v, r| unsafe { cl!(clGetContextInfo)(c, CL_CONTEXT_REFERENCE_COUNT, s, v, r) });
+    assert_eq!(rc, 1);
+    ok(unsafe { cl!(clReleaseContext)(c) });
+    let bad = [0x7777 as cl_context_properties, 1, 0];
+    let c = unsafe { cl!(clCreateContext)(bad.as_ptr(), 1, &d, None, null_mut(), &mut err) };
+    assert!(c.is_null());
+    assert_eq!(err, CL_INVALID_PROPERTY);
+    let c = unsafe { cl!(clCreateContext)(null(), 0, &d, None, null_mut(), &mut err) };
+    assert!(c.is_null());
+    assert_eq!(err, CL_INVALID_VALUE);
+    let dispatch = unsafe { *(d as *const usize) };
+    let forged = [dispatch, 0, 0, 0];
+    let bogus = forged.as_ptr() as cl_device_id;
+    let c = unsafe { cl!(clCreateContext)(null(), 1, &bogus, None, null_mut(), &mut err) };
+    assert!(c.is_null());
+    assert_eq!(err, CL_INVALID_DEVICE);
+}
+
+#[test]
+fn queue_properties_and_errors() {
+    let e = Env::new();
+    let mut err = 0;
+    let p = [CL_QUEUE_PROPERTIES as cl_queue_properties, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE, 0];
+    let q = unsafe { cl!(clCreateCommandQueueWithProperties)(e.context, e.device, p.as_ptr(), &mut err) };
+    ok(err);
+    let got: cl_command_queue_properties = info_scalar(|s, v, r| unsafe { cl!(clGetCommandQueueInfo)(q, CL_QUEUE_PROPERTIES, s, v, r) });
+    assert_eq!(got, p[1]);
+    ok(unsafe { cl!(clReleaseCommandQueue)(q) });
+    let p = [CL_QUEUE_PROPERTIES as cl_queue_properties, CL_QUEUE_ON_DEVICE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0];
+    let q = unsafe { cl!(clCreateCommandQueueWithProperties)(e.context, e.device, p.as_ptr(), &mut err) };
+    assert!(q.is_null());
+    assert_eq!(err, CL_INVALID_QUEUE_PROPERTIES);
+    let p = [CL_QUEUE_PROPERTIES as cl_queue_properties, 1 << 20, 0];
+    let q = unsafe { cl!(clCreateCommandQueueWithProperties)(e.context, e.device, p.as_ptr(), &mut err) };
+    assert!(q.is_null());
+    assert_eq!(err, CL_INVALID_VALUE);
+}
