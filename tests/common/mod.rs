@@ -24,18 +24,28 @@ pub fn icd_dir() -> PathBuf {
         std::fs::create_dir_all(&dir).unwrap();
         let lib = vkcl_library();
         assert!(lib.exists(), "{} not built: run `cargo build` before `cargo test`", lib.display());
-        // cargo test does not relink the cdylib: refuse to test a stale one.
+        // cargo test does not relink the cdylib: refuse to test one older than the sources.
         let modified = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).unwrap();
-        let exe = std::env::current_exe().unwrap();
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let newest = newest_file(&src).unwrap_or(std::time::SystemTime::UNIX_EPOCH);
         assert!(
-            modified(&lib) >= modified(&exe) - std::time::Duration::from_secs(600),
-            "{} is older than this test binary: run `cargo build` before `cargo test`",
+            modified(&lib) >= newest,
+            "{} is older than the sources: run `cargo build` before `cargo test`",
             lib.display()
         );
         std::fs::write(dir.join("vkcl.icd"), format!("{}\n", lib.display())).unwrap();
         dir
     })
     .clone()
+}
+
+fn newest_file(dir: &std::path::Path) -> Option<std::time::SystemTime> {
+    let mut newest = None;
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        let t = if e.path().is_dir() { newest_file(&e.path()) } else { e.metadata().ok()?.modified().ok() };
+        newest = newest.max(t);
+    }
+    newest
 }
 
 /// The loader, opened once with the environment set up.
