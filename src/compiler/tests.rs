@@ -118,3 +118,45 @@ fn workitem_cl30() {
     let p = build(include_str!("testdata/workitem30.cl"), "-cl-std=CL3.0");
     kernel(&p, "workitem30");
 }
+
+#[test]
+fn local_memory() {
+    let p = build(include_str!("testdata/local.cl"), "");
+    let k = kernel(&p, "reduce_sum");
+    assert_eq!(k.args[2].kind, ArgKind::Local { spec_id: 5, elem_size: 4 });
+    assert_eq!(k.args[2].address_qualifier, AddressQualifier::Local);
+    assert_eq!(k.args[2].size, 0);
+    assert_eq!(k.args_size, 16);
+    let k = kernel(&p, "two_local_args");
+    assert_eq!(k.args[1].kind, ArgKind::Local { spec_id: 4, elem_size: 16 });
+    assert_eq!(k.args[2].kind, ArgKind::Local { spec_id: 5, elem_size: 4 });
+    assert_eq!(kernel(&p, "reverse_tile").static_local_mem_bytes, 64 * 4);
+    assert_eq!(kernel(&p, "local_2d").static_local_mem_bytes, 16 * 17 * 4);
+}
+
+#[test]
+fn atomics() {
+    let p = build(include_str!("testdata/atomics.cl"), "");
+    let k = kernel(&p, "histogram");
+    assert_eq!(k.args[3].kind, ArgKind::Local { spec_id: 6, elem_size: 4 });
+    assert_eq!(kernel(&p, "local_atomics").static_local_mem_bytes, 8);
+}
+
+#[test]
+fn math() {
+    build(include_str!("testdata/math.cl"), "");
+}
+
+#[test]
+fn private_arrays() {
+    let p = build(include_str!("testdata/private.cl"), "");
+    assert!(kernel(&p, "private_array").private_mem_bytes >= 64);
+}
+
+#[test]
+fn unsupported_constructs_fail_cleanly() {
+    let e = compile_source(&tools(), include_str!("testdata/unsupported.cl"), "", &DeviceCaps::default())
+        .unwrap_err();
+    assert_eq!(e.kind, BuildFailureKind::CompileError);
+    assert!(e.log.contains("private_structs"), "log: {}", e.log);
+}

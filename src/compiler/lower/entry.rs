@@ -494,12 +494,19 @@ fn memory_sizes(ctx: &Ctx) -> EntrySizes {
             .map(|s| s.size)
             .unwrap_or(0)
     };
+    let used: std::collections::HashSet<Word> = ctx.module.functions[0]
+        .blocks
+        .iter()
+        .flat_map(|b| b.instructions.iter())
+        .flat_map(crate::compiler::spv::used_ids)
+        .collect();
     let static_local_mem_bytes = ctx
         .module
         .types_global_values
         .iter()
         .filter(|i| {
-            i.class.opcode == Op::Variable
+            i.result_id.is_some_and(|r| used.contains(&r))
+                && i.class.opcode == Op::Variable
                 && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Workgroup))
         })
         .map(size_of_var)

@@ -453,19 +453,17 @@ impl Walk<'_> {
         Ok(())
     }
 
-    /// memcpy of one whole object of the same type: a load and a store.
+    /// memcpy (`OpCopyMemorySized`, `OpCopyMemory`) as a load and a store of one object: of
+    /// the common type, or of the typed side's type when the other side is a physical pointer
+    /// (which can be reinterpreted freely) and the size is exactly that type's size.
     fn copy_memory(&mut self, i: &Instruction) -> Result<(), String> {
         let (Some(dst), Some(src)) = (id_operand(i, 0), id_operand(i, 1)) else {
             return Err("copy operands".into());
         };
         let typed = |w: &Self, p: Word| -> Word {
             let p = w.alias.get(&p).copied().unwrap_or(p);
-            if w.views.contains_key(&p) || w.casts.contains_key(&p) {
-                let r = w.resolve_cast(p);
-                w.alias.get(&r).copied().unwrap_or(r)
-            } else {
-                p
-            }
+            let r = w.resolve_cast(p);
+            w.alias.get(&r).copied().unwrap_or(r)
         };
         let (d, s) = (typed(self, dst), typed(self, src));
         let pointee = |w: &Self, p: Word| -> Option<Word> {
@@ -479,22 +477,50 @@ impl Walk<'_> {
         let (Some(dt), Some(st)) = (pointee(self, d), pointee(self, s)) else {
             return Err("memcpy between pointers of unknown type".into());
         };
-        if dt != st {
-            return Err("memcpy between different types is not supported yet".into());
-        }
-        if i.class.opcode == Op::CopyMemorySized {
-            let size = id_operand(i, 2).and_then(|c| self.const_value(c));
-            let defs = Defs::new(&self.ctx.module);
-            let layout = Layout::new(&self.ctx.module, &defs);
-            let whole = layout.size_align(dt).map(|s| s.size).ok();
-            if size.is_none() || size != whole {
-                return Err("memcpy of a partial object is not supported yet".into());
+        let (size, align) = if i.class.opcode == Op::CopyMemorySized {
+            let size = id_operand(i, 2).and_then(|c| self.const_value(c)).ok_or("memcpy of a variable size is not supported yet")?;
+            let align = i.operands.iter().skip(3).find_map(|o| match o {
+                Operand::LiteralBit32(a) => Some(*a),
+                _ => None,
+            });
+            (Some(size), align)
+        } else {
+            (None, None)
+        };
+        let defs = Defs::new(&self.ctx.module);
+        let layout = Layout::new(&self.ctx.module, &defs);
+        let size_of = |t: Word| layout.size_align(t).map(|s| s.size).ok();
+        let fits = |t: Word| size.is_none() || size == size_of(t);
+        let d_phys = self.sc_of(d) == Some(StorageClass::PhysicalStorageBuffer);
+        let s_phys = self.sc_of(s) == Some(StorageClass::PhysicalStorageBuffer);
+        let ty = if dt == st && fits(dt) {
+            dt
+        } else if s_phys && fits(dt) {
+            dt
+        } else if d_phys && fits(st) {
+            st
+        } else {
+            return Err("memcpy of a partial object or between different types is not supported yet".into());
+        };
+        let cast = |w: &mut Self, p: Word, phys: bool, pt: Word| -> Word {
+            if !phys || pt == ty {
+                return p;
             }
-        }
-        let mo = self.mem_operands(s, &[], st);
-        let v = self.emit(Op::Load, st, [vec![Operand::IdRef(s)], mo].concat());
-        let mo = self.mem_operands(d, &[], dt);
-        self.out.push(inst(Op::Store, None, None, [vec![Operand::IdRef(d), Operand::IdRef(v)], mo].concat()));
+            let t = w.ctx.t_ptr(StorageClass::PhysicalStorageBuffer, ty);
+            w.emit(Op::Bitcast, t, vec![Operand::IdRef(p)])
+        };
+        let s2 = cast(self, s, s_phys, st);
+        let d2 = cast(self, d, d_phys, dt);
+        let mem = |w: &Self, p: Word| -> Vec<Operand> {
+            let old = align
+                .map(|a| vec![Operand::MemoryAccess(MemoryAccess::ALIGNED), Operand::LiteralBit32(a)])
+                .unwrap_or_default();
+            w.mem_operands(p, &old, ty)
+        };
+        let mo = mem(self, s2);
+        let v = self.emit(Op::Load, ty, [vec![Operand::IdRef(s2)], mo].concat());
+        let mo = mem(self, d2);
+        self.out.push(inst(Op::Store, None, None, [vec![Operand::IdRef(d2), Operand::IdRef(v)], mo].concat()));
         Ok(())
     }
 }

@@ -82,8 +82,38 @@ pub(crate) fn select_kernel(module: &Module, info: &KernelInfo) -> Result<Module
     if let Some(def) = body.def.as_mut() {
         def.result_id = Some(info.function);
     }
+    literal_ext_inst_operands(&m, &mut body);
     m.functions = vec![body];
     Ok(m)
+}
+
+/// rspirv parses every trailing `OpExtInst` operand as an id; the OpenCL.std instructions
+/// whose last operand is a literal (`vloadn`'s component count, rounding modes) get it back as
+/// a literal here, before any pass could mistake it for an id.
+fn literal_ext_inst_operands(m: &Module, body: &mut Function) {
+    const LAST_IS_LITERAL: &[u32] = &[171, 174, 176, 178, 179, 181];
+    let Some(cl) = m.ext_inst_imports.iter().find_map(|i| match i.operands.first() {
+        Some(Operand::LiteralString(s)) if s == "OpenCL.std" => i.result_id,
+        _ => None,
+    }) else {
+        return;
+    };
+    for i in body.blocks.iter_mut().flat_map(|b| b.instructions.iter_mut()) {
+        if i.class.opcode != Op::ExtInst || id_operand(i, 0) != Some(cl) {
+            continue;
+        }
+        let num = match i.operands.get(1) {
+            Some(Operand::LiteralExtInstInteger(n)) => *n,
+            _ => continue,
+        };
+        if LAST_IS_LITERAL.contains(&num) {
+            if let Some(last) = i.operands.last_mut() {
+                if let Operand::IdRef(w) = last {
+                    *last = Operand::LiteralBit32(*w);
+                }
+            }
+        }
+    }
 }
 
 /// Replaces `OpDecorationGroup`/`OpGroupDecorate` by plain `OpDecorate`s.
