@@ -15,7 +15,10 @@ fn build(src: &str, options: &str) -> CompiledProgram {
                 // VKCL_TEST_DUMP=dir writes every lowered module for inspection.
                 if let Some(dir) = std::env::var_os("VKCL_TEST_DUMP") {
                     let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
-                    let _ = std::fs::write(std::path::Path::new(&dir).join(format!("{}.spv", k.name)), bytes);
+                    let _ = std::fs::write(
+                        std::path::Path::new(&dir).join(format!("{}.spv", k.name)),
+                        bytes,
+                    );
                 }
                 if let Err(e) = validate::validate_vulkan(&k.spirv) {
                     panic!("kernel {} does not validate: {e}", k.name);
@@ -45,7 +48,13 @@ fn broken_source_names_the_line() {
 
 #[test]
 fn invalid_option() {
-    let e = compile_source(&tools(), "__kernel void k() {}", "-fbogus", &DeviceCaps::default()).unwrap_err();
+    let e = compile_source(
+        &tools(),
+        "__kernel void k() {}",
+        "-fbogus",
+        &DeviceCaps::default(),
+    )
+    .unwrap_err();
     assert_eq!(e.kind, BuildFailureKind::InvalidOptions);
 }
 
@@ -87,7 +96,10 @@ fn args() {
     let k = kernel(&p, "scalars");
     let placed: Vec<(u32, u32)> = k.args.iter().map(|a| (a.offset, a.size)).collect();
     // out, float f, int i, uchar c, short s, long l, double d
-    assert_eq!(placed, vec![(0, 8), (8, 4), (12, 4), (16, 1), (18, 2), (24, 8), (32, 8)]);
+    assert_eq!(
+        placed,
+        vec![(0, 8), (8, 4), (12, 4), (16, 1), (18, 2), (24, 8), (32, 8)]
+    );
     assert_eq!(k.args_size, 40);
     let k = kernel(&p, "vectors");
     let placed: Vec<(u32, u32)> = k.args.iter().map(|a| (a.offset, a.size)).collect();
@@ -123,13 +135,31 @@ fn workitem_cl30() {
 fn local_memory() {
     let p = build(include_str!("testdata/local.cl"), "");
     let k = kernel(&p, "reduce_sum");
-    assert_eq!(k.args[2].kind, ArgKind::Local { spec_id: 5, elem_size: 4 });
+    assert_eq!(
+        k.args[2].kind,
+        ArgKind::Local {
+            spec_id: 5,
+            elem_size: 4
+        }
+    );
     assert_eq!(k.args[2].address_qualifier, AddressQualifier::Local);
     assert_eq!(k.args[2].size, 0);
     assert_eq!(k.args_size, 16);
     let k = kernel(&p, "two_local_args");
-    assert_eq!(k.args[1].kind, ArgKind::Local { spec_id: 4, elem_size: 16 });
-    assert_eq!(k.args[2].kind, ArgKind::Local { spec_id: 5, elem_size: 4 });
+    assert_eq!(
+        k.args[1].kind,
+        ArgKind::Local {
+            spec_id: 4,
+            elem_size: 16
+        }
+    );
+    assert_eq!(
+        k.args[2].kind,
+        ArgKind::Local {
+            spec_id: 5,
+            elem_size: 4
+        }
+    );
     assert_eq!(kernel(&p, "reverse_tile").static_local_mem_bytes, 64 * 4);
     assert_eq!(kernel(&p, "local_2d").static_local_mem_bytes, 16 * 17 * 4);
 }
@@ -138,7 +168,13 @@ fn local_memory() {
 fn atomics() {
     let p = build(include_str!("testdata/atomics.cl"), "");
     let k = kernel(&p, "histogram");
-    assert_eq!(k.args[3].kind, ArgKind::Local { spec_id: 6, elem_size: 4 });
+    assert_eq!(
+        k.args[3].kind,
+        ArgKind::Local {
+            spec_id: 6,
+            elem_size: 4
+        }
+    );
     assert_eq!(kernel(&p, "local_atomics").static_local_mem_bytes, 8);
 }
 
@@ -155,8 +191,13 @@ fn private_arrays() {
 
 #[test]
 fn unsupported_constructs_fail_cleanly() {
-    let e = compile_source(&tools(), include_str!("testdata/unsupported.cl"), "", &DeviceCaps::default())
-        .unwrap_err();
+    let e = compile_source(
+        &tools(),
+        include_str!("testdata/unsupported.cl"),
+        "",
+        &DeviceCaps::default(),
+    )
+    .unwrap_err();
     assert_eq!(e.kind, BuildFailureKind::CompileError);
     assert!(e.log.contains("private_structs"), "log: {}", e.log);
 }
