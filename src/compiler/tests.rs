@@ -201,3 +201,16 @@ fn unsupported_constructs_fail_cleanly() {
     assert_eq!(e.kind, BuildFailureKind::CompileError);
     assert!(e.log.contains("private_structs"), "log: {}", e.log);
 }
+
+#[test]
+fn il_round_trip() {
+    let p = build(include_str!("testdata/control.cl"), "");
+    let bytes: Vec<u8> = p.opencl_spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let q = compile_il(&bytes, "", &DeviceCaps::default()).unwrap_or_else(|e| panic!("{}", e.log));
+    let names = |p: &CompiledProgram| p.kernels.iter().map(|k| k.name.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&p), names(&q));
+    for k in &q.kernels {
+        validate::validate_vulkan(&k.spirv).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+    }
+    assert!(compile_il(&[1, 2, 3, 4], "", &DeviceCaps::default()).is_err());
+}
