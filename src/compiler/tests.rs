@@ -205,7 +205,11 @@ fn unsupported_constructs_fail_cleanly() {
 #[test]
 fn il_round_trip() {
     let p = build(include_str!("testdata/control.cl"), "");
-    let bytes: Vec<u8> = p.opencl_spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let bytes: Vec<u8> = p
+        .opencl_spirv
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
     let q = compile_il(&bytes, "", &DeviceCaps::default()).unwrap_or_else(|e| panic!("{}", e.log));
     let names = |p: &CompiledProgram| p.kernels.iter().map(|k| k.name.clone()).collect::<Vec<_>>();
     assert_eq!(names(&p), names(&q));
@@ -213,4 +217,32 @@ fn il_round_trip() {
         validate::validate_vulkan(&k.spirv).unwrap_or_else(|e| panic!("{}: {e}", k.name));
     }
     assert!(compile_il(&[1, 2, 3, 4], "", &DeviceCaps::default()).is_err());
+}
+
+#[test]
+fn constant_memory() {
+    let p = build(include_str!("testdata/constant.cl"), "");
+    let k = kernel(&p, "blur");
+    assert_eq!(k.args[2].address_qualifier, AddressQualifier::Constant);
+    assert_eq!(k.args[2].kind, ArgKind::Buffer);
+    assert_eq!(k.args[3].offset, 24);
+}
+
+#[test]
+fn odd_corners() {
+    // No arguments, no built-ins; a dynamic dimension; a NULL-able pointer compared to 0.
+    let src = r#"
+        __kernel void empty(void) {}
+        __kernel void dyn_dim(__global ulong *out, uint d) {
+            out[get_global_id(0)] = get_global_id(d) + get_local_size(d) + get_num_groups(d);
+        }
+        __kernel void maybe_null(__global int *p, __global int *q) {
+            if (q != 0) q[get_global_id(0)] = 1;
+            if (p) p[0] = 2;
+        }
+    "#;
+    let p = build(src, "");
+    assert_eq!(kernel(&p, "empty").args_size, 0);
+    kernel(&p, "dyn_dim");
+    kernel(&p, "maybe_null");
 }

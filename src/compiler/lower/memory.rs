@@ -676,6 +676,7 @@ pub(crate) fn lower_memory(ctx: &mut Ctx) -> Result<(), String> {
             }
         }
     }
+    physical_nulls(ctx);
     let blocks = std::mem::take(&mut ctx.module.functions[0].blocks);
     let mut w = Walk {
         ctx,
@@ -700,4 +701,58 @@ pub(crate) fn lower_memory(ctx: &mut Ctx) -> Result<(), String> {
     ctx.module.functions[0].blocks = new_blocks;
     ctx.substitute(&alias);
     Ok(())
+}
+
+/// Vulkan has no null constant for physical pointers: NULL becomes `OpConvertUToPtr 0`, computed
+/// at the top of the kernel.
+fn physical_nulls(ctx: &mut Ctx) {
+    let nulls: Vec<(Word, Word)> = ctx
+        .module
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::ConstantNull)
+        .filter_map(|i| Some((i.result_id?, i.result_type?)))
+        .filter(|(_, t)| {
+            ctx.ptr_info(*t)
+                .is_some_and(|(sc, _)| sc == StorageClass::PhysicalStorageBuffer)
+        })
+        .collect();
+    if nulls.is_empty() {
+        return;
+    }
+    let zero = ctx.c_u64(0);
+    let mut map = HashMap::new();
+    let mut code = Vec::new();
+    for (old, ty) in nulls {
+        let id = ctx.id();
+        code.push(inst(
+            Op::ConvertUToPtr,
+            Some(ty),
+            Some(id),
+            vec![Operand::IdRef(zero)],
+        ));
+        map.insert(old, id);
+    }
+    let Some(entry) = ctx.module.functions[0].blocks.first_mut() else {
+        return;
+    };
+    let at = entry
+        .instructions
+        .iter()
+        .position(|i| i.class.opcode != Op::Variable)
+        .unwrap_or(entry.instructions.len());
+    for (k, i) in code.into_iter().enumerate() {
+        entry.instructions.insert(at + k, i);
+    }
+    for i in ctx.module.functions[0]
+        .blocks
+        .iter_mut()
+        .flat_map(|b| b.instructions.iter_mut())
+    {
+        crate::compiler::spv::for_each_used_id_mut(i, |w| {
+            if let Some(n) = map.get(w) {
+                *w = *n;
+            }
+        });
+    }
 }
