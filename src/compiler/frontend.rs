@@ -132,7 +132,10 @@ fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, Build
     ];
     let out = run(&tools.opt, &args, None).map_err(BuildFailure::compile)?;
     if !out.success {
-        return Err(BuildFailure::compile(format!("opt failed: {}", out.stderr.trim())));
+        return Err(BuildFailure::compile(format!(
+            "opt failed: {}",
+            out.stderr.trim()
+        )));
     }
     let spv = dir.join("kernel.spv");
     let args = vec![
@@ -158,7 +161,7 @@ fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, Build
 /// # Errors
 /// `CompileError` when the length is not a multiple of 4 or the magic number is wrong.
 pub(crate) fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, BuildFailure> {
-    if bytes.len() % 4 != 0 || bytes.len() < 20 {
+    if !bytes.len().is_multiple_of(4) || bytes.len() < 20 {
         return Err(BuildFailure::compile("invalid SPIR-V: bad length"));
     }
     let le: Vec<u32> = bytes

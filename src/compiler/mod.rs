@@ -128,7 +128,11 @@ pub fn compile_source(
 /// # Errors
 /// As [`compile_source`]; also `CompileError` when `il` is not a SPIR-V module or the tools are
 /// missing.
-pub fn compile_il(il: &[u8], options: &str, caps: &DeviceCaps) -> Result<CompiledProgram, BuildFailure> {
+pub fn compile_il(
+    il: &[u8],
+    options: &str,
+    caps: &DeviceCaps,
+) -> Result<CompiledProgram, BuildFailure> {
     let opts = options::parse(options, caps)?;
     let tools = find_tools().map_err(|e| BuildFailure::compile(e.to_string()))?;
     let words = frontend::words_from_bytes(il)?;
@@ -137,7 +141,11 @@ pub fn compile_il(il: &[u8], options: &str, caps: &DeviceCaps) -> Result<Compile
 }
 
 /// Reflects and lowers every kernel of a structurized Kernel module.
-fn finish(spirv: Vec<u32>, mut log: String, caps: &DeviceCaps) -> Result<CompiledProgram, BuildFailure> {
+fn finish(
+    spirv: Vec<u32>,
+    mut log: String,
+    caps: &DeviceCaps,
+) -> Result<CompiledProgram, BuildFailure> {
     let module = rspirv::dr::load_words(&spirv)
         .map_err(|e| BuildFailure::compile(format!("cannot parse SPIR-V: {e}")))?;
     let infos = reflect::reflect_module(&module).map_err(BuildFailure::compile)?;

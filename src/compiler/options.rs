@@ -122,7 +122,11 @@ pub(crate) fn parse(options: &str, caps: &DeviceCaps) -> Result<ParsedOptions, B
             };
             i += 1;
             clang_args.push(w.to_string());
-            clang_args.push(if w == "-I" { absolute(value) } else { value.clone() });
+            clang_args.push(if w == "-I" {
+                absolute(value)
+            } else {
+                value.clone()
+            });
         } else if let Some(v) = w.strip_prefix("-D") {
             clang_args.push(format!("-D{v}"));
         } else if let Some(v) = w.strip_prefix("-I") {
@@ -135,8 +139,8 @@ pub(crate) fn parse(options: &str, caps: &DeviceCaps) -> Result<ParsedOptions, B
                 "CL3.0" => 300,
                 _ => {
                     return Err(BuildFailure::options(format!(
-                        "unsupported OpenCL C version in `{w}` (supported: CL1.0, CL1.1, CL1.2, CL3.0)"
-                    )))
+                    "unsupported OpenCL C version in `{w}` (supported: CL1.0, CL1.1, CL1.2, CL3.0)"
+                )))
                 }
             };
         } else if PASS_THROUGH.contains(&w) {

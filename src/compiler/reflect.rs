@@ -169,7 +169,10 @@ pub(crate) fn reflect_module(module: &Module) -> Result<Vec<KernelInfo>, String>
     let layout = Layout::new(module, &defs);
     let mut out = Vec::new();
     for ep in &module.entry_points {
-        if !matches!(ep.operands.first(), Some(Operand::ExecutionModel(ExecutionModel::Kernel))) {
+        if !matches!(
+            ep.operands.first(),
+            Some(Operand::ExecutionModel(ExecutionModel::Kernel))
+        ) {
             continue;
         }
         let (Some(func), Some(name)) = (id_operand(ep, 1), literal_string(ep.operands.get(2)))
@@ -197,7 +200,9 @@ pub(crate) fn reflect_module(module: &Module) -> Result<Vec<KernelInfo>, String>
             let byval = decorations_of(module, pid).iter().any(|d| {
                 matches!(
                     d.operands.get(2),
-                    Some(Operand::FunctionParameterAttribute(FunctionParameterAttribute::ByVal))
+                    Some(Operand::FunctionParameterAttribute(
+                        FunctionParameterAttribute::ByVal
+                    ))
                 )
             });
             let mut q = TypeQualifiers::default();
@@ -246,12 +251,8 @@ pub(crate) fn reflect_module(module: &Module) -> Result<Vec<KernelInfo>, String>
                     access = match ty_inst.operands.get(7) {
                         Some(Operand::AccessQualifier(a)) => match a {
                             rspirv::spirv::AccessQualifier::ReadOnly => AccessQualifier::ReadOnly,
-                            rspirv::spirv::AccessQualifier::WriteOnly => {
-                                AccessQualifier::WriteOnly
-                            }
-                            rspirv::spirv::AccessQualifier::ReadWrite => {
-                                AccessQualifier::ReadWrite
-                            }
+                            rspirv::spirv::AccessQualifier::WriteOnly => AccessQualifier::WriteOnly,
+                            rspirv::spirv::AccessQualifier::ReadWrite => AccessQualifier::ReadWrite,
                         },
                         _ => AccessQualifier::ReadOnly,
                     };

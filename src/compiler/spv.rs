@@ -26,11 +26,6 @@ impl Defs {
         self.map.get(&id)
     }
 
-    /// The opcode defining `id`.
-    pub fn op(&self, id: Word) -> Option<Op> {
-        self.get(id).map(|i| i.class.opcode)
-    }
-
     /// The integer value of an `OpConstant` of integer type (up to 64 bits).
     pub fn const_u64(&self, id: Word) -> Option<u64> {
         let inst = self.get(id)?;
@@ -42,11 +37,6 @@ impl Defs {
             Operand::LiteralBit64(v) => Some(*v),
             _ => None,
         }
-    }
-
-    /// Whether an id is known as a definition.
-    pub fn contains(&self, id: Word) -> bool {
-        self.map.contains_key(&id)
     }
 }
 
@@ -151,6 +141,11 @@ impl IdAlloc {
 }
 
 /// Shorthand for building an instruction.
-pub(crate) fn inst(op: Op, ty: Option<Word>, id: Option<Word>, operands: Vec<Operand>) -> Instruction {
+pub(crate) fn inst(
+    op: Op,
+    ty: Option<Word>,
+    id: Option<Word>,
+    operands: Vec<Operand>,
+) -> Instruction {
     Instruction::new(op, ty, id, operands)
 }

@@ -15,7 +15,10 @@ fn build(src: &str, options: &str) -> CompiledProgram {
                 // VKCL_TEST_DUMP=dir writes every lowered module for inspection.
                 if let Some(dir) = std::env::var_os("VKCL_TEST_DUMP") {
                     let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
-                    let _ = std::fs::write(std::path::Path::new(&dir).join(format!("{}.spv", k.name)), bytes);
+                    let _ = std::fs::write(
+                        std::path::Path::new(&dir).join(format!("{}.spv", k.name)),
+                        bytes,
+                    );
                 }
                 if let Err(e) = validate::validate_vulkan(&k.spirv) {
                     panic!("kernel {} does not validate: {e}", k.name);
@@ -45,7 +48,13 @@ fn broken_source_names_the_line() {
 
 #[test]
 fn invalid_option() {
-    let e = compile_source(&tools(), "__kernel void k() {}", "-fbogus", &DeviceCaps::default()).unwrap_err();
+    let e = compile_source(
+        &tools(),
+        "__kernel void k() {}",
+        "-fbogus",
+        &DeviceCaps::default(),
+    )
+    .unwrap_err();
     assert_eq!(e.kind, BuildFailureKind::InvalidOptions);
 }
 
@@ -87,7 +96,10 @@ fn args() {
     let k = kernel(&p, "scalars");
     let placed: Vec<(u32, u32)> = k.args.iter().map(|a| (a.offset, a.size)).collect();
     // out, float f, int i, uchar c, short s, long l, double d
-    assert_eq!(placed, vec![(0, 8), (8, 4), (12, 4), (16, 1), (18, 2), (24, 8), (32, 8)]);
+    assert_eq!(
+        placed,
+        vec![(0, 8), (8, 4), (12, 4), (16, 1), (18, 2), (24, 8), (32, 8)]
+    );
     assert_eq!(k.args_size, 40);
     let k = kernel(&p, "vectors");
     let placed: Vec<(u32, u32)> = k.args.iter().map(|a| (a.offset, a.size)).collect();
@@ -117,4 +129,120 @@ fn control_flow() {
 fn workitem_cl30() {
     let p = build(include_str!("testdata/workitem30.cl"), "-cl-std=CL3.0");
     kernel(&p, "workitem30");
+}
+
+#[test]
+fn local_memory() {
+    let p = build(include_str!("testdata/local.cl"), "");
+    let k = kernel(&p, "reduce_sum");
+    assert_eq!(
+        k.args[2].kind,
+        ArgKind::Local {
+            spec_id: 5,
+            elem_size: 4
+        }
+    );
+    assert_eq!(k.args[2].address_qualifier, AddressQualifier::Local);
+    assert_eq!(k.args[2].size, 0);
+    assert_eq!(k.args_size, 16);
+    let k = kernel(&p, "two_local_args");
+    assert_eq!(
+        k.args[1].kind,
+        ArgKind::Local {
+            spec_id: 4,
+            elem_size: 16
+        }
+    );
+    assert_eq!(
+        k.args[2].kind,
+        ArgKind::Local {
+            spec_id: 5,
+            elem_size: 4
+        }
+    );
+    assert_eq!(kernel(&p, "reverse_tile").static_local_mem_bytes, 64 * 4);
+    assert_eq!(kernel(&p, "local_2d").static_local_mem_bytes, 16 * 17 * 4);
+}
+
+#[test]
+fn atomics() {
+    let p = build(include_str!("testdata/atomics.cl"), "");
+    let k = kernel(&p, "histogram");
+    assert_eq!(
+        k.args[3].kind,
+        ArgKind::Local {
+            spec_id: 6,
+            elem_size: 4
+        }
+    );
+    assert_eq!(kernel(&p, "local_atomics").static_local_mem_bytes, 8);
+}
+
+#[test]
+fn math() {
+    build(include_str!("testdata/math.cl"), "");
+}
+
+#[test]
+fn private_arrays() {
+    let p = build(include_str!("testdata/private.cl"), "");
+    assert!(kernel(&p, "private_array").private_mem_bytes >= 64);
+}
+
+#[test]
+fn unsupported_constructs_fail_cleanly() {
+    let e = compile_source(
+        &tools(),
+        include_str!("testdata/unsupported.cl"),
+        "",
+        &DeviceCaps::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.kind, BuildFailureKind::CompileError);
+    assert!(e.log.contains("private_structs"), "log: {}", e.log);
+}
+
+#[test]
+fn il_round_trip() {
+    let p = build(include_str!("testdata/control.cl"), "");
+    let bytes: Vec<u8> = p
+        .opencl_spirv
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    let q = compile_il(&bytes, "", &DeviceCaps::default()).unwrap_or_else(|e| panic!("{}", e.log));
+    let names = |p: &CompiledProgram| p.kernels.iter().map(|k| k.name.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&p), names(&q));
+    for k in &q.kernels {
+        validate::validate_vulkan(&k.spirv).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+    }
+    assert!(compile_il(&[1, 2, 3, 4], "", &DeviceCaps::default()).is_err());
+}
+
+#[test]
+fn constant_memory() {
+    let p = build(include_str!("testdata/constant.cl"), "");
+    let k = kernel(&p, "blur");
+    assert_eq!(k.args[2].address_qualifier, AddressQualifier::Constant);
+    assert_eq!(k.args[2].kind, ArgKind::Buffer);
+    assert_eq!(k.args[3].offset, 24);
+}
+
+#[test]
+fn odd_corners() {
+    // No arguments, no built-ins; a dynamic dimension; a NULL-able pointer compared to 0.
+    let src = r#"
+        __kernel void empty(void) {}
+        __kernel void dyn_dim(__global ulong *out, uint d) {
+            out[get_global_id(0)] = get_global_id(d) + get_local_size(d) + get_num_groups(d);
+        }
+        __kernel void maybe_null(__global int *p, __global int *q) {
+            if (q != 0) q[get_global_id(0)] = 1;
+            if (p) p[0] = 2;
+        }
+    "#;
+    let p = build(src, "");
+    assert_eq!(kernel(&p, "empty").args_size, 0);
+    kernel(&p, "dyn_dim");
+    kernel(&p, "maybe_null");
 }

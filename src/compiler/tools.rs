@@ -81,11 +81,19 @@ pub(crate) struct ToolOutput {
 ///
 /// # Errors
 /// A message when the process cannot be started or its pipes fail.
-pub(crate) fn run(program: &Path, args: &[String], stdin: Option<&[u8]>) -> Result<ToolOutput, String> {
+pub(crate) fn run(
+    program: &Path,
+    args: &[String],
+    stdin: Option<&[u8]>,
+) -> Result<ToolOutput, String> {
     use std::io::Write;
     let mut cmd = Command::new(program);
     cmd.args(args)
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     tracing::debug!(?program, ?args, "running compiler tool");

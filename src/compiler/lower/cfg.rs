@@ -34,10 +34,15 @@ fn terminator(b: &Block) -> Option<&Instruction> {
 }
 
 fn targets(b: &Block) -> Vec<Word> {
-    let Some(t) = terminator(b) else { return vec![] };
+    let Some(t) = terminator(b) else {
+        return vec![];
+    };
     match t.class.opcode {
         Op::Branch => id_operand(t, 0).into_iter().collect(),
-        Op::BranchConditional => [id_operand(t, 1), id_operand(t, 2)].into_iter().flatten().collect(),
+        Op::BranchConditional => [id_operand(t, 1), id_operand(t, 2)]
+            .into_iter()
+            .flatten()
+            .collect(),
         Op::Switch => t
             .operands
             .iter()
@@ -73,7 +78,12 @@ fn rpo(n: usize, entry: usize, succ: &[Vec<usize>]) -> Vec<usize> {
 }
 
 /// Cooper, Harvey and Kennedy, "A Simple, Fast Dominance Algorithm".
-fn dominators(n: usize, entry: usize, succ: &[Vec<usize>], pred: &[Vec<usize>]) -> Vec<Option<usize>> {
+fn dominators(
+    n: usize,
+    entry: usize,
+    succ: &[Vec<usize>],
+    pred: &[Vec<usize>],
+) -> Vec<Option<usize>> {
     let order = rpo(n, entry, succ);
     let mut num = vec![usize::MAX; n];
     for (i, b) in order.iter().enumerate() {
@@ -118,7 +128,11 @@ fn dominators(n: usize, entry: usize, succ: &[Vec<usize>], pred: &[Vec<usize>]) 
 impl Graph {
     fn build(blocks: &[Block]) -> Result<Graph, String> {
         let n = blocks.len();
-        let index: HashMap<Word, usize> = blocks.iter().enumerate().map(|(i, b)| (label(b), i)).collect();
+        let index: HashMap<Word, usize> = blocks
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (label(b), i))
+            .collect();
         let mut succ = vec![Vec::new(); n];
         let mut pred = vec![Vec::new(); n + 1];
         for (i, b) in blocks.iter().enumerate() {
@@ -147,7 +161,13 @@ impl Graph {
         }
         let ipdom = dominators(n + 1, n, &rsucc, &rpred);
         pred.truncate(n);
-        Ok(Graph { succ, pred, rpo: order, idom, ipdom })
+        Ok(Graph {
+            succ,
+            pred,
+            rpo: order,
+            idom,
+            ipdom,
+        })
     }
 
     fn dominates(&self, a: usize, mut b: usize) -> bool {
@@ -188,7 +208,11 @@ pub(crate) fn structurize(ctx: &mut Ctx) -> Result<(), String> {
     let reachable: HashSet<Word> = g.rpo.iter().map(|&i| label(&blocks[i])).collect();
     blocks.retain(|b| reachable.contains(&label(b)));
     for b in &mut blocks {
-        for i in b.instructions.iter_mut().filter(|i| i.class.opcode == Op::Phi) {
+        for i in b
+            .instructions
+            .iter_mut()
+            .filter(|i| i.class.opcode == Op::Phi)
+        {
             let ops = std::mem::take(&mut i.operands);
             i.operands = ops
                 .chunks(2)
@@ -209,7 +233,11 @@ pub(crate) fn structurize(ctx: &mut Ctx) -> Result<(), String> {
         let lab = |i: usize| labs[i];
         // Loops, outermost first.
         for &h in &g.rpo {
-            let back: Vec<usize> = g.pred[h].iter().copied().filter(|&p| g.dominates(h, p)).collect();
+            let back: Vec<usize> = g.pred[h]
+                .iter()
+                .copied()
+                .filter(|&p| g.dominates(h, p))
+                .collect();
             if back.is_empty() || loops.contains_key(&lab(h)) {
                 continue;
             }
@@ -310,7 +338,11 @@ pub(crate) fn structurize(ctx: &mut Ctx) -> Result<(), String> {
                 Op::LoopMerge,
                 None,
                 None,
-                vec![Operand::IdRef(*merge), Operand::IdRef(*cont), Operand::LoopControl(LoopControl::NONE)],
+                vec![
+                    Operand::IdRef(*merge),
+                    Operand::IdRef(*cont),
+                    Operand::LoopControl(LoopControl::NONE),
+                ],
             );
             b.instructions.insert(pos, lm);
         } else if let Some(merge) = selections.get(&id) {
@@ -318,7 +350,10 @@ pub(crate) fn structurize(ctx: &mut Ctx) -> Result<(), String> {
                 Op::SelectionMerge,
                 None,
                 None,
-                vec![Operand::IdRef(*merge), Operand::SelectionControl(SelectionControl::NONE)],
+                vec![
+                    Operand::IdRef(*merge),
+                    Operand::SelectionControl(SelectionControl::NONE),
+                ],
             );
             b.instructions.insert(pos, sm);
         }
@@ -338,7 +373,10 @@ fn new_block(ctx: &mut Ctx, term: Instruction) -> Block {
 /// Redirects the edges `from -> target` to a new block that branches to `target`, moving the
 /// phi entries along. Returns the new block's label.
 fn forward(ctx: &mut Ctx, blocks: &mut Vec<Block>, from: &[Word], target: Word) -> Word {
-    let mut nb = new_block(ctx, inst(Op::Branch, None, None, vec![Operand::IdRef(target)]));
+    let mut nb = new_block(
+        ctx,
+        inst(Op::Branch, None, None, vec![Operand::IdRef(target)]),
+    );
     let nid = label(&nb);
     for b in blocks.iter_mut().filter(|b| from.contains(&label(b))) {
         if let Some(t) = b.instructions.last_mut() {
@@ -351,7 +389,11 @@ fn forward(ctx: &mut Ctx, blocks: &mut Vec<Block>, from: &[Word], target: Word) 
     }
     let mut new_phis = Vec::new();
     if let Some(tb) = blocks.iter_mut().find(|b| label(b) == target) {
-        for phi in tb.instructions.iter_mut().filter(|i| i.class.opcode == Op::Phi) {
+        for phi in tb
+            .instructions
+            .iter_mut()
+            .filter(|i| i.class.opcode == Op::Phi)
+        {
             let pairs: Vec<(Operand, Word)> = phi
                 .operands
                 .chunks(2)
@@ -360,18 +402,25 @@ fn forward(ctx: &mut Ctx, blocks: &mut Vec<Block>, from: &[Word], target: Word) 
                     _ => None,
                 })
                 .collect();
-            let (moved, kept): (Vec<_>, Vec<_>) = pairs.into_iter().partition(|(_, p)| from.contains(p));
+            let (moved, kept): (Vec<_>, Vec<_>) =
+                pairs.into_iter().partition(|(_, p)| from.contains(p));
             let incoming = match moved.as_slice() {
                 [] => continue,
                 [(v, _)] => v.clone(),
                 _ => {
                     let id = ctx.id();
-                    let ops = moved.iter().flat_map(|(v, p)| [v.clone(), Operand::IdRef(*p)]).collect();
+                    let ops = moved
+                        .iter()
+                        .flat_map(|(v, p)| [v.clone(), Operand::IdRef(*p)])
+                        .collect();
                     new_phis.push(inst(Op::Phi, phi.result_type, Some(id), ops));
                     Operand::IdRef(id)
                 }
             };
-            let mut ops: Vec<Operand> = kept.into_iter().flat_map(|(v, p)| [v, Operand::IdRef(p)]).collect();
+            let mut ops: Vec<Operand> = kept
+                .into_iter()
+                .flat_map(|(v, p)| [v, Operand::IdRef(p)])
+                .collect();
             ops.push(incoming);
             ops.push(Operand::IdRef(nid));
             phi.operands = ops;
@@ -393,7 +442,9 @@ fn split_loop_headers(ctx: &mut Ctx, blocks: &mut Vec<Block>) -> Result<(), Stri
         .collect();
     for h in headers {
         let hid = label(&blocks[h]);
-        let Some(term) = blocks[h].instructions.pop() else { continue };
+        let Some(term) = blocks[h].instructions.pop() else {
+            continue;
+        };
         let nb = new_block(ctx, term);
         let nid = label(&nb);
         blocks[h]
@@ -405,7 +456,11 @@ fn split_loop_headers(ctx: &mut Ctx, blocks: &mut Vec<Block>) -> Result<(), Stri
             if !succ_labels.contains(&label(b)) {
                 continue;
             }
-            for phi in b.instructions.iter_mut().filter(|i| i.class.opcode == Op::Phi) {
+            for phi in b
+                .instructions
+                .iter_mut()
+                .filter(|i| i.class.opcode == Op::Phi)
+            {
                 for k in (1..phi.operands.len()).step_by(2) {
                     if phi.operands[k] == Operand::IdRef(hid) {
                         phi.operands[k] = Operand::IdRef(nid);

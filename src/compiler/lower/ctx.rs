@@ -137,7 +137,9 @@ impl Ctx {
     pub fn decorate(&mut self, target: Word, deco: Decoration, extra: Vec<Operand>) {
         let mut ops = vec![Operand::IdRef(target), Operand::Decoration(deco)];
         ops.extend(extra);
-        self.module.annotations.push(inst(Op::Decorate, None, None, ops));
+        self.module
+            .annotations
+            .push(inst(Op::Decorate, None, None, ops));
     }
 
     /// Result types of every value in the function and of globals.
@@ -149,7 +151,11 @@ impl Ctx {
             }
         }
         for f in &self.module.functions {
-            for i in f.parameters.iter().chain(f.blocks.iter().flat_map(|b| b.instructions.iter())) {
+            for i in f
+                .parameters
+                .iter()
+                .chain(f.blocks.iter().flat_map(|b| b.instructions.iter()))
+            {
                 if let (Some(id), Some(t)) = (i.result_id, i.result_type) {
                     m.insert(id, t);
                 }

@@ -49,7 +49,11 @@ impl Emit<'_> {
     fn push_constant_field(&mut self, member: u32, ty: Word) -> Word {
         let pty = self.ctx.t_ptr(StorageClass::PushConstant, ty);
         let idx = self.ctx.c_u32(member);
-        let p = self.op(Op::AccessChain, pty, vec![Operand::IdRef(self.pc_var), Operand::IdRef(idx)]);
+        let p = self.op(
+            Op::AccessChain,
+            pty,
+            vec![Operand::IdRef(self.pc_var), Operand::IdRef(idx)],
+        );
         self.op(Op::Load, ty, vec![Operand::IdRef(p)])
     }
 
@@ -83,7 +87,11 @@ impl Emit<'_> {
             base
         } else {
             let c = self.ctx.c_u64(offset);
-            self.op(Op::IAdd, u64t, vec![Operand::IdRef(base), Operand::IdRef(c)])
+            self.op(
+                Op::IAdd,
+                u64t,
+                vec![Operand::IdRef(base), Operand::IdRef(c)],
+            )
         };
         let pty = self.ctx.t_ptr(StorageClass::PhysicalStorageBuffer, ty);
         let p = self.op(Op::ConvertUToPtr, pty, vec![Operand::IdRef(addr)]);
@@ -102,9 +110,15 @@ impl Emit<'_> {
         let h = self.header_addr();
         let t = self.ctx.t_int(width);
         let bytes = u64::from(width / 8);
-        let c: Vec<Word> = (0..3).map(|d| self.load_at(h, offset + d * bytes, t, width / 8)).collect();
+        let c: Vec<Word> = (0..3)
+            .map(|d| self.load_at(h, offset + d * bytes, t, width / 8))
+            .collect();
         let vt = self.ctx.t_vec(t, 3);
-        let v = self.op(Op::CompositeConstruct, vt, c.iter().map(|x| Operand::IdRef(*x)).collect());
+        let v = self.op(
+            Op::CompositeConstruct,
+            vt,
+            c.iter().map(|x| Operand::IdRef(*x)).collect(),
+        );
         self.widen3(v, width)
     }
 
@@ -126,7 +140,8 @@ impl Emit<'_> {
             Some(var),
             vec![Operand::StorageClass(StorageClass::Input)],
         ));
-        self.ctx.decorate(var, Decoration::BuiltIn, vec![Operand::BuiltIn(b)]);
+        self.ctx
+            .decorate(var, Decoration::BuiltIn, vec![Operand::BuiltIn(b)]);
         self.op(Op::Load, ty, vec![Operand::IdRef(var)])
     }
 
@@ -146,7 +161,11 @@ impl Emit<'_> {
             let wid = e.input_builtin(BuiltIn::WorkgroupId, v3);
             let u = e.ctx.t_int(32);
             let go: Vec<Word> = (2..5).map(|m| e.push_constant_field(m, u)).collect();
-            let gov = e.op(Op::CompositeConstruct, v3, go.iter().map(|x| Operand::IdRef(*x)).collect());
+            let gov = e.op(
+                Op::CompositeConstruct,
+                v3,
+                go.iter().map(|x| Operand::IdRef(*x)).collect(),
+            );
             let sum = e.op(Op::IAdd, v3, vec![Operand::IdRef(wid), Operand::IdRef(gov)]);
             e.widen3(sum, 32)
         })
@@ -213,7 +232,11 @@ impl Emit<'_> {
                 let v3 = self.v3u64();
                 let rel = self.op(Op::ISub, v3, vec![Operand::IdRef(gid), Operand::IdRef(off)]);
                 let c = |e: &mut Self, v: Word, k: u32| {
-                    e.op(Op::CompositeExtract, u64t, vec![Operand::IdRef(v), Operand::LiteralBit32(k)])
+                    e.op(
+                        Op::CompositeExtract,
+                        u64t,
+                        vec![Operand::IdRef(v), Operand::LiteralBit32(k)],
+                    )
                 };
                 let (x, y, z) = (c(self, rel, 0), c(self, rel, 1), c(self, rel, 2));
                 let (sx, sy) = (c(self, gs, 0), c(self, gs, 1));
@@ -259,7 +282,10 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
         Op::TypeStruct,
         None,
         Some(pc_struct),
-        [u64t, u64t, u32t, u32t, u32t, u32t].iter().map(|t| Operand::IdRef(*t)).collect(),
+        [u64t, u64t, u32t, u32t, u32t, u32t]
+            .iter()
+            .map(|t| Operand::IdRef(*t))
+            .collect(),
     ));
     for (m, off) in [0u32, 8, 16, 20, 24, 28].iter().enumerate() {
         ctx.module.annotations.push(inst(
@@ -289,18 +315,32 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
     let mut comps = Vec::new();
     for (d, v) in reqd.iter().enumerate() {
         let id = ctx.id();
-        ctx.module
-            .types_global_values
-            .push(inst(Op::SpecConstant, Some(u32t), Some(id), vec![Operand::LiteralBit32(*v)]));
-        ctx.decorate(id, Decoration::SpecId, vec![Operand::LiteralBit32(d as u32)]);
+        ctx.module.types_global_values.push(inst(
+            Op::SpecConstant,
+            Some(u32t),
+            Some(id),
+            vec![Operand::LiteralBit32(*v)],
+        ));
+        ctx.decorate(
+            id,
+            Decoration::SpecId,
+            vec![Operand::LiteralBit32(d as u32)],
+        );
         comps.push(Operand::IdRef(id));
     }
     let v3u32 = ctx.t_vec(u32t, 3);
     let wg_size = ctx.id();
-    ctx.module
-        .types_global_values
-        .push(inst(Op::SpecConstantComposite, Some(v3u32), Some(wg_size), comps));
-    ctx.decorate(wg_size, Decoration::BuiltIn, vec![Operand::BuiltIn(BuiltIn::WorkgroupSize)]);
+    ctx.module.types_global_values.push(inst(
+        Op::SpecConstantComposite,
+        Some(v3u32),
+        Some(wg_size),
+        comps,
+    ));
+    ctx.decorate(
+        wg_size,
+        Decoration::BuiltIn,
+        vec![Operand::BuiltIn(BuiltIn::WorkgroupSize)],
+    );
 
     let mut e = Emit {
         ctx,
@@ -313,13 +353,20 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
     // Parameters.
     let defs = Defs::new(&e.ctx.module);
     for (k, p) in params.iter().enumerate() {
-        let (Some(pid), Some(pty)) = (p.result_id, p.result_type) else { continue };
+        let (Some(pid), Some(pty)) = (p.result_id, p.result_type) else {
+            continue;
+        };
         let arg = info.args.get(k).ok_or("argument info mismatch")?;
         match arg.kind {
             ArgKind::Buffer => {
                 let base = e.args_addr();
                 let u = e.load_at(base, u64::from(arg.offset), u64t, 8);
-                e.code.push(inst(Op::ConvertUToPtr, Some(pty), Some(pid), vec![Operand::IdRef(u)]));
+                e.code.push(inst(
+                    Op::ConvertUToPtr,
+                    Some(pty),
+                    Some(pid),
+                    vec![Operand::IdRef(u)],
+                ));
             }
             ArgKind::Value => {
                 let (value_ty, byval) = match e.ctx.ptr_info(pty) {
@@ -339,13 +386,26 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
                         Some(pid),
                         vec![Operand::StorageClass(StorageClass::Function)],
                     ));
-                    e.code.push(inst(Op::Store, None, None, vec![Operand::IdRef(pid), Operand::IdRef(v)]));
+                    e.code.push(inst(
+                        Op::Store,
+                        None,
+                        None,
+                        vec![Operand::IdRef(pid), Operand::IdRef(v)],
+                    ));
                 } else {
-                    e.code.push(inst(Op::CopyObject, Some(pty), Some(pid), vec![Operand::IdRef(v)]));
+                    e.code.push(inst(
+                        Op::CopyObject,
+                        Some(pty),
+                        Some(pid),
+                        vec![Operand::IdRef(v)],
+                    ));
                 }
             }
             ArgKind::Local { spec_id, .. } => {
-                let (_, elem) = e.ctx.ptr_info(pty).ok_or("__local argument is not a pointer")?;
+                let (_, elem) = e
+                    .ctx
+                    .ptr_info(pty)
+                    .ok_or("__local argument is not a pointer")?;
                 let len = e.ctx.id();
                 e.ctx.module.types_global_values.push(inst(
                     Op::SpecConstant,
@@ -353,7 +413,11 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
                     Some(len),
                     vec![Operand::LiteralBit32(1)],
                 ));
-                e.ctx.decorate(len, Decoration::SpecId, vec![Operand::LiteralBit32(spec_id)]);
+                e.ctx.decorate(
+                    len,
+                    Decoration::SpecId,
+                    vec![Operand::LiteralBit32(spec_id)],
+                );
                 let arr = e.ctx.id();
                 e.ctx.module.types_global_values.push(inst(
                     Op::TypeArray,
@@ -378,32 +442,40 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
                 ));
             }
             ArgKind::Sampler | ArgKind::Image => {
-                return Err(format!("argument `{}`: images and samplers are not supported yet", arg.name))
+                return Err(format!(
+                    "argument `{}`: images and samplers are not supported yet",
+                    arg.name
+                ))
             }
         }
     }
 
     // Built-ins: every load of an OpenCL built-in variable becomes a copy of a value computed
     // once at the top of the kernel.
-    let builtin_vars: Vec<(Word, BuiltIn, Word)> = e
-        .ctx
-        .module
-        .types_global_values
-        .iter()
-        .filter(|i| i.class.opcode == Op::Variable)
-        .filter_map(|i| {
-            let id = i.result_id?;
-            let b = decorations_of(&e.ctx.module, id).iter().find_map(|d| match d.operands.get(2) {
-                Some(Operand::BuiltIn(b)) if d.operands.get(1) == Some(&Operand::Decoration(Decoration::BuiltIn)) => {
-                    Some(*b)
-                }
-                _ => None,
-            })?;
-            let pointee = e.ctx.ptr_info(i.result_type?)?.1;
-            Some((id, b, pointee))
-        })
-        .filter(|(id, _, _)| *id != pc_var)
-        .collect();
+    let builtin_vars: Vec<(Word, BuiltIn, Word)> =
+        e.ctx
+            .module
+            .types_global_values
+            .iter()
+            .filter(|i| i.class.opcode == Op::Variable)
+            .filter_map(|i| {
+                let id = i.result_id?;
+                let b = decorations_of(&e.ctx.module, id).iter().find_map(|d| {
+                    match d.operands.get(2) {
+                        Some(Operand::BuiltIn(b))
+                            if d.operands.get(1)
+                                == Some(&Operand::Decoration(Decoration::BuiltIn)) =>
+                        {
+                            Some(*b)
+                        }
+                        _ => None,
+                    }
+                })?;
+                let pointee = e.ctx.ptr_info(i.result_type?)?.1;
+                Some((id, b, pointee))
+            })
+            .filter(|(id, _, _)| *id != pc_var)
+            .collect();
     let mut values: HashMap<Word, Word> = HashMap::new();
     for (var, b, ty) in &builtin_vars {
         let used = e.ctx.module.functions[0]
@@ -417,14 +489,20 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
     }
     let Emit { vars, code, .. } = e;
     // The OpenCL built-in variables are gone (their loads are copies now).
-    ctx.module
-        .types_global_values
-        .retain(|i| !i.result_id.is_some_and(|r| builtin_vars.iter().any(|b| b.0 == r)));
+    ctx.module.types_global_values.retain(|i| {
+        !i.result_id
+            .is_some_and(|r| builtin_vars.iter().any(|b| b.0 == r))
+    });
     let f = &mut ctx.module.functions[0];
     for i in f.blocks.iter_mut().flat_map(|b| b.instructions.iter_mut()) {
         if i.class.opcode == Op::Load {
             if let Some(v) = id_operand(i, 0).and_then(|p| values.get(&p)) {
-                *i = inst(Op::CopyObject, i.result_type, i.result_id, vec![Operand::IdRef(*v)]);
+                *i = inst(
+                    Op::CopyObject,
+                    i.result_type,
+                    i.result_id,
+                    vec![Operand::IdRef(*v)],
+                );
             } else if id_operand(i, 0).is_some_and(|p| builtin_vars.iter().any(|b| b.0 == p)) {
                 return Err("unsupported use of a built-in variable".into());
             }
@@ -494,12 +572,19 @@ fn memory_sizes(ctx: &Ctx) -> EntrySizes {
             .map(|s| s.size)
             .unwrap_or(0)
     };
+    let used: std::collections::HashSet<Word> = ctx.module.functions[0]
+        .blocks
+        .iter()
+        .flat_map(|b| b.instructions.iter())
+        .flat_map(crate::compiler::spv::used_ids)
+        .collect();
     let static_local_mem_bytes = ctx
         .module
         .types_global_values
         .iter()
         .filter(|i| {
-            i.class.opcode == Op::Variable
+            i.result_id.is_some_and(|r| used.contains(&r))
+                && i.class.opcode == Op::Variable
                 && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Workgroup))
         })
         .map(size_of_var)

@@ -115,7 +115,11 @@ impl Lower<'_> {
                 let elem = id_operand(&d, 0).ok_or("vector type")?;
                 let n = lit_operand(&d, 1).unwrap_or(1);
                 let c = self.splat(elem, v, int)?;
-                Ok(self.ctx.global(Op::ConstantComposite, Some(ty), vec![Operand::IdRef(c); n as usize]))
+                Ok(self.ctx.global(
+                    Op::ConstantComposite,
+                    Some(ty),
+                    vec![Operand::IdRef(c); n as usize],
+                ))
             }
             _ => {
                 let w = self.ctx.scalar_width(ty).unwrap_or(32);
@@ -134,7 +138,12 @@ impl Lower<'_> {
     /// Boolean (vector) type matching the shape of `ty`.
     fn bool_like(&mut self, ty: Word) -> Word {
         let b = self.ctx.t_bool();
-        match self.ctx.def(ty).filter(|d| d.class.opcode == Op::TypeVector).and_then(|d| lit_operand(d, 1)) {
+        match self
+            .ctx
+            .def(ty)
+            .filter(|d| d.class.opcode == Op::TypeVector)
+            .and_then(|d| lit_operand(d, 1))
+        {
             Some(n) => self.ctx.t_vec(b, n),
             None => b,
         }
@@ -144,25 +153,55 @@ impl Lower<'_> {
         let n = lit_operand(&i, 1).ok_or("ext inst number")?;
         let ty = i.result_type.ok_or("ext inst type")?;
         let rid = i.result_id.ok_or("ext inst id")?;
-        let a: Vec<Word> = (2..i.operands.len()).filter_map(|k| id_operand(&i, k)).collect();
-        let arg = |k: usize| a.get(k).copied().ok_or_else(|| format!("OpenCL.std {n}: missing operand"));
+        let a: Vec<Word> = (2..i.operands.len())
+            .filter_map(|k| id_operand(&i, k))
+            .collect();
+        let arg = |k: usize| {
+            a.get(k)
+                .copied()
+                .ok_or_else(|| format!("OpenCL.std {n}: missing operand"))
+        };
         let v = if let Some((_, g)) = DIRECT.iter().find(|(c, _)| *c == n) {
             self.glsl(*g, ty, &a)
         } else {
             match n {
-                29 => self.emit(Op::FRem, ty, vec![Operand::IdRef(arg(0)?), Operand::IdRef(arg(1)?)]),
+                29 => self.emit(
+                    Op::FRem,
+                    ty,
+                    vec![Operand::IdRef(arg(0)?), Operand::IdRef(arg(1)?)],
+                ),
                 42 => {
-                    let m = self.emit(Op::FMul, ty, vec![Operand::IdRef(arg(0)?), Operand::IdRef(arg(1)?)]);
-                    self.emit(Op::FAdd, ty, vec![Operand::IdRef(m), Operand::IdRef(arg(2)?)])
+                    let m = self.emit(
+                        Op::FMul,
+                        ty,
+                        vec![Operand::IdRef(arg(0)?), Operand::IdRef(arg(1)?)],
+                    );
+                    self.emit(
+                        Op::FAdd,
+                        ty,
+                        vec![Operand::IdRef(m), Operand::IdRef(arg(2)?)],
+                    )
                 }
-                68 | 82 => self.emit(Op::FDiv, ty, vec![Operand::IdRef(arg(0)?), Operand::IdRef(arg(1)?)]),
+                68 | 82 => self.emit(
+                    Op::FDiv,
+                    ty,
+                    vec![Operand::IdRef(arg(0)?), Operand::IdRef(arg(1)?)],
+                ),
                 76 | 90 => {
                     let one = self.splat(ty, 1.0, false)?;
-                    self.emit(Op::FDiv, ty, vec![Operand::IdRef(one), Operand::IdRef(arg(0)?)])
+                    self.emit(
+                        Op::FDiv,
+                        ty,
+                        vec![Operand::IdRef(one), Operand::IdRef(arg(0)?)],
+                    )
                 }
                 21 | 71 | 85 => {
                     let k = self.splat(ty, std::f64::consts::LOG2_10, false)?;
-                    let m = self.emit(Op::FMul, ty, vec![Operand::IdRef(arg(0)?), Operand::IdRef(k)]);
+                    let m = self.emit(
+                        Op::FMul,
+                        ty,
+                        vec![Operand::IdRef(arg(0)?), Operand::IdRef(k)],
+                    );
                     self.glsl(29, ty, &[m])
                 }
                 39 | 74 | 88 => {
@@ -177,7 +216,11 @@ impl Lower<'_> {
                 }
                 40 => {
                     let one = self.splat(ty, 1.0, false)?;
-                    let s = self.emit(Op::FAdd, ty, vec![Operand::IdRef(arg(0)?), Operand::IdRef(one)]);
+                    let s = self.emit(
+                        Op::FAdd,
+                        ty,
+                        vec![Operand::IdRef(arg(0)?), Operand::IdRef(one)],
+                    );
                     self.glsl(28, ty, &[s])
                 }
                 32 => {
@@ -189,7 +232,11 @@ impl Lower<'_> {
                 }
                 201 => self.emit(Op::CopyObject, ty, vec![Operand::IdRef(arg(0)?)]),
                 160 | 203 | 153 | 204 => {
-                    let op = if n == 160 || n == 153 { Op::SMulExtended } else { Op::UMulExtended };
+                    let op = if n == 160 || n == 153 {
+                        Op::SMulExtended
+                    } else {
+                        Op::UMulExtended
+                    };
                     let st = self.ctx.id();
                     self.ctx.module.types_global_values.push(inst(
                         Op::TypeStruct,
@@ -197,22 +244,49 @@ impl Lower<'_> {
                         Some(st),
                         vec![Operand::IdRef(ty), Operand::IdRef(ty)],
                     ));
-                    let r = self.emit(op, st, vec![Operand::IdRef(arg(0)?), Operand::IdRef(arg(1)?)]);
-                    let hi = self.emit(Op::CompositeExtract, ty, vec![Operand::IdRef(r), Operand::LiteralBit32(1)]);
+                    let r = self.emit(
+                        op,
+                        st,
+                        vec![Operand::IdRef(arg(0)?), Operand::IdRef(arg(1)?)],
+                    );
+                    let hi = self.emit(
+                        Op::CompositeExtract,
+                        ty,
+                        vec![Operand::IdRef(r), Operand::LiteralBit32(1)],
+                    );
                     if n == 153 || n == 204 {
-                        self.emit(Op::IAdd, ty, vec![Operand::IdRef(hi), Operand::IdRef(arg(2)?)])
+                        self.emit(
+                            Op::IAdd,
+                            ty,
+                            vec![Operand::IdRef(hi), Operand::IdRef(arg(2)?)],
+                        )
                     } else {
                         hi
                     }
                 }
-                169 | 170 => self.emit(Op::IMul, ty, vec![Operand::IdRef(arg(0)?), Operand::IdRef(arg(1)?)]),
+                169 | 170 => self.emit(
+                    Op::IMul,
+                    ty,
+                    vec![Operand::IdRef(arg(0)?), Operand::IdRef(arg(1)?)],
+                ),
                 167 | 168 => {
-                    let m = self.emit(Op::IMul, ty, vec![Operand::IdRef(arg(0)?), Operand::IdRef(arg(1)?)]);
-                    self.emit(Op::IAdd, ty, vec![Operand::IdRef(m), Operand::IdRef(arg(2)?)])
+                    let m = self.emit(
+                        Op::IMul,
+                        ty,
+                        vec![Operand::IdRef(arg(0)?), Operand::IdRef(arg(1)?)],
+                    );
+                    self.emit(
+                        Op::IAdd,
+                        ty,
+                        vec![Operand::IdRef(m), Operand::IdRef(arg(2)?)],
+                    )
                 }
                 166 | 151 | 152 => {
                     if self.ctx.scalar_width(ty) != Some(32) {
-                        return Err("popcount/clz/ctz on other than 32-bit integers are not supported yet".into());
+                        return Err(
+                            "popcount/clz/ctz on other than 32-bit integers are not supported yet"
+                                .into(),
+                        );
                     }
                     let x = arg(0)?;
                     match n {
@@ -227,8 +301,20 @@ impl Lower<'_> {
                             let zero = self.splat(ty, 0.0, true)?;
                             let c32 = self.splat(ty, 32.0, true)?;
                             let bt = self.bool_like(ty);
-                            let is0 = self.emit(Op::IEqual, bt, vec![Operand::IdRef(x), Operand::IdRef(zero)]);
-                            self.emit(Op::Select, ty, vec![Operand::IdRef(is0), Operand::IdRef(c32), Operand::IdRef(lsb)])
+                            let is0 = self.emit(
+                                Op::IEqual,
+                                bt,
+                                vec![Operand::IdRef(x), Operand::IdRef(zero)],
+                            );
+                            self.emit(
+                                Op::Select,
+                                ty,
+                                vec![
+                                    Operand::IdRef(is0),
+                                    Operand::IdRef(c32),
+                                    Operand::IdRef(lsb),
+                                ],
+                            )
                         }
                     }
                 }
@@ -237,41 +323,102 @@ impl Lower<'_> {
                     let w = f64::from(self.ctx.scalar_width(ty).unwrap_or(32));
                     let mask = self.splat(ty, w - 1.0, true)?;
                     let wc = self.splat(ty, w, true)?;
-                    let s = self.emit(Op::BitwiseAnd, ty, vec![Operand::IdRef(s), Operand::IdRef(mask)]);
+                    let s = self.emit(
+                        Op::BitwiseAnd,
+                        ty,
+                        vec![Operand::IdRef(s), Operand::IdRef(mask)],
+                    );
                     let r = self.emit(Op::ISub, ty, vec![Operand::IdRef(wc), Operand::IdRef(s)]);
-                    let r = self.emit(Op::BitwiseAnd, ty, vec![Operand::IdRef(r), Operand::IdRef(mask)]);
-                    let hi = self.emit(Op::ShiftLeftLogical, ty, vec![Operand::IdRef(x), Operand::IdRef(s)]);
-                    let lo = self.emit(Op::ShiftRightLogical, ty, vec![Operand::IdRef(x), Operand::IdRef(r)]);
+                    let r = self.emit(
+                        Op::BitwiseAnd,
+                        ty,
+                        vec![Operand::IdRef(r), Operand::IdRef(mask)],
+                    );
+                    let hi = self.emit(
+                        Op::ShiftLeftLogical,
+                        ty,
+                        vec![Operand::IdRef(x), Operand::IdRef(s)],
+                    );
+                    let lo = self.emit(
+                        Op::ShiftRightLogical,
+                        ty,
+                        vec![Operand::IdRef(x), Operand::IdRef(r)],
+                    );
                     // A rotate by 0 shifts right by 0 too: x | x = x.
-                    self.emit(Op::BitwiseOr, ty, vec![Operand::IdRef(hi), Operand::IdRef(lo)])
+                    self.emit(
+                        Op::BitwiseOr,
+                        ty,
+                        vec![Operand::IdRef(hi), Operand::IdRef(lo)],
+                    )
                 }
                 187 => {
                     let (x, y, c) = (arg(0)?, arg(1)?, arg(2)?);
                     let ct = self.types.get(&c).copied().ok_or("select condition type")?;
-                    let is_vec = self.ctx.def(ct).is_some_and(|d| d.class.opcode == Op::TypeVector);
+                    let is_vec = self
+                        .ctx
+                        .def(ct)
+                        .is_some_and(|d| d.class.opcode == Op::TypeVector);
                     let bt = self.bool_like(ct);
                     let zero = self.splat(ct, 0.0, true)?;
                     let cond = if is_vec {
-                        self.emit(Op::SLessThan, bt, vec![Operand::IdRef(c), Operand::IdRef(zero)])
+                        self.emit(
+                            Op::SLessThan,
+                            bt,
+                            vec![Operand::IdRef(c), Operand::IdRef(zero)],
+                        )
                     } else {
-                        self.emit(Op::INotEqual, bt, vec![Operand::IdRef(c), Operand::IdRef(zero)])
+                        self.emit(
+                            Op::INotEqual,
+                            bt,
+                            vec![Operand::IdRef(c), Operand::IdRef(zero)],
+                        )
                     };
-                    self.emit(Op::Select, ty, vec![Operand::IdRef(cond), Operand::IdRef(y), Operand::IdRef(x)])
+                    self.emit(
+                        Op::Select,
+                        ty,
+                        vec![Operand::IdRef(cond), Operand::IdRef(y), Operand::IdRef(x)],
+                    )
                 }
                 186 => {
                     let (x, y, c) = (arg(0)?, arg(1)?, arg(2)?);
-                    if self.ctx.def(ty).is_some_and(|d| d.class.opcode == Op::TypeFloat)
-                        || self.ctx.def(ty).and_then(|d| id_operand(d, 0)).and_then(|e| self.ctx.def_op(e)) == Some(Op::TypeFloat)
+                    if self
+                        .ctx
+                        .def(ty)
+                        .is_some_and(|d| d.class.opcode == Op::TypeFloat)
+                        || self
+                            .ctx
+                            .def(ty)
+                            .and_then(|d| id_operand(d, 0))
+                            .and_then(|e| self.ctx.def_op(e))
+                            == Some(Op::TypeFloat)
                     {
-                        return Err("bitselect on floating-point values is not supported yet".into());
+                        return Err(
+                            "bitselect on floating-point values is not supported yet".into()
+                        );
                     }
                     let nc = self.emit(Op::Not, ty, vec![Operand::IdRef(c)]);
-                    let l = self.emit(Op::BitwiseAnd, ty, vec![Operand::IdRef(x), Operand::IdRef(nc)]);
-                    let r = self.emit(Op::BitwiseAnd, ty, vec![Operand::IdRef(y), Operand::IdRef(c)]);
-                    self.emit(Op::BitwiseOr, ty, vec![Operand::IdRef(l), Operand::IdRef(r)])
+                    let l = self.emit(
+                        Op::BitwiseAnd,
+                        ty,
+                        vec![Operand::IdRef(x), Operand::IdRef(nc)],
+                    );
+                    let r = self.emit(
+                        Op::BitwiseAnd,
+                        ty,
+                        vec![Operand::IdRef(y), Operand::IdRef(c)],
+                    );
+                    self.emit(
+                        Op::BitwiseOr,
+                        ty,
+                        vec![Operand::IdRef(l), Operand::IdRef(r)],
+                    )
                 }
                 184 => return Err("printf is not supported yet".into()),
-                other => return Err(format!("OpenCL.std instruction {other} is not supported yet")),
+                other => {
+                    return Err(format!(
+                        "OpenCL.std instruction {other} is not supported yet"
+                    ))
+                }
             }
         };
         // Give the final value the original id.
@@ -282,7 +429,12 @@ impl Lower<'_> {
                 return Ok(());
             }
         }
-        self.out.push(inst(Op::CopyObject, Some(ty), Some(rid), vec![Operand::IdRef(v)]));
+        self.out.push(inst(
+            Op::CopyObject,
+            Some(ty),
+            Some(rid),
+            vec![Operand::IdRef(v)],
+        ));
         Ok(())
     }
 }
@@ -292,16 +444,26 @@ impl Lower<'_> {
 /// # Errors
 /// For OpenCL built-ins without a lowering yet (named by number).
 pub(crate) fn lower_ext_inst(ctx: &mut Ctx) -> Result<(), String> {
-    let Some(cl) = ctx.module.ext_inst_imports.iter().find_map(|i| match i.operands.first() {
-        Some(Operand::LiteralString(s)) if s == "OpenCL.std" => i.result_id,
-        _ => None,
-    }) else {
+    let Some(cl) = ctx
+        .module
+        .ext_inst_imports
+        .iter()
+        .find_map(|i| match i.operands.first() {
+            Some(Operand::LiteralString(s)) if s == "OpenCL.std" => i.result_id,
+            _ => None,
+        })
+    else {
         return Ok(());
     };
     let glsl = ctx.id();
     let types = ctx.value_types();
     let blocks = std::mem::take(&mut ctx.module.functions[0].blocks);
-    let mut l = Lower { ctx, glsl, out: Vec::new(), types };
+    let mut l = Lower {
+        ctx,
+        glsl,
+        out: Vec::new(),
+        types,
+    };
     let mut new_blocks = Vec::with_capacity(blocks.len());
     for mut b in blocks {
         for i in std::mem::take(&mut b.instructions) {
@@ -315,7 +477,9 @@ pub(crate) fn lower_ext_inst(ctx: &mut Ctx) -> Result<(), String> {
         new_blocks.push(b);
     }
     ctx.module.functions[0].blocks = new_blocks;
-    ctx.module.ext_inst_imports.retain(|i| i.result_id != Some(cl));
+    ctx.module
+        .ext_inst_imports
+        .retain(|i| i.result_id != Some(cl));
     ctx.module.ext_inst_imports.push(inst(
         Op::ExtInstImport,
         None,

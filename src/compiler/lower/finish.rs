@@ -67,15 +67,18 @@ fn strip_foreign_ext_inst(ctx: &mut Ctx) {
     if foreign.is_empty() {
         return;
     }
-    ctx.module.ext_inst_imports.retain(|i| !i.result_id.is_some_and(|r| foreign.contains(&r)));
+    ctx.module
+        .ext_inst_imports
+        .retain(|i| !i.result_id.is_some_and(|r| foreign.contains(&r)));
     for b in &mut ctx.module.functions[0].blocks {
         b.instructions.retain(|i| {
-            !(i.class.opcode == Op::ExtInst && id_operand(i, 0).is_some_and(|s| foreign.contains(&s)))
+            !(i.class.opcode == Op::ExtInst
+                && id_operand(i, 0).is_some_and(|s| foreign.contains(&s)))
         });
     }
-    ctx.module
-        .types_global_values
-        .retain(|i| !(i.class.opcode == Op::ExtInst && id_operand(i, 0).is_some_and(|s| foreign.contains(&s))));
+    ctx.module.types_global_values.retain(|i| {
+        !(i.class.opcode == Op::ExtInst && id_operand(i, 0).is_some_and(|s| foreign.contains(&s)))
+    });
 }
 
 fn remove_dead_globals(ctx: &mut Ctx) {
@@ -83,7 +86,11 @@ fn remove_dead_globals(ctx: &mut Ctx) {
     let mut live: HashSet<Word> = HashSet::new();
     let mut work: Vec<Word> = Vec::new();
     for f in &m.functions {
-        for i in f.def.iter().chain(f.blocks.iter().flat_map(|b| b.instructions.iter())) {
+        for i in f
+            .def
+            .iter()
+            .chain(f.blocks.iter().flat_map(|b| b.instructions.iter()))
+        {
             work.extend(used_ids(i));
         }
     }
@@ -93,9 +100,16 @@ fn remove_dead_globals(ctx: &mut Ctx) {
     // The WorkgroupSize composite and spec constants stay even when unused: the runtime
     // specializes them.
     for a in &m.annotations {
-        if matches!(a.operands.get(1), Some(Operand::Decoration(Decoration::BuiltIn | Decoration::SpecId)))
-            && matches!(a.operands.get(2), Some(Operand::BuiltIn(rspirv::spirv::BuiltIn::WorkgroupSize)) | Some(Operand::LiteralBit32(0..=2)))
-        {
+        if matches!(
+            a.operands.get(1),
+            Some(Operand::Decoration(
+                Decoration::BuiltIn | Decoration::SpecId
+            ))
+        ) && matches!(
+            a.operands.get(2),
+            Some(Operand::BuiltIn(rspirv::spirv::BuiltIn::WorkgroupSize))
+                | Some(Operand::LiteralBit32(0..=2))
+        ) {
             if let Some(t) = id_operand(a, 0) {
                 work.push(t);
             }
@@ -129,11 +143,11 @@ fn defined_ids(ctx: &Ctx) -> HashSet<Word> {
         .filter_map(|i| i.result_id)
         .collect();
     for f in &m.functions {
-        for i in f
-            .def
-            .iter()
-            .chain(f.blocks.iter().flat_map(|b| b.label.iter().chain(b.instructions.iter())))
-        {
+        for i in f.def.iter().chain(
+            f.blocks
+                .iter()
+                .flat_map(|b| b.label.iter().chain(b.instructions.iter())),
+        ) {
             if let Some(r) = i.result_id {
                 s.insert(r);
             }
@@ -200,7 +214,11 @@ fn contains_scalar(ctx: &Ctx, ty: Word, pred: &dyn Fn(Op, u32) -> bool, depth: u
 }
 
 fn capabilities(ctx: &mut Ctx, caps: &DeviceCaps) -> Result<(), String> {
-    let mut c = vec![Capability::Shader, Capability::PhysicalStorageBufferAddresses, Capability::Int64];
+    let mut c = vec![
+        Capability::Shader,
+        Capability::PhysicalStorageBufferAddresses,
+        Capability::Int64,
+    ];
     let mut storage8 = false;
     let mut storage16 = false;
     for i in &ctx.module.types_global_values {
@@ -217,12 +235,13 @@ fn capabilities(ctx: &mut Ctx, caps: &DeviceCaps) -> Result<(), String> {
             (Op::TypeVector, _) if lit_operand(i, 1).is_some_and(|n| n > 4) => {
                 return Err("vectors of 8 and 16 components are not supported yet".into())
             }
-            (Op::TypePointer, _) => {
-                if i.operands.first() == Some(&Operand::StorageClass(StorageClass::PhysicalStorageBuffer)) {
-                    if let Some(p) = id_operand(i, 1) {
-                        storage8 |= contains_scalar(ctx, p, &|op, w| op == Op::TypeInt && w == 8, 0);
-                        storage16 |= contains_scalar(ctx, p, &|_, w| w == 16, 0);
-                    }
+            (Op::TypePointer, _)
+                if i.operands.first()
+                    == Some(&Operand::StorageClass(StorageClass::PhysicalStorageBuffer)) =>
+            {
+                if let Some(p) = id_operand(i, 1) {
+                    storage8 |= contains_scalar(ctx, p, &|op, w| op == Op::TypeInt && w == 8, 0);
+                    storage16 |= contains_scalar(ctx, p, &|_, w| w == 16, 0);
                 }
             }
             _ => {}

@@ -82,7 +82,10 @@ impl Walk<'_> {
         if self.const_value(a) == Some(0) {
             return Ok(b);
         }
-        let (ta, tb) = (self.ty(a).ok_or("index type")?, self.ty(b).ok_or("index type")?);
+        let (ta, tb) = (
+            self.ty(a).ok_or("index type")?,
+            self.ty(b).ok_or("index type")?,
+        );
         let (wa, wb) = (
             self.ctx.scalar_width(ta).unwrap_or(32),
             self.ctx.scalar_width(tb).unwrap_or(32),
@@ -118,7 +121,10 @@ impl Walk<'_> {
         if let Some(f) = first {
             if self.const_value(f) != Some(0) {
                 let Some(last) = idx.pop() else {
-                    return Err("pointer arithmetic past a private or local variable is not supported yet".into());
+                    return Err(
+                        "pointer arithmetic past a private or local variable is not supported yet"
+                            .into(),
+                    );
                 };
                 let sum = self.add_index(last, f)?;
                 idx.push(sum);
@@ -137,7 +143,8 @@ impl Walk<'_> {
             let mut ops = vec![Operand::IdRef(base.root)];
             ops.extend(idx.iter().map(|i| Operand::IdRef(*i)));
             self.types.insert(result, ty);
-            self.out.push(inst(Op::AccessChain, Some(ty), Some(result), ops));
+            self.out
+                .push(inst(Op::AccessChain, Some(ty), Some(result), ops));
         }
         self.logical.insert(result, l);
         Ok(())
@@ -162,8 +169,17 @@ impl Walk<'_> {
 
     /// Folds a pointer bitcast of a logical pointer when the target type is the first
     /// (nested) element of the source; otherwise remembers it as a view.
-    fn bitcast_logical(&mut self, result: Word, target_ptr_ty: Word, src: &Logical) -> Result<(), String> {
-        let target = self.ctx.ptr_info(target_ptr_ty).map(|p| p.1).ok_or("bitcast target")?;
+    fn bitcast_logical(
+        &mut self,
+        result: Word,
+        target_ptr_ty: Word,
+        src: &Logical,
+    ) -> Result<(), String> {
+        let target = self
+            .ctx
+            .ptr_info(target_ptr_ty)
+            .map(|p| p.1)
+            .ok_or("bitcast target")?;
         let mut cur = self.logical_pointee(src).ok_or("logical pointer type")?;
         let mut zeros = Vec::new();
         loop {
@@ -218,7 +234,8 @@ impl Walk<'_> {
         }
         let (mut flags, mut align) = (MemoryAccess::NONE, 0);
         if let Some(Operand::MemoryAccess(m)) = old.first() {
-            flags = *m & (MemoryAccess::VOLATILE | MemoryAccess::ALIGNED | MemoryAccess::NONTEMPORAL);
+            flags =
+                *m & (MemoryAccess::VOLATILE | MemoryAccess::ALIGNED | MemoryAccess::NONTEMPORAL);
             if m.contains(MemoryAccess::ALIGNED) {
                 align = match old.get(1) {
                     Some(Operand::LiteralBit32(a)) => *a,
@@ -253,7 +270,11 @@ impl Walk<'_> {
 
     fn scope(&mut self, id: Word, min: Option<Scope>) -> Word {
         let v = self.const_value(id).unwrap_or(1) as u32;
-        let mut s = if v == Scope::CrossDevice as u32 { Scope::Device as u32 } else { v };
+        let mut s = if v == Scope::CrossDevice as u32 {
+            Scope::Device as u32
+        } else {
+            v
+        };
         if let Some(m) = min {
             // Smaller numbers are wider scopes (Device 1 < Workgroup 2 < Subgroup 3).
             s = s.min(m as u32);
@@ -266,23 +287,56 @@ impl Walk<'_> {
         let rid = i.result_id.unwrap_or(0);
         match op {
             Op::Variable => {
-                if let Some(sc) = i.result_type.and_then(|t| self.ctx.ptr_info(t)).map(|p| p.0) {
-                    self.logical.insert(rid, Logical { root: rid, sc, idx: vec![] });
+                if let Some(sc) = i
+                    .result_type
+                    .and_then(|t| self.ctx.ptr_info(t))
+                    .map(|p| p.0)
+                {
+                    self.logical.insert(
+                        rid,
+                        Logical {
+                            root: rid,
+                            sc,
+                            idx: vec![],
+                        },
+                    );
                 }
             }
-            Op::PtrAccessChain | Op::InBoundsPtrAccessChain | Op::AccessChain | Op::InBoundsAccessChain => {
+            Op::PtrAccessChain
+            | Op::InBoundsPtrAccessChain
+            | Op::AccessChain
+            | Op::InBoundsAccessChain => {
                 let base = id_operand(&i, 0).ok_or("access chain base")?;
                 let base = self.alias.get(&base).copied().unwrap_or(base);
-                let ids: Vec<Word> = (1..i.operands.len()).filter_map(|k| id_operand(&i, k)).collect();
+                let ids: Vec<Word> = (1..i.operands.len())
+                    .filter_map(|k| id_operand(&i, k))
+                    .collect();
                 let has_first = matches!(op, Op::PtrAccessChain | Op::InBoundsPtrAccessChain);
                 if let Some(l) = self.logical.get(&base).cloned() {
                     self.check_access(base)?;
-                    let pointee = i.result_type.and_then(|t| self.ctx.ptr_info(t)).map(|p| p.1).ok_or("chain type")?;
-                    let (first, rest) = if has_first { (ids.first().copied(), &ids[1.min(ids.len())..]) } else { (None, &ids[..]) };
+                    let pointee = i
+                        .result_type
+                        .and_then(|t| self.ctx.ptr_info(t))
+                        .map(|p| p.1)
+                        .ok_or("chain type")?;
+                    let (first, rest) = if has_first {
+                        (ids.first().copied(), &ids[1.min(ids.len())..])
+                    } else {
+                        (None, &ids[..])
+                    };
                     return self.fold(rid, pointee, &l, first, rest);
                 }
-                let new_op = if has_first { Op::PtrAccessChain } else { Op::AccessChain };
-                i = inst(new_op, i.result_type, i.result_id, std::mem::take(&mut i.operands));
+                let new_op = if has_first {
+                    Op::PtrAccessChain
+                } else {
+                    Op::AccessChain
+                };
+                i = inst(
+                    new_op,
+                    i.result_type,
+                    i.result_id,
+                    std::mem::take(&mut i.operands),
+                );
             }
             Op::Bitcast => {
                 let src = id_operand(&i, 0).ok_or("bitcast operand")?;
@@ -300,7 +354,11 @@ impl Walk<'_> {
                 let p = id_operand(&i, 0).ok_or("load pointer")?;
                 self.check_access(p)?;
                 let ty = i.result_type.unwrap_or(0);
-                i.operands = [vec![Operand::IdRef(p)], self.mem_operands(p, &i.operands[1..], ty)].concat();
+                i.operands = [
+                    vec![Operand::IdRef(p)],
+                    self.mem_operands(p, &i.operands[1..], ty),
+                ]
+                .concat();
             }
             Op::Store => {
                 let p = id_operand(&i, 0).ok_or("store pointer")?;
@@ -314,7 +372,12 @@ impl Walk<'_> {
                 .concat();
             }
             Op::CopyMemory | Op::CopyMemorySized => return self.copy_memory(&i),
-            Op::Phi | Op::Select | Op::PtrEqual | Op::PtrNotEqual | Op::ConvertPtrToU | Op::PtrDiff => {
+            Op::Phi
+            | Op::Select
+            | Op::PtrEqual
+            | Op::PtrNotEqual
+            | Op::ConvertPtrToU
+            | Op::PtrDiff => {
                 let uses_logical = (0..i.operands.len())
                     .filter_map(|k| id_operand(&i, k))
                     .any(|v| self.logical.contains_key(&v));
@@ -324,10 +387,22 @@ impl Walk<'_> {
                     ));
                 }
             }
-            Op::AtomicLoad | Op::AtomicStore | Op::AtomicExchange | Op::AtomicCompareExchange
-            | Op::AtomicIIncrement | Op::AtomicIDecrement | Op::AtomicIAdd | Op::AtomicISub
-            | Op::AtomicSMin | Op::AtomicUMin | Op::AtomicSMax | Op::AtomicUMax | Op::AtomicAnd
-            | Op::AtomicOr | Op::AtomicXor | Op::AtomicFAddEXT => {
+            Op::AtomicLoad
+            | Op::AtomicStore
+            | Op::AtomicExchange
+            | Op::AtomicCompareExchange
+            | Op::AtomicIIncrement
+            | Op::AtomicIDecrement
+            | Op::AtomicIAdd
+            | Op::AtomicISub
+            | Op::AtomicSMin
+            | Op::AtomicUMin
+            | Op::AtomicSMax
+            | Op::AtomicUMax
+            | Op::AtomicAnd
+            | Op::AtomicOr
+            | Op::AtomicXor
+            | Op::AtomicFAddEXT => {
                 let p = id_operand(&i, 0).ok_or("atomic pointer")?;
                 self.check_access(p)?;
                 let min = match self.sc_of(p) {
@@ -345,7 +420,9 @@ impl Walk<'_> {
             }
             Op::ControlBarrier => {
                 let (e, m, s) = (id_operand(&i, 0), id_operand(&i, 1), id_operand(&i, 2));
-                let (Some(e), Some(m), Some(s)) = (e, m, s) else { return Err("barrier operands".into()) };
+                let (Some(e), Some(m), Some(s)) = (e, m, s) else {
+                    return Err("barrier operands".into());
+                };
                 i.operands = vec![
                     Operand::IdScope(self.scope(e, None)),
                     Operand::IdScope(self.scope(m, None)),
@@ -391,7 +468,11 @@ impl Walk<'_> {
             return Ok(self.alias.get(&id).copied().unwrap_or(id));
         }
         let pty = self.ty(ptr).ok_or("pointer type")?;
-        Ok(self.emit(Op::PtrAccessChain, pty, vec![Operand::IdRef(ptr), Operand::IdRef(index)]))
+        Ok(self.emit(
+            Op::PtrAccessChain,
+            pty,
+            vec![Operand::IdRef(ptr), Operand::IdRef(index)],
+        ))
     }
 
     fn vector_index(&mut self, offset: Word, n: u32, k: u32) -> Result<Word, String> {
@@ -404,18 +485,28 @@ impl Walk<'_> {
         };
         self.types.insert(cn, ot);
         self.types.insert(ck, ot);
-        let base = self.emit(Op::IMul, ot, vec![Operand::IdRef(offset), Operand::IdRef(cn)]);
+        let base = self.emit(
+            Op::IMul,
+            ot,
+            vec![Operand::IdRef(offset), Operand::IdRef(cn)],
+        );
         self.add_index(base, ck)
     }
 
     /// `vloadn(offset, p, n)`: n scalar loads from `p[offset * n + k]`.
     fn vloadn(&mut self, i: &Instruction) -> Result<(), String> {
-        let (Some(offset), Some(p), Some(n)) = (id_operand(i, 2), id_operand(i, 3), lit_operand(i, 4)) else {
+        let (Some(offset), Some(p), Some(n)) =
+            (id_operand(i, 2), id_operand(i, 3), lit_operand(i, 4))
+        else {
             return Err("vloadn operands".into());
         };
         let p = self.alias.get(&p).copied().unwrap_or(p);
         let vty = i.result_type.ok_or("vloadn type")?;
-        let elem = self.ctx.def(vty).and_then(|d| id_operand(d, 0)).ok_or("vloadn type")?;
+        let elem = self
+            .ctx
+            .def(vty)
+            .and_then(|d| id_operand(d, 0))
+            .ok_or("vloadn type")?;
         let mut comps = Vec::new();
         for k in 0..n {
             let idx = self.vector_index(offset, n, k)?;
@@ -436,36 +527,48 @@ impl Walk<'_> {
 
     /// `vstoren(data, offset, p)`: n scalar stores to `p[offset * n + k]`.
     fn vstoren(&mut self, i: &Instruction) -> Result<(), String> {
-        let (Some(data), Some(offset), Some(p)) = (id_operand(i, 2), id_operand(i, 3), id_operand(i, 4)) else {
+        let (Some(data), Some(offset), Some(p)) =
+            (id_operand(i, 2), id_operand(i, 3), id_operand(i, 4))
+        else {
             return Err("vstoren operands".into());
         };
         let p = self.alias.get(&p).copied().unwrap_or(p);
         let vty = self.ty(data).ok_or("vstoren type")?;
         let d = self.ctx.def(vty).ok_or("vstoren type")?;
-        let (elem, n) = (id_operand(d, 0).ok_or("vstoren type")?, lit_operand(d, 1).ok_or("vstoren type")?);
+        let (elem, n) = (
+            id_operand(d, 0).ok_or("vstoren type")?,
+            lit_operand(d, 1).ok_or("vstoren type")?,
+        );
         for k in 0..n {
             let idx = self.vector_index(offset, n, k)?;
             let ep = self.element_ptr(p, idx, elem)?;
-            let c = self.emit(Op::CompositeExtract, elem, vec![Operand::IdRef(data), Operand::LiteralBit32(k)]);
+            let c = self.emit(
+                Op::CompositeExtract,
+                elem,
+                vec![Operand::IdRef(data), Operand::LiteralBit32(k)],
+            );
             let mo = self.mem_operands(ep, &[], elem);
-            self.out.push(inst(Op::Store, None, None, [vec![Operand::IdRef(ep), Operand::IdRef(c)], mo].concat()));
+            self.out.push(inst(
+                Op::Store,
+                None,
+                None,
+                [vec![Operand::IdRef(ep), Operand::IdRef(c)], mo].concat(),
+            ));
         }
         Ok(())
     }
 
-    /// memcpy of one whole object of the same type: a load and a store.
+    /// memcpy (`OpCopyMemorySized`, `OpCopyMemory`) as a load and a store of one object: of
+    /// the common type, or of the typed side's type when the other side is a physical pointer
+    /// (which can be reinterpreted freely) and the size is exactly that type's size.
     fn copy_memory(&mut self, i: &Instruction) -> Result<(), String> {
         let (Some(dst), Some(src)) = (id_operand(i, 0), id_operand(i, 1)) else {
             return Err("copy operands".into());
         };
         let typed = |w: &Self, p: Word| -> Word {
             let p = w.alias.get(&p).copied().unwrap_or(p);
-            if w.views.contains_key(&p) || w.casts.contains_key(&p) {
-                let r = w.resolve_cast(p);
-                w.alias.get(&r).copied().unwrap_or(r)
-            } else {
-                p
-            }
+            let r = w.resolve_cast(p);
+            w.alias.get(&r).copied().unwrap_or(r)
         };
         let (d, s) = (typed(self, dst), typed(self, src));
         let pointee = |w: &Self, p: Word| -> Option<Word> {
@@ -479,22 +582,62 @@ impl Walk<'_> {
         let (Some(dt), Some(st)) = (pointee(self, d), pointee(self, s)) else {
             return Err("memcpy between pointers of unknown type".into());
         };
-        if dt != st {
-            return Err("memcpy between different types is not supported yet".into());
-        }
-        if i.class.opcode == Op::CopyMemorySized {
-            let size = id_operand(i, 2).and_then(|c| self.const_value(c));
-            let defs = Defs::new(&self.ctx.module);
-            let layout = Layout::new(&self.ctx.module, &defs);
-            let whole = layout.size_align(dt).map(|s| s.size).ok();
-            if size.is_none() || size != whole {
-                return Err("memcpy of a partial object is not supported yet".into());
+        let (size, align) = if i.class.opcode == Op::CopyMemorySized {
+            let size = id_operand(i, 2)
+                .and_then(|c| self.const_value(c))
+                .ok_or("memcpy of a variable size is not supported yet")?;
+            let align = i.operands.iter().skip(3).find_map(|o| match o {
+                Operand::LiteralBit32(a) => Some(*a),
+                _ => None,
+            });
+            (Some(size), align)
+        } else {
+            (None, None)
+        };
+        let defs = Defs::new(&self.ctx.module);
+        let layout = Layout::new(&self.ctx.module, &defs);
+        let size_of = |t: Word| layout.size_align(t).map(|s| s.size).ok();
+        let fits = |t: Word| size.is_none() || size == size_of(t);
+        let d_phys = self.sc_of(d) == Some(StorageClass::PhysicalStorageBuffer);
+        let s_phys = self.sc_of(s) == Some(StorageClass::PhysicalStorageBuffer);
+        let ty = if (dt == st || s_phys) && fits(dt) {
+            dt
+        } else if d_phys && fits(st) {
+            st
+        } else {
+            return Err(
+                "memcpy of a partial object or between different types is not supported yet".into(),
+            );
+        };
+        let cast = |w: &mut Self, p: Word, phys: bool, pt: Word| -> Word {
+            if !phys || pt == ty {
+                return p;
             }
-        }
-        let mo = self.mem_operands(s, &[], st);
-        let v = self.emit(Op::Load, st, [vec![Operand::IdRef(s)], mo].concat());
-        let mo = self.mem_operands(d, &[], dt);
-        self.out.push(inst(Op::Store, None, None, [vec![Operand::IdRef(d), Operand::IdRef(v)], mo].concat()));
+            let t = w.ctx.t_ptr(StorageClass::PhysicalStorageBuffer, ty);
+            w.emit(Op::Bitcast, t, vec![Operand::IdRef(p)])
+        };
+        let s2 = cast(self, s, s_phys, st);
+        let d2 = cast(self, d, d_phys, dt);
+        let mem = |w: &Self, p: Word| -> Vec<Operand> {
+            let old = align
+                .map(|a| {
+                    vec![
+                        Operand::MemoryAccess(MemoryAccess::ALIGNED),
+                        Operand::LiteralBit32(a),
+                    ]
+                })
+                .unwrap_or_default();
+            w.mem_operands(p, &old, ty)
+        };
+        let mo = mem(self, s2);
+        let v = self.emit(Op::Load, ty, [vec![Operand::IdRef(s2)], mo].concat());
+        let mo = mem(self, d2);
+        self.out.push(inst(
+            Op::Store,
+            None,
+            None,
+            [vec![Operand::IdRef(d2), Operand::IdRef(v)], mo].concat(),
+        ));
         Ok(())
     }
 }
@@ -505,20 +648,35 @@ impl Walk<'_> {
 /// For private/local pointer uses that need a byte-addressable fallback (not written yet).
 pub(crate) fn lower_memory(ctx: &mut Ctx) -> Result<(), String> {
     let types = ctx.value_types();
-    let opencl_std = ctx.module.ext_inst_imports.iter().find_map(|i| match i.operands.first() {
-        Some(Operand::LiteralString(s)) if s == "OpenCL.std" => i.result_id,
-        _ => None,
-    });
+    let opencl_std = ctx
+        .module
+        .ext_inst_imports
+        .iter()
+        .find_map(|i| match i.operands.first() {
+            Some(Operand::LiteralString(s)) if s == "OpenCL.std" => i.result_id,
+            _ => None,
+        });
     let mut logical = HashMap::new();
     for g in &ctx.module.types_global_values {
         if g.class.opcode == Op::Variable {
             if let (Some(id), Some(Operand::StorageClass(sc))) = (g.result_id, g.operands.first()) {
-                if matches!(sc, StorageClass::Workgroup | StorageClass::Private | StorageClass::Function) {
-                    logical.insert(id, Logical { root: id, sc: *sc, idx: vec![] });
+                if matches!(
+                    sc,
+                    StorageClass::Workgroup | StorageClass::Private | StorageClass::Function
+                ) {
+                    logical.insert(
+                        id,
+                        Logical {
+                            root: id,
+                            sc: *sc,
+                            idx: vec![],
+                        },
+                    );
                 }
             }
         }
     }
+    physical_nulls(ctx);
     let blocks = std::mem::take(&mut ctx.module.functions[0].blocks);
     let mut w = Walk {
         ctx,
@@ -543,4 +701,58 @@ pub(crate) fn lower_memory(ctx: &mut Ctx) -> Result<(), String> {
     ctx.module.functions[0].blocks = new_blocks;
     ctx.substitute(&alias);
     Ok(())
+}
+
+/// Vulkan has no null constant for physical pointers: NULL becomes `OpConvertUToPtr 0`, computed
+/// at the top of the kernel.
+fn physical_nulls(ctx: &mut Ctx) {
+    let nulls: Vec<(Word, Word)> = ctx
+        .module
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::ConstantNull)
+        .filter_map(|i| Some((i.result_id?, i.result_type?)))
+        .filter(|(_, t)| {
+            ctx.ptr_info(*t)
+                .is_some_and(|(sc, _)| sc == StorageClass::PhysicalStorageBuffer)
+        })
+        .collect();
+    if nulls.is_empty() {
+        return;
+    }
+    let zero = ctx.c_u64(0);
+    let mut map = HashMap::new();
+    let mut code = Vec::new();
+    for (old, ty) in nulls {
+        let id = ctx.id();
+        code.push(inst(
+            Op::ConvertUToPtr,
+            Some(ty),
+            Some(id),
+            vec![Operand::IdRef(zero)],
+        ));
+        map.insert(old, id);
+    }
+    let Some(entry) = ctx.module.functions[0].blocks.first_mut() else {
+        return;
+    };
+    let at = entry
+        .instructions
+        .iter()
+        .position(|i| i.class.opcode != Op::Variable)
+        .unwrap_or(entry.instructions.len());
+    for (k, i) in code.into_iter().enumerate() {
+        entry.instructions.insert(at + k, i);
+    }
+    for i in ctx.module.functions[0]
+        .blocks
+        .iter_mut()
+        .flat_map(|b| b.instructions.iter_mut())
+    {
+        crate::compiler::spv::for_each_used_id_mut(i, |w| {
+            if let Some(n) = map.get(w) {
+                *w = *n;
+            }
+        });
+    }
 }

@@ -41,7 +41,11 @@ pub(crate) struct Lowered {
 ///
 /// # Errors
 /// A message naming the construct that cannot be lowered yet.
-pub(crate) fn lower_kernel(module: &Module, info: &KernelInfo, caps: &DeviceCaps) -> Result<Lowered, String> {
+pub(crate) fn lower_kernel(
+    module: &Module,
+    info: &KernelInfo,
+    caps: &DeviceCaps,
+) -> Result<Lowered, String> {
     let mut ctx = ctx::Ctx::new(select::select_kernel(module, info)?);
     cfg::structurize(&mut ctx)?;
     types::lower_types(&mut ctx)?;

@@ -22,7 +22,10 @@ fn forwarded_callee(f: &Function) -> Option<Word> {
     if call.class.opcode != Op::FunctionCall || ret.class.opcode != Op::Return {
         return None;
     }
-    let args: Vec<Word> = call.operands[1..]
+    let args: Vec<Word> = call
+        .operands
+        .get(1..)
+        .unwrap_or_default()
         .iter()
         .filter_map(|o| match o {
             Operand::IdRef(w) => Some(*w),
@@ -82,8 +85,46 @@ pub(crate) fn select_kernel(module: &Module, info: &KernelInfo) -> Result<Module
     if let Some(def) = body.def.as_mut() {
         def.result_id = Some(info.function);
     }
+    literal_ext_inst_operands(&m, &mut body);
     m.functions = vec![body];
     Ok(m)
+}
+
+/// rspirv parses every trailing `OpExtInst` operand as an id; the OpenCL.std instructions
+/// whose last operand is a literal (`vloadn`'s component count, rounding modes) get it back as
+/// a literal here, before any pass could mistake it for an id.
+fn literal_ext_inst_operands(m: &Module, body: &mut Function) {
+    const LAST_IS_LITERAL: &[u32] = &[171, 174, 176, 178, 179, 181];
+    let Some(cl) = m
+        .ext_inst_imports
+        .iter()
+        .find_map(|i| match i.operands.first() {
+            Some(Operand::LiteralString(s)) if s == "OpenCL.std" => i.result_id,
+            _ => None,
+        })
+    else {
+        return;
+    };
+    for i in body
+        .blocks
+        .iter_mut()
+        .flat_map(|b| b.instructions.iter_mut())
+    {
+        if i.class.opcode != Op::ExtInst || id_operand(i, 0) != Some(cl) {
+            continue;
+        }
+        let num = match i.operands.get(1) {
+            Some(Operand::LiteralExtInstInteger(n)) => *n,
+            _ => continue,
+        };
+        if LAST_IS_LITERAL.contains(&num) {
+            if let Some(last) = i.operands.last_mut() {
+                if let Operand::IdRef(w) = last {
+                    *last = Operand::LiteralBit32(*w);
+                }
+            }
+        }
+    }
 }
 
 /// Replaces `OpDecorationGroup`/`OpGroupDecorate` by plain `OpDecorate`s.
@@ -104,9 +145,10 @@ fn expand_decoration_groups(m: &mut Module) {
             let Some(g) = id_operand(i, 0) else { continue };
             for target in i.operands[1..].iter() {
                 let Operand::IdRef(t) = target else { continue };
-                for d in old.iter().filter(|d| {
-                    d.class.opcode == Op::Decorate && id_operand(d, 0) == Some(g)
-                }) {
+                for d in old
+                    .iter()
+                    .filter(|d| d.class.opcode == Op::Decorate && id_operand(d, 0) == Some(g))
+                {
                     let mut ops = d.operands.clone();
                     ops[0] = Operand::IdRef(*t);
                     out.push(inst(Op::Decorate, None, None, ops));
@@ -117,9 +159,13 @@ fn expand_decoration_groups(m: &mut Module) {
     m.annotations = old
         .into_iter()
         .filter(|i| {
-            !matches!(i.class.opcode, Op::DecorationGroup | Op::GroupDecorate | Op::GroupMemberDecorate)
-                && !(i.class.opcode == Op::Decorate
-                    && id_operand(i, 0).is_some_and(|t| groups.contains(&t)))
+            let group_inst = matches!(
+                i.class.opcode,
+                Op::DecorationGroup | Op::GroupDecorate | Op::GroupMemberDecorate
+            );
+            let on_group = i.class.opcode == Op::Decorate
+                && id_operand(i, 0).is_some_and(|t| groups.contains(&t));
+            !group_inst && !on_group
         })
         .chain(out)
         .collect();

@@ -35,7 +35,10 @@ pub(crate) fn lower_types(ctx: &mut Ctx) -> Result<(), String> {
         .filter_map(|(k, i)| i.result_type.map(|t| (k, t)))
         .collect();
     for (k, ty) in vars {
-        let pointee = ctx.ptr_info(ty).map(|p| p.1).ok_or("variable of non-pointer type")?;
+        let pointee = ctx
+            .ptr_info(ty)
+            .map(|p| p.1)
+            .ok_or("variable of non-pointer type")?;
         let pty = ctx.t_ptr(StorageClass::Private, pointee);
         let v = &mut ctx.module.types_global_values[k];
         v.result_type = Some(pty);
@@ -96,7 +99,12 @@ pub(crate) fn dedup_types(ctx: &mut Ctx) {
     }
 }
 
-fn has_deco(annotations: &[Instruction], target: Word, member: Option<u32>, deco: Decoration) -> bool {
+fn has_deco(
+    annotations: &[Instruction],
+    target: Word,
+    member: Option<u32>,
+    deco: Decoration,
+) -> bool {
     annotations.iter().any(|a| match member {
         None => {
             a.class.opcode == Op::Decorate
@@ -121,15 +129,25 @@ pub(crate) fn add_layout(ctx: &mut Ctx) -> Result<(), String> {
         let Some(id) = i.result_id else { continue };
         match i.class.opcode {
             Op::TypeStruct => {
-                let Ok(offsets) = layout.member_offsets(id) else { continue };
+                let Ok(offsets) = layout.member_offsets(id) else {
+                    continue;
+                };
                 for (m, (off, op)) in offsets.iter().zip(&i.operands).enumerate() {
                     if let Operand::IdRef(mt) = op {
                         let align = layout.size_align(*mt).map(|s| s.align).unwrap_or(1);
                         if off % align != 0 {
-                            return Err("packed structs with unaligned members are not supported yet".into());
+                            return Err(
+                                "packed structs with unaligned members are not supported yet"
+                                    .into(),
+                            );
                         }
                     }
-                    if !has_deco(&ctx.module.annotations, id, Some(m as u32), Decoration::Offset) {
+                    if !has_deco(
+                        &ctx.module.annotations,
+                        id,
+                        Some(m as u32),
+                        Decoration::Offset,
+                    ) {
                         new.push(inst(
                             Op::MemberDecorate,
                             None,
@@ -145,21 +163,33 @@ pub(crate) fn add_layout(ctx: &mut Ctx) -> Result<(), String> {
                 }
             }
             Op::TypeArray => {
-                let Some(elem) = id_operand(i, 0) else { continue };
-                let Ok(sa) = layout.size_align(elem) else { continue };
+                let Some(elem) = id_operand(i, 0) else {
+                    continue;
+                };
+                let Ok(sa) = layout.size_align(elem) else {
+                    continue;
+                };
                 let stride = sa.size.div_ceil(sa.align.max(1)) * sa.align.max(1);
                 if !has_deco(&ctx.module.annotations, id, None, Decoration::ArrayStride) {
                     new.push(stride_deco(id, stride));
                 }
             }
             Op::TypePointer => {
-                if i.operands.first() != Some(&Operand::StorageClass(StorageClass::PhysicalStorageBuffer)) {
+                if i.operands.first()
+                    != Some(&Operand::StorageClass(StorageClass::PhysicalStorageBuffer))
+                {
                     continue;
                 }
-                let Some(pointee) = id_operand(i, 1) else { continue };
-                let Ok(sa) = layout.size_align(pointee) else { continue };
+                let Some(pointee) = id_operand(i, 1) else {
+                    continue;
+                };
+                let Ok(sa) = layout.size_align(pointee) else {
+                    continue;
+                };
                 let stride = sa.size.div_ceil(sa.align.max(1)) * sa.align.max(1);
-                if stride > 0 && !has_deco(&ctx.module.annotations, id, None, Decoration::ArrayStride) {
+                if stride > 0
+                    && !has_deco(&ctx.module.annotations, id, None, Decoration::ArrayStride)
+                {
                     new.push(stride_deco(id, stride));
                 }
             }
