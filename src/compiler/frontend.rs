@@ -130,13 +130,7 @@ fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, Build
         "-o".to_string(),
         path_arg(&structured),
     ];
-    let out = run(&tools.opt, &args, None).map_err(BuildFailure::compile)?;
-    if !out.success {
-        return Err(BuildFailure::compile(format!(
-            "opt failed: {}",
-            out.stderr.trim()
-        )));
-    }
+    run_opt(tools, &args)?;
     let spv = dir.join("kernel.spv");
     let args = vec![
         "--preserve-ocl-kernel-arg-type-metadata-through-string".to_string(),
@@ -144,7 +138,12 @@ fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, Build
         "-o".to_string(),
         path_arg(&spv),
     ];
-    let out = run(&tools.llvm_spirv, &args, None).map_err(BuildFailure::compile)?;
+    let mut out = run(&tools.llvm_spirv, &args, None).map_err(BuildFailure::compile)?;
+    if !out.success && out.stderr.contains("freeze") {
+        // Rare (O2 makes `freeze` for some idioms): rewrite it away in text form and retry.
+        thaw(tools, dir, &structured)?;
+        out = run(&tools.llvm_spirv, &args, None).map_err(BuildFailure::compile)?;
+    }
     if !out.success {
         return Err(BuildFailure::compile(format!(
             "llvm-spirv failed: {}",
@@ -154,6 +153,75 @@ fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, Build
     let bytes = std::fs::read(&spv)
         .map_err(|e| BuildFailure::compile(format!("cannot read llvm-spirv output: {e}")))?;
     words_from_bytes(&bytes)
+}
+
+/// Runs opt-15 with `args`.
+fn run_opt(tools: &Tools, args: &[String]) -> Result<(), BuildFailure> {
+    let out = run(&tools.opt, args, None).map_err(BuildFailure::compile)?;
+    if !out.success {
+        return Err(BuildFailure::compile(format!(
+            "opt failed: {}",
+            out.stderr.trim()
+        )));
+    }
+    Ok(())
+}
+
+/// Replaces bitcode file `bc` by the same module without `freeze` instructions
+/// ([`remove_freeze`]), going through text IR with opt-15.
+fn thaw(tools: &Tools, dir: &Path, bc: &Path) -> Result<(), BuildFailure> {
+    let ll = dir.join("frozen.ll");
+    let to_text = [
+        "-passes=verify".to_string(),
+        "-S".to_string(),
+        path_arg(bc),
+        "-o".to_string(),
+        path_arg(&ll),
+    ];
+    run_opt(tools, &to_text)?;
+    let io = |e: std::io::Error| BuildFailure::compile(format!("temporary file: {e}"));
+    let text = std::fs::read_to_string(&ll).map_err(io)?;
+    std::fs::write(&ll, remove_freeze(&text).as_bytes()).map_err(io)?;
+    let to_bitcode = [
+        "-passes=verify".to_string(),
+        path_arg(&ll),
+        "-o".to_string(),
+        path_arg(bc),
+    ];
+    run_opt(tools, &to_bitcode)
+}
+
+/// Rewrites every `%x = freeze T v` of textual LLVM IR as the no-op `%x = bitcast T v to T`.
+///
+/// llvm-spirv-15 cannot translate `freeze` (O2 creates it, e.g. DivRemPairs for `x / y` next to
+/// `x % y`). SPIR-V has no poison values, so passing the operand through is exact. The lowering
+/// turns a same-type `OpBitcast` into `OpCopyObject`.
+pub(crate) fn remove_freeze(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(" = freeze ") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let rewritten = body.split_once(" = freeze ").and_then(|(lhs, rest)| {
+            // `rest` is `T v` plus perhaps `, !md !n` attachments; the value is the last
+            // token before them (a name or a scalar constant).
+            let (rest, attachments) = match rest.find(", !") {
+                Some(at) => rest.split_at(at),
+                None => (rest, ""),
+            };
+            let (ty, value) = rest.rsplit_once(' ')?;
+            Some(format!("{lhs} = bitcast {ty} {value} to {ty}{attachments}"))
+        });
+        match rewritten {
+            Some(r) => {
+                out.push_str(&r);
+                out.push_str(&line[body.len()..]);
+            }
+            None => out.push_str(line),
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Interprets `bytes` as SPIR-V words, accepting either byte order (by the magic number).

@@ -493,10 +493,18 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
         !i.result_id
             .is_some_and(|r| builtin_vars.iter().any(|b| b.0 == r))
     });
+    // Loads of vector built-ins, with the value OpenCL gives for a dimension >= 3.
+    let mut dim_defaults: HashMap<Word, u64> = HashMap::new();
     let f = &mut ctx.module.functions[0];
     for i in f.blocks.iter_mut().flat_map(|b| b.instructions.iter_mut()) {
         if i.class.opcode == Op::Load {
             if let Some(v) = id_operand(i, 0).and_then(|p| values.get(&p)) {
+                let b = id_operand(i, 0).and_then(|p| builtin_vars.iter().find(|b| b.0 == p));
+                if let (Some((_, b, _)), Some(r)) = (b, i.result_id) {
+                    if let Some(d) = out_of_range_default(*b) {
+                        dim_defaults.insert(r, d);
+                    }
+                }
                 *i = inst(
                     Op::CopyObject,
                     i.result_type,
@@ -508,6 +516,7 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
             }
         }
     }
+    let f = &mut ctx.module.functions[0];
     let entry = f.blocks.first_mut().ok_or("kernel without blocks")?;
     let split = entry
         .instructions
@@ -518,6 +527,7 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
     entry.instructions.extend(vars);
     entry.instructions.extend(code);
     entry.instructions.extend(rest);
+    guard_dimensions(ctx, &dim_defaults)?;
 
     // Entry point and execution modes.
     let contraction_off = ctx.module.execution_modes.iter().any(|m| {
@@ -559,6 +569,107 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
         ],
     )];
     Ok(sizes)
+}
+
+/// What a work-item function returns for a dimension outside `0..3` (OpenCL C 6.15.1:
+/// ids and offsets 0, sizes and counts 1); `None` for scalar built-ins.
+fn out_of_range_default(b: BuiltIn) -> Option<u64> {
+    match b {
+        BuiltIn::GlobalInvocationId
+        | BuiltIn::LocalInvocationId
+        | BuiltIn::WorkgroupId
+        | BuiltIn::GlobalOffset => Some(0),
+        BuiltIn::WorkgroupSize
+        | BuiltIn::EnqueuedWorkgroupSize
+        | BuiltIn::NumWorkgroups
+        | BuiltIn::GlobalSize => Some(1),
+        _ => None,
+    }
+}
+
+/// Makes component reads of the built-in vectors in `defaults` (load result -> default)
+/// return the default for dimensions >= 3: `OpVectorExtractDynamic v d` becomes
+/// `d < 3 ? v[d] : default` (an out-of-range extract is undefined in SPIR-V), and a constant
+/// out-of-range `OpCompositeExtract` becomes the default.
+fn guard_dimensions(ctx: &mut Ctx, defaults: &HashMap<Word, u64>) -> Result<(), String> {
+    if defaults.is_empty() {
+        return Ok(());
+    }
+    let types = ctx.value_types();
+    let bool_t = ctx.t_bool();
+    let mut blocks = std::mem::take(&mut ctx.module.functions[0].blocks);
+    for block in &mut blocks {
+        let mut out = Vec::with_capacity(block.instructions.len());
+        for i in std::mem::take(&mut block.instructions) {
+            let out_of_range =
+                matches!(i.operands.get(1), Some(Operand::LiteralBit32(k)) if *k >= 3);
+            let guarded = match i.class.opcode {
+                Op::VectorExtractDynamic => true,
+                Op::CompositeExtract => out_of_range,
+                _ => false,
+            };
+            let default = id_operand(&i, 0)
+                .filter(|_| guarded)
+                .and_then(|v| defaults.get(&v))
+                .copied();
+            let (Some(default), Some(ty), Some(rid)) = (default, i.result_type, i.result_id) else {
+                out.push(i);
+                continue;
+            };
+            let width = ctx.scalar_width(ty).ok_or("built-in of unknown width")?;
+            let default = if width == 64 {
+                ctx.c_u64(default)
+            } else {
+                ctx.c_u32(default as u32)
+            };
+            match i.class.opcode {
+                Op::VectorExtractDynamic => {
+                    let idx = id_operand(&i, 1).ok_or("extract index")?;
+                    let idx_width = types
+                        .get(&idx)
+                        .and_then(|t| ctx.scalar_width(*t))
+                        .ok_or("extract index of unknown type")?;
+                    let three = if idx_width == 64 {
+                        ctx.c_u64(3)
+                    } else {
+                        ctx.c_u32(3)
+                    };
+                    let (e, inside) = (ctx.id(), ctx.id());
+                    let mut extract = i;
+                    extract.result_id = Some(e);
+                    out.push(extract);
+                    out.push(inst(
+                        Op::ULessThan,
+                        Some(bool_t),
+                        Some(inside),
+                        vec![Operand::IdRef(idx), Operand::IdRef(three)],
+                    ));
+                    out.push(inst(
+                        Op::Select,
+                        Some(ty),
+                        Some(rid),
+                        vec![
+                            Operand::IdRef(inside),
+                            Operand::IdRef(e),
+                            Operand::IdRef(default),
+                        ],
+                    ));
+                }
+                Op::CompositeExtract => {
+                    out.push(inst(
+                        Op::CopyObject,
+                        Some(ty),
+                        Some(rid),
+                        vec![Operand::IdRef(default)],
+                    ));
+                }
+                _ => out.push(i),
+            }
+        }
+        block.instructions = out;
+    }
+    ctx.module.functions[0].blocks = blocks;
+    Ok(())
 }
 
 /// `__local` variables of the kernel body and Function variables, in bytes.

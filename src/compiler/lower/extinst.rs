@@ -135,6 +135,173 @@ impl Lower<'_> {
         }
     }
 
+    /// An integer constant of scalar-or-vector type `ty` with every component holding the low
+    /// bits of `bits` (SPIR-V wants narrow unsigned literals zero-extended).
+    fn int_splat(&mut self, ty: Word, bits: u64) -> Result<Word, String> {
+        let d = self.ctx.def(ty).ok_or("constant type")?.clone();
+        if d.class.opcode == Op::TypeVector {
+            let elem = id_operand(&d, 0).ok_or("vector type")?;
+            let n = lit_operand(&d, 1).unwrap_or(1);
+            let c = self.int_splat(elem, bits)?;
+            return Ok(self.ctx.global(
+                Op::ConstantComposite,
+                Some(ty),
+                vec![Operand::IdRef(c); n as usize],
+            ));
+        }
+        let w = self.ctx.scalar_width(ty).ok_or("integer constant width")?;
+        let lit = if w == 64 {
+            Operand::LiteralBit64(bits)
+        } else {
+            Operand::LiteralBit32((bits & ((1u64 << w) - 1)) as u32)
+        };
+        Ok(self.ctx.global(Op::Constant, Some(ty), vec![lit]))
+    }
+
+    /// `op a b` of type `ty`.
+    fn bin(&mut self, op: Op, ty: Word, a: Word, b: Word) -> Word {
+        self.emit(op, ty, vec![Operand::IdRef(a), Operand::IdRef(b)])
+    }
+
+    /// `c ? a : b` of type `ty`.
+    fn select(&mut self, ty: Word, c: Word, a: Word, b: Word) -> Word {
+        self.emit(
+            Op::Select,
+            ty,
+            vec![Operand::IdRef(c), Operand::IdRef(a), Operand::IdRef(b)],
+        )
+    }
+
+    /// The integer built-ins without a GLSL counterpart: `add_sat`, `sub_sat`, `hadd`, `rhadd`,
+    /// `abs_diff`, `u_mad_sat`, `upsample` (OpenCL.std numbers).
+    fn int_builtin(&mut self, n: u32, ty: Word, a: &[Word]) -> Result<Word, String> {
+        let arg = |k: usize| {
+            a.get(k)
+                .copied()
+                .ok_or_else(|| format!("OpenCL.std {n}: missing operand"))
+        };
+        let w = self.ctx.scalar_width(ty).ok_or("integer width")?;
+        let bt = self.bool_like(ty);
+        let umax = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+        let smin = 1u64 << (w - 1);
+        // Saturation value for a signed overflow whose sign is that of `x`.
+        let signed_limit = |l: &mut Self, x: Word| -> Result<Word, String> {
+            let zero = l.int_splat(ty, 0)?;
+            let neg = l.bin(Op::SLessThan, bt, x, zero);
+            let min = l.int_splat(ty, smin)?;
+            let max = l.int_splat(ty, smin - 1)?;
+            Ok(l.select(ty, neg, min, max))
+        };
+        Ok(match n {
+            // u_add_sat
+            144 => {
+                let (x, y) = (arg(0)?, arg(1)?);
+                let s = self.bin(Op::IAdd, ty, x, y);
+                let wrapped = self.bin(Op::ULessThan, bt, s, x);
+                let max = self.int_splat(ty, umax)?;
+                self.select(ty, wrapped, max, s)
+            }
+            // u_sub_sat
+            163 => {
+                let (x, y) = (arg(0)?, arg(1)?);
+                let d = self.bin(Op::ISub, ty, x, y);
+                let under = self.bin(Op::ULessThan, bt, x, y);
+                let zero = self.int_splat(ty, 0)?;
+                self.select(ty, under, zero, d)
+            }
+            // s_add_sat, s_sub_sat: overflow when the result's sign differs from what the
+            // operands' signs force.
+            143 | 162 => {
+                let (x, y) = (arg(0)?, arg(1)?);
+                let op = if n == 143 { Op::IAdd } else { Op::ISub };
+                let r = self.bin(op, ty, x, y);
+                let xr = self.bin(Op::BitwiseXor, ty, x, r);
+                let other = if n == 143 {
+                    self.bin(Op::BitwiseXor, ty, y, r)
+                } else {
+                    self.bin(Op::BitwiseXor, ty, x, y)
+                };
+                let both = self.bin(Op::BitwiseAnd, ty, xr, other);
+                let zero = self.int_splat(ty, 0)?;
+                let ovf = self.bin(Op::SLessThan, bt, both, zero);
+                let lim = signed_limit(self, x)?;
+                self.select(ty, ovf, lim, r)
+            }
+            // hadd, rhadd: (x >> 1) + (y >> 1) + ((x & y) or (x | y)) & 1
+            145..=148 => {
+                let (x, y) = (arg(0)?, arg(1)?);
+                let shift = if n == 145 || n == 147 {
+                    Op::ShiftRightArithmetic
+                } else {
+                    Op::ShiftRightLogical
+                };
+                let one = self.int_splat(ty, 1)?;
+                let hx = self.bin(shift, ty, x, one);
+                let hy = self.bin(shift, ty, y, one);
+                let both = if n <= 146 {
+                    Op::BitwiseAnd
+                } else {
+                    Op::BitwiseOr
+                };
+                let b = self.bin(both, ty, x, y);
+                let b = self.bin(Op::BitwiseAnd, ty, b, one);
+                let s = self.bin(Op::IAdd, ty, hx, hy);
+                self.bin(Op::IAdd, ty, s, b)
+            }
+            // s_abs_diff, u_abs_diff
+            142 | 202 => {
+                let (x, y) = (arg(0)?, arg(1)?);
+                let gt = if n == 142 {
+                    Op::SGreaterThan
+                } else {
+                    Op::UGreaterThan
+                };
+                let c = self.bin(gt, bt, x, y);
+                let d1 = self.bin(Op::ISub, ty, x, y);
+                let d2 = self.bin(Op::ISub, ty, y, x);
+                self.select(ty, c, d1, d2)
+            }
+            // u_mad_sat: any high product bit saturates (z cannot bring it back).
+            154 => {
+                let (x, y, z) = (arg(0)?, arg(1)?, arg(2)?);
+                // A struct of its own: a shared one might carry layout decorations.
+                let st = self.ctx.id();
+                self.ctx.module.types_global_values.push(inst(
+                    Op::TypeStruct,
+                    None,
+                    Some(st),
+                    vec![Operand::IdRef(ty), Operand::IdRef(ty)],
+                ));
+                let r = self.bin(Op::UMulExtended, st, x, y);
+                let lo = self.emit(
+                    Op::CompositeExtract,
+                    ty,
+                    vec![Operand::IdRef(r), Operand::LiteralBit32(0)],
+                );
+                let hi = self.emit(
+                    Op::CompositeExtract,
+                    ty,
+                    vec![Operand::IdRef(r), Operand::LiteralBit32(1)],
+                );
+                let s = self.int_builtin(144, ty, &[lo, z])?;
+                let zero = self.int_splat(ty, 0)?;
+                let big = self.bin(Op::INotEqual, bt, hi, zero);
+                let max = self.int_splat(ty, umax)?;
+                self.select(ty, big, max, s)
+            }
+            // u_upsample, s_upsample: (hi << w/2) | lo, both widened without sign.
+            164 | 165 => {
+                let (hi, lo) = (arg(0)?, arg(1)?);
+                let h = self.emit(Op::UConvert, ty, vec![Operand::IdRef(hi)]);
+                let l = self.emit(Op::UConvert, ty, vec![Operand::IdRef(lo)]);
+                let half = self.int_splat(ty, u64::from(w / 2))?;
+                let h = self.bin(Op::ShiftLeftLogical, ty, h, half);
+                self.bin(Op::BitwiseOr, ty, h, l)
+            }
+            _ => return Err(format!("OpenCL.std instruction {n} is not supported yet")),
+        })
+    }
+
     /// Boolean (vector) type matching the shape of `ty`.
     fn bool_like(&mut self, ty: Word) -> Word {
         let b = self.ctx.t_bool();
@@ -413,6 +580,7 @@ impl Lower<'_> {
                         vec![Operand::IdRef(l), Operand::IdRef(r)],
                     )
                 }
+                142..=148 | 154 | 162..=165 | 202 => self.int_builtin(n, ty, &a)?,
                 184 => return Err("printf is not supported yet".into()),
                 other => {
                     return Err(format!(

@@ -1,0 +1,1481 @@
+//! OpenCL C kernels run on the device through the real loader; every result is compared with an
+//! answer computed on the host. Also the kernel API's error codes and queries.
+mod common;
+use common::*;
+use std::ffi::{c_void, CString};
+use std::ptr::{null, null_mut};
+
+const VADD: &str = include_str!("../src/compiler/testdata/vadd.cl");
+const ARGS: &str = include_str!("../src/compiler/testdata/args.cl");
+const WORKITEM30: &str = include_str!("../src/compiler/testdata/workitem30.cl");
+const CONTROL: &str = include_str!("../src/compiler/testdata/control.cl");
+const LOCAL: &str = include_str!("../src/compiler/testdata/local.cl");
+const ATOMICS: &str = include_str!("../src/compiler/testdata/atomics.cl");
+const MATH: &str = include_str!("../src/compiler/testdata/math.cl");
+const PRIVATE: &str = include_str!("../src/compiler/testdata/private.cl");
+const CONSTANT: &str = include_str!("../src/compiler/testdata/constant.cl");
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+/// The bytes of a slice of plain values.
+fn bytes<T: Copy>(v: &[T]) -> &[u8] {
+    // SAFETY: T is a plain Copy value type without padding in every use here; the slice is
+    // only read.
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+}
+
+impl Env {
+    /// A read-write buffer holding `data`.
+    fn buf<T: Copy>(&self, data: &[T]) -> cl_mem {
+        self.buffer(
+            CL_MEM_READ_WRITE,
+            std::mem::size_of_val(data).max(1),
+            Some(bytes(data)),
+        )
+    }
+
+    /// A zero-filled read-write buffer of `n` elements of T.
+    fn zeros<T: Copy + Default>(&self, n: usize) -> cl_mem {
+        self.buf(&vec![T::default(); n])
+    }
+
+    /// Builds `source` and creates kernel `name`.
+    fn kern(&self, source: &str, name: &str) -> cl_kernel {
+        let p = self.build(source);
+        self.kernel(p, name)
+    }
+
+    /// Builds `source` with `options` and creates kernel `name`.
+    fn kern_opts(&self, source: &str, options: &str, name: &str) -> cl_kernel {
+        let p = self
+            .try_build(source, options)
+            .unwrap_or_else(|(e, log)| panic!("build failed ({e}):\n{log}"));
+        self.kernel(p, name)
+    }
+
+    /// Enqueues `k` and waits; returns the enqueue status.
+    fn try_run(
+        &self,
+        k: cl_kernel,
+        global: &[usize],
+        local: Option<&[usize]>,
+        offset: Option<&[usize]>,
+    ) -> cl_int {
+        let r = unsafe {
+            cl!(clEnqueueNDRangeKernel)(
+                self.queue,
+                k,
+                global.len() as cl_uint,
+                offset.map_or(null(), |o| o.as_ptr()),
+                global.as_ptr(),
+                local.map_or(null(), |l| l.as_ptr()),
+                0,
+                null(),
+                null_mut(),
+            )
+        };
+        if r == CL_SUCCESS {
+            self.finish();
+        }
+        r
+    }
+
+    /// Enqueues `k` and waits, panicking on failure.
+    #[track_caller]
+    fn run(
+        &self,
+        k: cl_kernel,
+        global: &[usize],
+        local: Option<&[usize]>,
+        offset: Option<&[usize]>,
+    ) {
+        ok(self.try_run(k, global, local, offset));
+    }
+}
+
+/// Sets argument `i` of `k` to buffer `m`.
+fn arg_mem(k: cl_kernel, i: u32, m: cl_mem) {
+    set_arg(k, i, &m);
+}
+
+/// Sets `__local` argument `i` of `k` to `bytes` bytes.
+fn arg_local(k: cl_kernel, i: u32, bytes: usize) {
+    ok(unsafe { cl!(clSetKernelArg)(k, i, bytes, null()) });
+}
+
+fn random_i32(rng: &mut Rng, n: usize, lo: i32, hi: i32) -> Vec<i32> {
+    (0..n)
+        .map(|_| lo + (rng.next_u32() % (hi - lo) as u32) as i32)
+        .collect()
+}
+
+fn random_f32(rng: &mut Rng, n: usize, lo: f32, hi: f32) -> Vec<f32> {
+    (0..n).map(|_| lo + rng.next_f32() * (hi - lo)).collect()
+}
+
+#[track_caller]
+fn assert_close(got: f32, want: f32, tol: f32, what: &str) {
+    let err = (got - want).abs();
+    assert!(
+        err <= tol * want.abs().max(1.0),
+        "{what}: got {got}, want {want} (error {err})"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Vector addition
+
+#[test]
+fn vadd_float_and_int() {
+    let env = Env::new();
+    let mut rng = Rng(1);
+    let n = 4096;
+    let a = random_f32(&mut rng, n, -100.0, 100.0);
+    let b = random_f32(&mut rng, n, -100.0, 100.0);
+    let (ma, mb, mc) = (env.buf(&a), env.buf(&b), env.zeros::<f32>(n));
+    let k = env.kern(VADD, "vadd_float");
+    arg_mem(k, 0, ma);
+    arg_mem(k, 1, mb);
+    arg_mem(k, 2, mc);
+    env.run(k, &[n], Some(&[64]), None);
+    let c: Vec<f32> = env.read(mc, n);
+    for i in 0..n {
+        assert_eq!(c[i], a[i] + b[i], "c[{i}]");
+    }
+
+    let ai = random_i32(&mut rng, n, i32::MIN / 2, i32::MAX / 2);
+    let bi = random_i32(&mut rng, n, i32::MIN / 2, i32::MAX / 2);
+    let (ma, mb) = (env.buf(&ai), env.buf(&bi));
+    let mc = env.buf(&vec![-7i32; n]);
+    let k = env.kern(VADD, "vadd_int");
+    arg_mem(k, 0, ma);
+    arg_mem(k, 1, mb);
+    arg_mem(k, 2, mc);
+    let limit = 4000i32;
+    set_arg(k, 3, &limit);
+    env.run(k, &[n], Some(&[32]), None);
+    let c: Vec<i32> = env.read(mc, n);
+    for i in 0..n {
+        let want = if (i as i32) < limit {
+            ai[i] + bi[i]
+        } else {
+            -7
+        };
+        assert_eq!(c[i], want, "c[{i}]");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+
+#[test]
+fn scalar_arguments() {
+    let env = Env::new();
+    let k = env.kern(ARGS, "scalars");
+    let out = env.zeros::<f32>(8);
+    let (f, i, c, s, l, d) = (1.5f32, -3i32, 200u8, -7i16, 123_456_789_012i64, 0.25f64);
+    arg_mem(k, 0, out);
+    set_arg(k, 1, &f);
+    set_arg(k, 2, &i);
+    set_arg(k, 3, &c);
+    set_arg(k, 4, &s);
+    set_arg(k, 5, &l);
+    set_arg(k, 6, &d);
+    env.run(k, &[8], None, None);
+    let want = f + i as f32 + c as f32 + s as f32 + l as f32 + d as f32;
+    let got: Vec<f32> = env.read(out, 8);
+    assert!(got.iter().all(|&g| g == want), "{got:?} != {want}");
+}
+
+#[test]
+fn vector_arguments() {
+    let env = Env::new();
+    let k = env.kern(ARGS, "vectors");
+    let n = 16;
+    let out = env.zeros::<[f32; 4]>(n);
+    let v = [1.0f32, -2.0, 3.5, 4.25];
+    let w = [9i32, -3];
+    let t = [0.5f32, 0.25, -8.0, 1234.0]; // float3 occupies 16 bytes; .w is ignored
+    arg_mem(k, 0, out);
+    set_arg(k, 1, &v);
+    set_arg(k, 2, &w);
+    set_arg(k, 3, &t);
+    env.run(k, &[n], Some(&[4]), None);
+    let got: Vec<[f32; 4]> = env.read(out, n);
+    let want: [f32; 4] =
+        std::array::from_fn(|j| v[j] * w[1] as f32 + if j < 3 { t[j] } else { 1.0 });
+    for (i, g) in got.iter().enumerate() {
+        assert_eq!(*g, want, "out[{i}]");
+    }
+}
+
+/// OpenCL C layout of `Params` in args.cl: int a; float b; char c; float4 v (at 16).
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+struct Params {
+    a: i32,
+    b: f32,
+    c: i8,
+    _pad: [u8; 7],
+    v: [f32; 4],
+}
+
+#[test]
+fn struct_by_value_argument() {
+    let env = Env::new();
+    let k = env.kern(ARGS, "by_value");
+    let n = 8;
+    let out = env.zeros::<f32>(n);
+    let p = Params {
+        a: 40,
+        b: 0.5,
+        c: -3,
+        _pad: [0xAA; 7],
+        v: [9.0, 8.0, 7.0, 6.25],
+    };
+    arg_mem(k, 0, out);
+    set_arg(k, 1, &p);
+    env.run(k, &[n], None, None);
+    let want = p.a as f32 + p.b + p.c as f32 + p.v[3];
+    let got: Vec<f32> = env.read(out, n);
+    assert!(got.iter().all(|&g| g == want), "{got:?} != {want}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Work-item functions
+
+const WORKITEM_ALL: &str = r#"
+__kernel void items(__global ulong *out, uint dyn) {
+    size_t lin = ((get_global_id(2) - get_global_offset(2)) * get_global_size(1)
+                  + (get_global_id(1) - get_global_offset(1))) * get_global_size(0)
+                  + (get_global_id(0) - get_global_offset(0));
+    __global ulong *o = out + lin * 32;
+    for (uint d = 0; d < 3; d++) {
+        o[d * 8 + 0] = get_global_id(d);
+        o[d * 8 + 1] = get_local_id(d);
+        o[d * 8 + 2] = get_group_id(d);
+        o[d * 8 + 3] = get_num_groups(d);
+        o[d * 8 + 4] = get_global_size(d);
+        o[d * 8 + 5] = get_local_size(d);
+        o[d * 8 + 6] = get_global_offset(d);
+        o[d * 8 + 7] = get_enqueued_local_size(d);
+    }
+    o[24] = get_work_dim();
+    o[25] = get_global_id(dyn) + get_local_id(dyn) + get_group_id(dyn) + get_global_offset(dyn);
+    o[26] = get_num_groups(dyn) * 100 + get_global_size(dyn) * 10 + get_local_size(dyn);
+    o[27] = get_global_id(0) + get_global_id(1) * 1000 + get_global_id(2) * 1000000;
+}
+"#;
+
+fn check_workitems(global: &[usize], local: &[usize], offset: &[usize]) {
+    let env = Env::new();
+    let k = env.kern_opts(WORKITEM_ALL, "-cl-std=CL3.0", "items");
+    let dims = global.len();
+    let total: usize = global.iter().product();
+    let out = env.buf(&vec![0xFFFF_FFFF_u64; total * 32]);
+    arg_mem(k, 0, out);
+    let dyn_dim = 3u32; // out of range: the spec's defaults
+    set_arg(k, 1, &dyn_dim);
+    env.run(k, global, Some(local), Some(offset));
+    let got: Vec<u64> = env.read(out, total * 32);
+    let g = |d: usize| if d < dims { global[d] } else { 1 } as u64;
+    let l = |d: usize| if d < dims { local[d] } else { 1 } as u64;
+    let off = |d: usize| if d < dims { offset[d] } else { 0 } as u64;
+    for lin in 0..total as u64 {
+        let idx = [lin % g(0), (lin / g(0)) % g(1), lin / (g(0) * g(1))];
+        let o = &got[lin as usize * 32..lin as usize * 32 + 32];
+        for d in 0..3 {
+            let want = [
+                idx[d] + off(d),
+                idx[d] % l(d),
+                idx[d] / l(d),
+                g(d) / l(d),
+                g(d),
+                l(d),
+                off(d),
+                l(d),
+            ];
+            assert_eq!(
+                &o[d * 8..d * 8 + 8],
+                &want,
+                "work-item {idx:?} dimension {d} ({dims}D)"
+            );
+        }
+        assert_eq!(o[24], dims as u64, "work dim");
+        assert_eq!(o[25], 0, "ids of dimension 3");
+        assert_eq!(o[26], 111, "sizes of dimension 3");
+        let gid: [u64; 3] = std::array::from_fn(|d| idx[d] + off(d));
+        assert_eq!(o[27], gid[0] + gid[1] * 1000 + gid[2] * 1_000_000);
+    }
+}
+
+#[test]
+fn workitem_functions_1d() {
+    check_workitems(&[96], &[16], &[5]);
+}
+
+#[test]
+fn workitem_functions_2d() {
+    check_workitems(&[24, 10], &[8, 2], &[3, 100]);
+}
+
+#[test]
+fn workitem_functions_3d() {
+    check_workitems(&[8, 6, 4], &[4, 3, 2], &[1, 2, 3]);
+}
+
+#[test]
+fn workitem_fixture_2d() {
+    let env = Env::new();
+    let k = env.kern(ARGS, "workitem");
+    let (gx, gy, lx, ly, ox) = (16usize, 6usize, 4usize, 3usize, 7usize);
+    let out = env.zeros::<u64>((gx * gy + ox) * 16);
+    arg_mem(k, 0, out);
+    env.run(k, &[gx, gy], Some(&[lx, ly]), Some(&[ox, 0]));
+    let got: Vec<u64> = env.read(out, (gx * gy + ox) * 16);
+    // The fixture indexes by get_global_id without subtracting the offset: rows start at ox.
+    for y in 0..gy {
+        for x in 0..gx {
+            let g = y * gx + x + ox;
+            let o = &got[g * 16..g * 16 + 12];
+            let want = [
+                (x + ox) as u64,
+                y as u64,
+                (x % lx) as u64,
+                (x / lx) as u64,
+                (gx / lx) as u64,
+                gx as u64,
+                lx as u64,
+                ox as u64,
+                2,
+                (y % ly) as u64,
+                ly as u64,
+                0,
+            ];
+            assert_eq!(o, &want, "item ({x}, {y})");
+        }
+    }
+}
+
+#[test]
+fn workitem30_linear_ids() {
+    let env = Env::new();
+    let k = env.kern_opts(WORKITEM30, "-cl-std=CL3.0", "workitem30");
+    let (global, local) = ([8usize, 6, 2], [2usize, 3, 2]);
+    let total = 96;
+    let out = env.zeros::<u64>(total * 4);
+    arg_mem(k, 0, out);
+    env.run(k, &global, Some(&local), Some(&[1, 2, 3]));
+    let got: Vec<u64> = env.read(out, total * 4);
+    for z in 0..2 {
+        for y in 0..6 {
+            for x in 0..8 {
+                let g = (z * 6 + y) * 8 + x;
+                let l = ((z % 2) * 3 + (y % 3)) * 2 + (x % 2);
+                assert_eq!(
+                    &got[g * 4..g * 4 + 4],
+                    &[l as u64, 2, g as u64, 3],
+                    "item ({x}, {y}, {z})"
+                );
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Control flow
+
+const CONTROL_IO: &str = r#"
+__kernel void loops(__global const int *in, __global int *out, int n) {
+    int i = (int)get_global_id(0);
+    int acc = 0;
+    for (int k = 0; k < n; k++) {
+        if (k == i % 5)
+            continue;
+        acc += in[(i + k) % n];
+        if (acc > 1000)
+            break;
+    }
+    out[i] = acc;
+}
+
+__kernel void nested_loops(__global const float *m, __global float *out, int rows, int cols) {
+    int r = (int)get_global_id(0);
+    float sum = 0.0f;
+    for (int i = 0; i < rows; i++) {
+        for (int j = 0; j < cols; j++) {
+            float x = m[((i + r) % rows) * cols + j];
+            if (x < 0.0f)
+                continue;
+            sum += x;
+            if (sum > (float)(r * 4))
+                goto done;
+        }
+    }
+done:
+    out[r] = sum;
+}
+"#;
+
+#[test]
+fn loops_with_break_and_continue() {
+    let env = Env::new();
+    let mut rng = Rng(7);
+    let n = 200usize;
+    let input = random_i32(&mut rng, n, -20, 40);
+    let (min, mout) = (env.buf(&input), env.zeros::<i32>(n));
+    let k = env.kern(CONTROL_IO, "loops");
+    arg_mem(k, 0, min);
+    arg_mem(k, 1, mout);
+    set_arg(k, 2, &(n as i32));
+    env.run(k, &[n], Some(&[8]), None);
+    let got: Vec<i32> = env.read(mout, n);
+    for i in 0..n {
+        let mut acc = 0;
+        for kk in 0..n {
+            if kk == i % 5 {
+                continue;
+            }
+            acc += input[(i + kk) % n];
+            if acc > 1000 {
+                break;
+            }
+        }
+        assert_eq!(got[i], acc, "out[{i}]");
+    }
+}
+
+#[test]
+fn nested_loops_with_goto() {
+    let env = Env::new();
+    let mut rng = Rng(8);
+    let (rows, cols, n) = (9usize, 7usize, 64usize);
+    let m = random_f32(&mut rng, rows * cols, -1.0, 3.0);
+    let (mm, mout) = (env.buf(&m), env.zeros::<f32>(n));
+    let k = env.kern(CONTROL_IO, "nested_loops");
+    arg_mem(k, 0, mm);
+    arg_mem(k, 1, mout);
+    set_arg(k, 2, &(rows as i32));
+    set_arg(k, 3, &(cols as i32));
+    env.run(k, &[n], None, None);
+    let got: Vec<f32> = env.read(mout, n);
+    for r in 0..n {
+        let mut sum = 0.0f32;
+        'outer: for i in 0..rows {
+            for j in 0..cols {
+                let x = m[((i + r) % rows) * cols + j];
+                if x < 0.0 {
+                    continue;
+                }
+                sum += x;
+                if sum > (r * 4) as f32 {
+                    break 'outer;
+                }
+            }
+        }
+        assert_eq!(got[r], sum, "out[{r}]");
+    }
+}
+
+#[test]
+fn early_return_nested_ifs_switch_while() {
+    let env = Env::new();
+    let mut rng = Rng(9);
+    let n = 256usize;
+    let input = random_i32(&mut rng, n, -200, 200);
+    let p = env.build(CONTROL);
+
+    // early_return: only the first `limit` items act.
+    let m = env.buf(&input);
+    let k = env.kernel(p, "early_return");
+    arg_mem(k, 0, m);
+    set_arg(k, 1, &200i32);
+    env.run(k, &[n], Some(&[16]), None);
+    let got: Vec<i32> = env.read(m, n);
+    for i in 0..n {
+        let v = input[i];
+        let want = if i >= 200 {
+            v
+        } else if v < 0 {
+            0
+        } else {
+            v * 2
+        };
+        assert_eq!(got[i], want, "early_return[{i}]");
+    }
+
+    let m = env.buf(&input);
+    let k = env.kernel(p, "nested_ifs");
+    arg_mem(k, 0, m);
+    env.run(k, &[n], Some(&[16]), None);
+    let got: Vec<i32> = env.read(m, n);
+    for i in 0..n {
+        let v = input[i];
+        let want = if v > 10 {
+            if v > 100 {
+                100
+            } else if v > 50 {
+                50
+            } else {
+                v + 1
+            }
+        } else if v < 0 {
+            -v
+        } else {
+            v
+        };
+        assert_eq!(got[i], want, "nested_ifs[{i}] of {v}");
+    }
+
+    let m = env.buf(&input);
+    let k = env.kernel(p, "switches");
+    arg_mem(k, 0, m);
+    env.run(k, &[n], Some(&[16]), None);
+    let got: Vec<i32> = env.read(m, n);
+    for i in 0..n {
+        let v = input[i];
+        let want = match v & 7 {
+            0 => 10,
+            1 => 20,
+            2 | 3 => 30,
+            5 => v + 3,
+            6 => v + 2,
+            _ => -1,
+        };
+        assert_eq!(got[i], want, "switches[{i}] of {v}");
+    }
+
+    let start: Vec<u32> = (1..=n as u32).map(|x| x * 7 + 1).collect();
+    let m = env.buf(&start);
+    let k = env.kernel(p, "while_loop");
+    arg_mem(k, 0, m);
+    env.run(k, &[n], Some(&[16]), None);
+    let got: Vec<u32> = env.read(m, n);
+    for i in 0..n {
+        let (mut x, mut steps) = (start[i], 0u32);
+        while x != 1 && steps < 1000 {
+            x = if x & 1 != 0 { 3 * x + 1 } else { x / 2 };
+            steps += 1;
+        }
+        assert_eq!(got[i], steps, "while_loop[{i}] of {}", start[i]);
+    }
+}
+
+#[test]
+fn control_fixture_loops_single_item() {
+    // The fixture's `loops` reads data[0..n] and writes data[i]: run one work-item.
+    let env = Env::new();
+    let data: Vec<i32> = vec![5, 300, 7, 1000, 400, 200, 100, 9];
+    let m = env.buf(&data);
+    let k = env.kern(CONTROL, "loops");
+    arg_mem(k, 0, m);
+    set_arg(k, 1, &(data.len() as i32));
+    env.run(k, &[1], None, None);
+    let mut acc = 0;
+    for (kk, v) in data.iter().enumerate() {
+        if kk == 3 {
+            continue;
+        }
+        acc += v;
+        if acc > 1000 {
+            break;
+        }
+    }
+    assert_eq!(env.read::<i32>(m, 1)[0], acc);
+}
+
+// ---------------------------------------------------------------------------------------------
+// __local memory and barriers
+
+#[test]
+fn reduction_with_local_pointer_argument() {
+    let env = Env::new();
+    let mut rng = Rng(11);
+    for wg in [64usize, 128, 16] {
+        let n = wg * 37;
+        let input: Vec<f32> = (0..n).map(|_| (rng.next_u32() % 1000) as f32).collect();
+        let (min, mout) = (env.buf(&input), env.zeros::<f32>(n / wg));
+        let k = env.kern(LOCAL, "reduce_sum");
+        arg_mem(k, 0, min);
+        arg_mem(k, 1, mout);
+        arg_local(k, 2, wg * 4);
+        env.run(k, &[n], Some(&[wg]), None);
+        let got: Vec<f32> = env.read(mout, n / wg);
+        for (g, chunk) in input.chunks(wg).enumerate() {
+            // Integer-valued sums below 2^24 are exact in any order.
+            let want: f32 = chunk.iter().sum();
+            assert_eq!(got[g], want, "group {g} of size {wg}");
+        }
+    }
+}
+
+#[test]
+fn local_arrays_reverse_and_transpose() {
+    let env = Env::new();
+    let n = 64 * 8;
+    let data: Vec<i32> = (0..n as i32).map(|x| x * 3 - 5).collect();
+    let m = env.buf(&data);
+    let k = env.kern(LOCAL, "reverse_tile");
+    arg_mem(k, 0, m);
+    env.run(k, &[n], Some(&[64]), None);
+    let got: Vec<i32> = env.read(m, n);
+    for i in 0..n {
+        assert_eq!(
+            got[i],
+            data[(i / 64) * 64 + 63 - i % 64],
+            "reverse_tile[{i}]"
+        );
+    }
+
+    let side = 32usize;
+    let mat: Vec<f32> = (0..side * side).map(|x| x as f32).collect();
+    let m = env.buf(&mat);
+    let k = env.kern(LOCAL, "local_2d");
+    arg_mem(k, 0, m);
+    set_arg(k, 1, &(side as i32));
+    env.run(k, &[side, side], Some(&[16, 16]), None);
+    let got: Vec<f32> = env.read(m, side * side);
+    for y in 0..side {
+        for x in 0..side {
+            // Each 16x16 tile is transposed in place.
+            let (tx, ty) = (x / 16 * 16, y / 16 * 16);
+            let (lx, ly) = (x % 16, y % 16);
+            let want = mat[(ty + lx) * side + tx + ly];
+            assert_eq!(got[y * side + x], want, "local_2d ({x}, {y})");
+        }
+    }
+}
+
+#[test]
+fn two_local_pointer_arguments() {
+    let env = Env::new();
+    let (n, wg) = (96usize, 32usize);
+    let out = env.zeros::<[f32; 4]>(n);
+    let k = env.kern(LOCAL, "two_local_args");
+    arg_mem(k, 0, out);
+    arg_local(k, 1, wg * 16);
+    arg_local(k, 2, wg * 4);
+    env.run(k, &[n], Some(&[wg]), None);
+    let got: Vec<[f32; 4]> = env.read(out, n);
+    for (i, g) in got.iter().enumerate() {
+        let v = ((i % wg + 1) % wg) as f32;
+        assert_eq!(*g, [v; 4], "out[{i}]");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Atomics
+
+#[test]
+fn histogram_with_local_and_global_atomics() {
+    let env = Env::new();
+    let mut rng = Rng(12);
+    let n = 100_003usize;
+    let data: Vec<u8> = (0..n).map(|_| (rng.next_u32() >> 13) as u8).collect();
+    let mut want = [0u32; 256];
+    for &b in &data {
+        want[b as usize] += 1;
+    }
+    let (md, mbins) = (env.buf(&data), env.zeros::<u32>(256));
+    let k = env.kern(ATOMICS, "histogram");
+    arg_mem(k, 0, md);
+    set_arg(k, 1, &(n as u32));
+    arg_mem(k, 2, mbins);
+    arg_local(k, 3, 256 * 4);
+    env.run(k, &[64 * 32], Some(&[64]), None);
+    let got: Vec<u32> = env.read(mbins, 256);
+    assert_eq!(got, want.to_vec());
+}
+
+#[test]
+fn global_atomic_functions() {
+    let env = Env::new();
+    let n = 300i32;
+    let init: Vec<i32> = vec![10, 10, 10, 10, 1000, -1000, -1, 0, 0, -5, 0, 0];
+    let (mp, mu) = (env.buf(&init), env.buf(&[u32::MAX, 0u32]));
+    let k = env.kern(ATOMICS, "global_atomics");
+    arg_mem(k, 0, mp);
+    arg_mem(k, 1, mu);
+    env.run(k, &[n as usize], Some(&[30]), None);
+    let p: Vec<i32> = env.read(mp, 12);
+    let u: Vec<u32> = env.read(mu, 2);
+    assert_eq!(p[0], 10 + n);
+    assert_eq!(p[1], 10 - n);
+    assert_eq!(p[2], 10 + n);
+    assert_eq!(p[3], 10 - n);
+    assert_eq!(p[4], 0);
+    assert_eq!(p[5], n - 1);
+    assert_eq!(p[6], 0, "every bit cleared");
+    assert_eq!(p[7], -1, "every bit set");
+    assert_eq!(p[8], (0..n).fold(0, |a, i| a ^ i));
+    assert!(
+        (0..n).contains(&p[9]),
+        "xchg leaves some item's id: {}",
+        p[9]
+    );
+    // cmpxchg(0 -> i): whoever comes first with i != 0 wins; later ones see non-zero.
+    assert!((0..n).contains(&p[10]));
+    assert_eq!(p[11], 2 * n);
+    assert_eq!(u, vec![0, (n - 1) as u32]);
+}
+
+#[test]
+fn local_atomics_per_group() {
+    let env = Env::new();
+    let (groups, wg) = (6usize, 40usize);
+    let out = env.zeros::<i32>(groups * 2);
+    let k = env.kern(ATOMICS, "local_atomics");
+    arg_mem(k, 0, out);
+    env.run(k, &[groups * wg], Some(&[wg]), None);
+    let got: Vec<i32> = env.read(out, groups * 2);
+    for g in 0..groups {
+        assert_eq!(got[g * 2], wg as i32, "counter of group {g}");
+        assert_eq!(got[g * 2 + 1], wg as i32 - 1, "max of group {g}");
+    }
+}
+
+const ATOMIC_MORE: &str = r#"
+__kernel void slots(__global uint *counter, __global uint *out) {
+    uint slot = atomic_inc(counter);
+    out[slot] = (uint)get_global_id(0);
+}
+
+__kernel void cas_add(__global int *sum, __global const int *in) {
+    int v = in[get_global_id(0)];
+    int old = *sum;
+    for (;;) {
+        int seen = atomic_cmpxchg(sum, old, old + v);
+        if (seen == old)
+            break;
+        old = seen;
+    }
+}
+
+__kernel void local_cas(__global int *out) {
+    __local int acc;
+    if (get_local_id(0) == 0)
+        acc = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int v = (int)get_local_id(0) + 1;
+    int old = acc;
+    for (;;) {
+        int seen = atomic_cmpxchg(&acc, old, old + v);
+        if (seen == old)
+            break;
+        old = seen;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0)
+        out[get_group_id(0)] = acc;
+}
+"#;
+
+#[test]
+fn atomic_inc_counter_hands_out_unique_slots() {
+    let env = Env::new();
+    let n = 5000usize;
+    let (mc, mo) = (env.zeros::<u32>(1), env.buf(&vec![u32::MAX; n]));
+    let k = env.kern(ATOMIC_MORE, "slots");
+    arg_mem(k, 0, mc);
+    arg_mem(k, 1, mo);
+    env.run(k, &[n], Some(&[50]), None);
+    assert_eq!(env.read::<u32>(mc, 1)[0], n as u32);
+    let mut got: Vec<u32> = env.read(mo, n);
+    got.sort_unstable();
+    assert_eq!(got, (0..n as u32).collect::<Vec<_>>());
+}
+
+#[test]
+fn cmpxchg_loops_on_global_and_local() {
+    let env = Env::new();
+    let mut rng = Rng(13);
+    let n = 2000usize;
+    let input = random_i32(&mut rng, n, -1000, 1000);
+    let (ms, mi) = (env.buf(&[17i32]), env.buf(&input));
+    let k = env.kern(ATOMIC_MORE, "cas_add");
+    arg_mem(k, 0, ms);
+    arg_mem(k, 1, mi);
+    env.run(k, &[n], Some(&[40]), None);
+    assert_eq!(env.read::<i32>(ms, 1)[0], 17 + input.iter().sum::<i32>());
+
+    let (groups, wg) = (5usize, 64usize);
+    let out = env.zeros::<i32>(groups);
+    let k = env.kern(ATOMIC_MORE, "local_cas");
+    arg_mem(k, 0, out);
+    env.run(k, &[groups * wg], Some(&[wg]), None);
+    let want = (wg * (wg + 1) / 2) as i32;
+    assert_eq!(env.read::<i32>(out, groups), vec![want; groups]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Math
+
+const MATH_EACH: &str = r#"
+__kernel void each(__global const float *x, __global float *y) {
+    size_t i = get_global_id(0);
+    float a = x[i];
+    __global float *o = y + i * 12;
+    o[0] = sqrt(fabs(a));
+    o[1] = fabs(a);
+    o[2] = fmin(a, 0.5f);
+    o[3] = fmax(a, 0.5f);
+    o[4] = mad(a, 2.0f, 3.0f);
+    o[5] = exp(a);
+    o[6] = log(fabs(a) + 1.0f);
+    o[7] = sin(a);
+    o[8] = cos(a);
+    o[9] = floor(a) + ceil(a) * 10.0f;
+    o[10] = clamp(a, -2.0f, 2.0f);
+    o[11] = a / 3.0f;
+}
+
+__kernel void each4(__global const float4 *x, __global float4 *y) {
+    size_t i = get_global_id(0);
+    float4 a = x[i];
+    y[i * 3] = sqrt(fabs(a)) + fmin(a, (float4)(1.0f)) + fmax(a, 0.5f);
+    y[i * 3 + 1] = (float4)(dot(a, a), length(a), 0.0f, 0.0f);
+    y[i * 3 + 2] = mad(a, a, a);
+}
+"#;
+
+#[test]
+fn common_math_functions() {
+    let env = Env::new();
+    let mut rng = Rng(14);
+    let n = 512usize;
+    let x = random_f32(&mut rng, n, -6.0, 6.0);
+    let (mx, my) = (env.buf(&x), env.zeros::<f32>(n * 12));
+    let k = env.kern(MATH_EACH, "each");
+    arg_mem(k, 0, mx);
+    arg_mem(k, 1, my);
+    env.run(k, &[n], None, None);
+    let y: Vec<f32> = env.read(my, n * 12);
+    for i in 0..n {
+        let a = x[i];
+        let o = &y[i * 12..i * 12 + 12];
+        assert_close(o[0], a.abs().sqrt(), 1e-6, "sqrt");
+        assert_eq!(o[1], a.abs(), "fabs");
+        assert_eq!(o[2], a.min(0.5), "fmin");
+        assert_eq!(o[3], a.max(0.5), "fmax");
+        assert_close(o[4], a * 2.0 + 3.0, 1e-6, "mad");
+        assert_close(o[5], a.exp(), 1e-5, "exp");
+        assert_close(o[6], (a.abs() + 1.0).ln(), 1e-5, "log");
+        assert_close(o[7], a.sin(), 1e-5, "sin");
+        assert_close(o[8], a.cos(), 1e-5, "cos");
+        assert_eq!(o[9], a.floor() + a.ceil() * 10.0, "floor/ceil");
+        assert_eq!(o[10], a.clamp(-2.0, 2.0), "clamp");
+        assert_close(o[11], a / 3.0, 3e-7, "divide");
+    }
+
+    let x4 = random_f32(&mut rng, n * 4, -3.0, 3.0);
+    let (mx, my) = (env.buf(&x4), env.zeros::<f32>(n * 12));
+    let k = env.kern(MATH_EACH, "each4");
+    arg_mem(k, 0, mx);
+    arg_mem(k, 1, my);
+    env.run(k, &[n], None, None);
+    let y: Vec<f32> = env.read(my, n * 12);
+    for i in 0..n {
+        let a = &x4[i * 4..i * 4 + 4];
+        let o = &y[i * 12..i * 12 + 12];
+        let dot: f32 = a.iter().map(|v| v * v).sum();
+        for j in 0..4 {
+            assert_close(
+                o[j],
+                a[j].abs().sqrt() + a[j].min(1.0) + a[j].max(0.5),
+                1e-6,
+                "vector sqrt/fmin/fmax",
+            );
+            assert_close(o[8 + j], a[j] * a[j] + a[j], 1e-6, "vector mad");
+        }
+        assert_close(o[4], dot, 1e-5, "dot");
+        assert_close(o[5], dot.sqrt(), 1e-5, "length");
+    }
+}
+
+#[test]
+fn integer_functions() {
+    let env = Env::new();
+    let mut rng = Rng(15);
+    let n = 1000usize;
+    // mad24/mul24 are only defined for 24-bit operands.
+    let x = random_i32(&mut rng, n, -(1 << 22), 1 << 22);
+    let u: Vec<u32> = (0..n).map(|_| rng.next_u32()).collect();
+    let (mx, mu, my, mz) = (
+        env.buf(&x),
+        env.buf(&u),
+        env.zeros::<i32>(n),
+        env.zeros::<u32>(n),
+    );
+    let k = env.kern(MATH, "int_math");
+    arg_mem(k, 0, mx);
+    arg_mem(k, 1, mu);
+    arg_mem(k, 2, my);
+    arg_mem(k, 3, mz);
+    env.run(k, &[n], None, None);
+    let y: Vec<i32> = env.read(my, n);
+    let z: Vec<u32> = env.read(mz, n);
+    for i in 0..n {
+        let a = x[i];
+        let want = [
+            ((a as i64 * 12345) >> 32) as i32,
+            a.min(7),
+            a.max(-7),
+            a.clamp(-100, 100),
+            a.unsigned_abs() as i32,
+            a * 3 + 4,
+            a * 5,
+            a.rotate_left(3),
+            a.count_ones() as i32,
+            a.leading_zeros() as i32,
+        ]
+        .iter()
+        .fold(0i32, |s, v| s.wrapping_add(*v));
+        assert_eq!(y[i], want, "int_math({a})");
+        let b = u[i];
+        let mul_hi = |p: u32, q: u32| ((p as u64 * q as u64) >> 32) as u32;
+        let want = [
+            mul_hi(b, 0x9e37_79b9),
+            b.min(7),
+            b.max(9),
+            b.clamp(3, 300),
+            b,
+            b.rotate_left(7),
+            mul_hi(b, b).wrapping_add(1),
+        ]
+        .iter()
+        .fold(0u32, |s, v| s.wrapping_add(*v));
+        assert_eq!(z[i], want, "uint math({b})");
+    }
+}
+
+const INT_OPS: &str = r#"
+__kernel void ops(__global const int *a, __global const int *b, __global int *out) {
+    size_t i = get_global_id(0);
+    int x = a[i], y = b[i];
+    __global int *o = out + i * 10;
+    o[0] = x + y;
+    o[1] = x - y;
+    o[2] = x * y;
+    o[3] = x / y;
+    o[4] = x % y;
+    o[5] = x >> (y & 31);
+    o[6] = (int)((uint)x >> (y & 31));
+    o[7] = x << (y & 15);
+    o[8] = (x & y) ^ (x | ~y);
+    o[9] = (x < y) + (x == y) * 2 + (x >= y) * 4 + add_sat(x, y);
+}
+"#;
+
+#[test]
+fn integer_operators() {
+    let env = Env::new();
+    let mut rng = Rng(16);
+    let n = 1000usize;
+    let a: Vec<i32> = (0..n).map(|_| rng.next_u32() as i32).collect();
+    let b: Vec<i32> = (0..n)
+        .map(|_| (rng.next_u32() as i32 >> (rng.next_u32() % 31)) | 1)
+        .collect();
+    let (ma, mb, mo) = (env.buf(&a), env.buf(&b), env.zeros::<i32>(n * 10));
+    let k = env.kern(INT_OPS, "ops");
+    arg_mem(k, 0, ma);
+    arg_mem(k, 1, mb);
+    arg_mem(k, 2, mo);
+    env.run(k, &[n], None, None);
+    let got: Vec<i32> = env.read(mo, n * 10);
+    for i in 0..n {
+        let (x, y) = (a[i], b[i]);
+        let want = [
+            x.wrapping_add(y),
+            x.wrapping_sub(y),
+            x.wrapping_mul(y),
+            x.wrapping_div(y),
+            x.wrapping_rem(y),
+            x >> (y & 31),
+            ((x as u32) >> (y & 31)) as i32,
+            x << (y & 15),
+            (x & y) ^ (x | !y),
+            ((x < y) as i32 + (x == y) as i32 * 2 + (x >= y) as i32 * 4)
+                .wrapping_add(x.saturating_add(y)),
+        ];
+        assert_eq!(&got[i * 10..i * 10 + 10], &want, "ops({x}, {y})");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Private arrays, __constant
+
+#[test]
+fn private_arrays_indexed_dynamically() {
+    let env = Env::new();
+    let mut rng = Rng(17);
+    let n = 128usize;
+    let input = random_i32(&mut rng, n * 16, -1000, 1000);
+    let (mi, mo) = (env.buf(&input), env.zeros::<i32>(n));
+    let k = env.kern(PRIVATE, "private_array");
+    arg_mem(k, 0, mi);
+    arg_mem(k, 1, mo);
+    set_arg(k, 2, &13i32);
+    env.run(k, &[n], None, None);
+    let got: Vec<i32> = env.read(mo, n);
+    for g in 0..n {
+        let buf: Vec<i32> = (0..16).map(|k| input[g * 16 + k] * k as i32).collect();
+        let want: i32 = (0..13).map(|k| buf[(k * 7 + g) & 15]).sum();
+        assert_eq!(got[g], want, "private_array[{g}]");
+    }
+
+    let data = random_f32(&mut rng, n * 8, -50.0, 50.0);
+    let m = env.buf(&data);
+    let k = env.kern(PRIVATE, "private_sort");
+    arg_mem(k, 0, m);
+    env.run(k, &[n], None, None);
+    let got: Vec<f32> = env.read(m, n * 8);
+    for g in 0..n {
+        let mut want = data[g * 8..g * 8 + 8].to_vec();
+        want.sort_by(|p, q| p.partial_cmp(q).unwrap());
+        assert_eq!(&got[g * 8..g * 8 + 8], &want[..], "private_sort[{g}]");
+    }
+}
+
+#[test]
+fn constant_arguments_and_tables() {
+    let env = Env::new();
+    let mut rng = Rng(18);
+    let n = 300usize;
+    let input = random_f32(&mut rng, n, 0.0, 10.0);
+    let (mi, mo) = (env.buf(&input), env.zeros::<f32>(n));
+    let scale = env.buffer(CL_MEM_READ_ONLY, 4, Some(bytes(&[2.5f32])));
+    let k = env.kern(CONSTANT, "blur");
+    arg_mem(k, 0, mi);
+    arg_mem(k, 1, mo);
+    arg_mem(k, 2, scale);
+    set_arg(k, 3, &(n as i32));
+    env.run(k, &[n], None, None);
+    let got: Vec<f32> = env.read(mo, n);
+    let weights = [0.1f32, 0.2, 0.4, 0.2, 0.1];
+    let lut = [3.0f32, 1.0, 4.0, 1.0];
+    for i in 0..n {
+        let mut acc = 0.0f32;
+        for k in -2i32..=2 {
+            let j = (i as i32 + k).clamp(0, n as i32 - 1) as usize;
+            acc += weights[(k + 2) as usize] * input[j];
+        }
+        assert_close(got[i], acc * 2.5 + lut[i & 3], 1e-6, "blur");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Grid sizes
+
+const IDS: &str = r#"
+__kernel void ids(__global uint *gid, __global uint *grp, __global uint *info) {
+    size_t i = get_global_id(0) - get_global_offset(0);
+    gid[i] = (uint)get_global_id(0);
+    grp[i] = (uint)get_group_id(0) * 1024 + (uint)get_local_id(0);
+    if (i == 0) {
+        info[0] = (uint)get_num_groups(0);
+        info[1] = (uint)get_local_size(0);
+    }
+}
+
+__kernel void ids3(__global uint *out) {
+    size_t x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+    size_t lin = (z * get_global_size(1) + y) * get_global_size(0) + x;
+    out[lin * 2] = (uint)(x + y * 100 + z * 10000);
+    out[lin * 2 + 1] = (uint)(get_local_size(0) + get_local_size(1) * 1000 + get_local_size(2) * 1000000);
+}
+"#;
+
+#[test]
+fn grid_larger_than_dispatch_limit() {
+    let env = Env::new();
+    for (global, local, offset) in [
+        (65535 * 2 + 1001, 1usize, 3usize),
+        (2 * (65536 + 100), 2, 0),
+    ] {
+        let (mg, mp, mi) = (
+            env.zeros::<u32>(global),
+            env.zeros::<u32>(global),
+            env.zeros::<u32>(2),
+        );
+        let k = env.kern(IDS, "ids");
+        arg_mem(k, 0, mg);
+        arg_mem(k, 1, mp);
+        arg_mem(k, 2, mi);
+        env.run(k, &[global], Some(&[local]), Some(&[offset]));
+        let gid: Vec<u32> = env.read(mg, global);
+        let grp: Vec<u32> = env.read(mp, global);
+        for i in 0..global {
+            assert_eq!(gid[i] as usize, i + offset, "global id {i}");
+            assert_eq!(
+                grp[i] as usize,
+                (i / local) * 1024 + i % local,
+                "group/local id {i}"
+            );
+        }
+        assert_eq!(
+            env.read::<u32>(mi, 2),
+            vec![(global / local) as u32, local as u32]
+        );
+    }
+}
+
+#[test]
+fn null_local_size_with_prime_global_sizes() {
+    let env = Env::new();
+    for global in [vec![997usize], vec![13, 7], vec![5, 3, 11], vec![251, 3]] {
+        let g3: [usize; 3] = std::array::from_fn(|d| global.get(d).copied().unwrap_or(1));
+        let total: usize = g3.iter().product();
+        let out = env.buf(&vec![u32::MAX; total * 2]);
+        let k = env.kern(IDS, "ids3");
+        arg_mem(k, 0, out);
+        env.run(k, &global, None, None);
+        let got: Vec<u32> = env.read(out, total * 2);
+        let ls = got[1];
+        let l = [ls % 1000, ls / 1000 % 1000, ls / 1_000_000];
+        for d in 0..3 {
+            assert!(
+                l[d] >= 1 && g3[d].is_multiple_of(l[d] as usize),
+                "local size {l:?} for {g3:?}"
+            );
+        }
+        for z in 0..g3[2] {
+            for y in 0..g3[1] {
+                for x in 0..g3[0] {
+                    let lin = (z * g3[1] + y) * g3[0] + x;
+                    assert_eq!(
+                        got[lin * 2] as usize,
+                        x + y * 100 + z * 10000,
+                        "item ({x}, {y}, {z}) of {global:?}"
+                    );
+                    assert_eq!(got[lin * 2 + 1], ls);
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Build failures, API errors, queries
+
+#[test]
+fn broken_source_fails_with_log_naming_the_line() {
+    let env = Env::new();
+    let src = "__kernel void ok(__global int *p) { p[0] = 1; }\n\
+               \n\
+               __kernel void broken(__global int *p) {\n\
+                   p[0] = undefined_thing + 1;\n\
+               }\n";
+    let (err, log) = env.try_build(src, "").expect_err("the build must fail");
+    assert_eq!(err, CL_BUILD_PROGRAM_FAILURE);
+    assert!(log.contains(":4:"), "log names line 4: {log}");
+    assert!(log.contains("undefined_thing"), "{log}");
+}
+
+#[test]
+fn set_kernel_arg_errors() {
+    let env = Env::new();
+    let k = env.kern(ARGS, "scalars");
+    let f = 1.0f32;
+    let set = |i: u32, size: usize, v: *const c_void| unsafe { cl!(clSetKernelArg)(k, i, size, v) };
+    assert_eq!(
+        set(1, 8, &f as *const f32 as *const c_void),
+        CL_INVALID_ARG_SIZE,
+        "float given 8 bytes"
+    );
+    assert_eq!(
+        set(6, 4, &f as *const f32 as *const c_void),
+        CL_INVALID_ARG_SIZE,
+        "double given 4 bytes"
+    );
+    assert_eq!(
+        set(0, 4, &f as *const f32 as *const c_void),
+        CL_INVALID_ARG_SIZE,
+        "buffer given 4 bytes"
+    );
+    assert_eq!(
+        set(7, 4, &f as *const f32 as *const c_void),
+        CL_INVALID_ARG_INDEX
+    );
+    assert_eq!(
+        set(1, 4, null()),
+        CL_INVALID_ARG_VALUE,
+        "NULL for a by-value argument"
+    );
+    let k2 = env.kern(LOCAL, "reduce_sum");
+    let x = 0u32;
+    let r = unsafe { cl!(clSetKernelArg)(k2, 2, 4, &x as *const u32 as *const c_void) };
+    assert_eq!(r, CL_INVALID_ARG_VALUE, "non-NULL value for __local");
+    let r = unsafe { cl!(clSetKernelArg)(k2, 2, 0, null()) };
+    assert_eq!(r, CL_INVALID_ARG_SIZE, "__local of 0 bytes");
+    let bogus = 0x1234usize as cl_mem;
+    let r = unsafe {
+        cl!(clSetKernelArg)(
+            k2,
+            0,
+            std::mem::size_of::<cl_mem>(),
+            &bogus as *const cl_mem as *const c_void,
+        )
+    };
+    assert_eq!(r, CL_INVALID_MEM_OBJECT);
+}
+
+#[test]
+fn enqueue_errors() {
+    let env = Env::new();
+    let k = env.kern(VADD, "vadd_float");
+    assert_eq!(
+        env.try_run(k, &[64], None, None),
+        CL_INVALID_KERNEL_ARGS,
+        "no argument set"
+    );
+    let m = env.zeros::<f32>(64);
+    arg_mem(k, 0, m);
+    arg_mem(k, 1, m);
+    assert_eq!(
+        env.try_run(k, &[64], None, None),
+        CL_INVALID_KERNEL_ARGS,
+        "one argument unset"
+    );
+    arg_mem(k, 2, m);
+    env.run(k, &[64], None, None);
+
+    let global = [64usize, 1, 1, 1];
+    for dim in [0u32, 4] {
+        let r = unsafe {
+            cl!(clEnqueueNDRangeKernel)(
+                env.queue,
+                k,
+                dim,
+                null(),
+                global.as_ptr(),
+                null(),
+                0,
+                null(),
+                null_mut(),
+            )
+        };
+        assert_eq!(r, CL_INVALID_WORK_DIMENSION, "work_dim {dim}");
+    }
+    assert_eq!(
+        env.try_run(k, &[64], Some(&[5]), None),
+        CL_INVALID_WORK_GROUP_SIZE,
+        "5 does not divide 64"
+    );
+    assert_eq!(
+        env.try_run(k, &[64, 6], Some(&[8, 4]), None),
+        CL_INVALID_WORK_GROUP_SIZE
+    );
+    let mut max_wg = 0usize;
+    ok(unsafe {
+        cl!(clGetDeviceInfo)(
+            env.device,
+            CL_DEVICE_MAX_WORK_GROUP_SIZE,
+            8,
+            &mut max_wg as *mut usize as *mut c_void,
+            null_mut(),
+        )
+    });
+    let mut sizes = [0usize; 3];
+    ok(unsafe {
+        cl!(clGetDeviceInfo)(
+            env.device,
+            CL_DEVICE_MAX_WORK_ITEM_SIZES,
+            24,
+            sizes.as_mut_ptr() as *mut c_void,
+            null_mut(),
+        )
+    });
+    let big = sizes[0] * 2;
+    assert_eq!(
+        env.try_run(k, &[big * 4], Some(&[big]), None),
+        CL_INVALID_WORK_ITEM_SIZE,
+        "local above the item size"
+    );
+    let side = sizes[0].min(sizes[1]);
+    if side * side > max_wg {
+        assert_eq!(
+            env.try_run(k, &[side, side], Some(&[side, side]), None),
+            CL_INVALID_WORK_GROUP_SIZE,
+            "local above the group size"
+        );
+    }
+    // reqd_work_group_size(8, 4, 1)
+    let ka = env.kern(ARGS, "attributed");
+    arg_mem(ka, 0, m);
+    assert_eq!(
+        env.try_run(ka, &[16, 4], Some(&[4, 4]), None),
+        CL_INVALID_WORK_GROUP_SIZE
+    );
+    env.run(ka, &[16, 4], Some(&[8, 4]), None);
+    let global = [64usize];
+    let r = unsafe {
+        cl!(clEnqueueNDRangeKernel)(
+            env.queue,
+            k,
+            1,
+            null(),
+            null(),
+            null(),
+            0,
+            null(),
+            null_mut(),
+        )
+    };
+    assert_eq!(r, CL_INVALID_GLOBAL_WORK_SIZE, "NULL global size");
+    let r = unsafe {
+        cl!(clEnqueueNDRangeKernel)(
+            env.queue,
+            null_mut(),
+            1,
+            null(),
+            global.as_ptr(),
+            null(),
+            0,
+            null(),
+            null_mut(),
+        )
+    };
+    assert_eq!(r, CL_INVALID_KERNEL);
+}
+
+#[test]
+fn create_kernel_errors() {
+    let env = Env::new();
+    let p = env.build(VADD);
+    let mut err = 0;
+    let name = CString::new("no_such_kernel").unwrap();
+    let k = unsafe { cl!(clCreateKernel)(p, name.as_ptr(), &mut err) };
+    assert!(k.is_null());
+    assert_eq!(err, CL_INVALID_KERNEL_NAME);
+    let k = unsafe { cl!(clCreateKernel)(p, null(), &mut err) };
+    assert!(k.is_null());
+    assert_eq!(err, CL_INVALID_VALUE);
+    let mut n = 0u32;
+    ok(unsafe { cl!(clCreateKernelsInProgram)(p, 0, null_mut(), &mut n) });
+    assert_eq!(n, 2);
+}
+
+#[test]
+fn kernel_queries() {
+    let env = Env::new();
+    let p = env.build(ARGS);
+    let k = env.kernel(p, "scalars");
+    let num: cl_uint =
+        info_scalar(|s, v, r| unsafe { cl!(clGetKernelInfo)(k, CL_KERNEL_NUM_ARGS, s, v, r) });
+    assert_eq!(num, 7);
+    let name =
+        info_string(|s, v, r| unsafe { cl!(clGetKernelInfo)(k, CL_KERNEL_FUNCTION_NAME, s, v, r) });
+    assert_eq!(name, "scalars");
+    let wg: usize = info_scalar(|s, v, r| unsafe {
+        cl!(clGetKernelWorkGroupInfo)(k, env.device, CL_KERNEL_WORK_GROUP_SIZE, s, v, r)
+    });
+    let mut max_wg = 0usize;
+    ok(unsafe {
+        cl!(clGetDeviceInfo)(
+            env.device,
+            CL_DEVICE_MAX_WORK_GROUP_SIZE,
+            8,
+            &mut max_wg as *mut usize as *mut c_void,
+            null_mut(),
+        )
+    });
+    assert!(wg >= 1 && wg <= max_wg);
+    let mut compile = [9usize; 3];
+    ok(unsafe {
+        cl!(clGetKernelWorkGroupInfo)(
+            k,
+            env.device,
+            CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+            24,
+            compile.as_mut_ptr() as *mut c_void,
+            null_mut(),
+        )
+    });
+    assert_eq!(compile, [0, 0, 0]);
+    let ka = env.kernel(p, "attributed");
+    ok(unsafe {
+        cl!(clGetKernelWorkGroupInfo)(
+            ka,
+            env.device,
+            CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+            24,
+            compile.as_mut_ptr() as *mut c_void,
+            null_mut(),
+        )
+    });
+    assert_eq!(compile, [8, 4, 1]);
+    let wga: usize = info_scalar(|s, v, r| unsafe {
+        cl!(clGetKernelWorkGroupInfo)(ka, env.device, CL_KERNEL_WORK_GROUP_SIZE, s, v, r)
+    });
+    assert_eq!(wga, 32);
+
+    let kl = env.kern(LOCAL, "reduce_sum");
+    arg_local(kl, 2, 1000);
+    let lm: cl_ulong = info_scalar(|s, v, r| unsafe {
+        cl!(clGetKernelWorkGroupInfo)(kl, env.device, CL_KERNEL_LOCAL_MEM_SIZE, s, v, r)
+    });
+    assert!(lm >= 1000, "local memory {lm}");
+    let kt = env.kern(LOCAL, "reverse_tile");
+    let lm: cl_ulong = info_scalar(|s, v, r| unsafe {
+        cl!(clGetKernelWorkGroupInfo)(kt, env.device, CL_KERNEL_LOCAL_MEM_SIZE, s, v, r)
+    });
+    assert!(lm >= 256, "static local memory {lm}");
+
+    // Without -cl-kernel-arg-info: not available.
+    let mut q: cl_kernel_arg_address_qualifier = 0;
+    let r = unsafe {
+        cl!(clGetKernelArgInfo)(
+            k,
+            0,
+            CL_KERNEL_ARG_ADDRESS_QUALIFIER,
+            4,
+            &mut q as *mut _ as *mut c_void,
+            null_mut(),
+        )
+    };
+    assert_eq!(r, CL_KERNEL_ARG_INFO_NOT_AVAILABLE);
+
+    let p = env.try_build(ARGS, "-cl-kernel-arg-info").unwrap();
+    let k = env.kernel(p, "scalars");
+    let arg_name = |i: u32| {
+        info_string(|s, v, r| unsafe { cl!(clGetKernelArgInfo)(k, i, CL_KERNEL_ARG_NAME, s, v, r) })
+    };
+    let type_name = |i: u32| {
+        info_string(|s, v, r| unsafe {
+            cl!(clGetKernelArgInfo)(k, i, CL_KERNEL_ARG_TYPE_NAME, s, v, r)
+        })
+    };
+    assert_eq!(arg_name(0), "out");
+    assert_eq!(type_name(0), "float*");
+    assert_eq!(arg_name(3), "c");
+    assert_eq!(type_name(3), "uchar");
+    assert_eq!(type_name(6), "double");
+    let aq: cl_kernel_arg_address_qualifier = info_scalar(|s, v, r| unsafe {
+        cl!(clGetKernelArgInfo)(k, 0, CL_KERNEL_ARG_ADDRESS_QUALIFIER, s, v, r)
+    });
+    assert_eq!(aq, CL_KERNEL_ARG_ADDRESS_GLOBAL);
+    let aq: cl_kernel_arg_address_qualifier = info_scalar(|s, v, r| unsafe {
+        cl!(clGetKernelArgInfo)(k, 1, CL_KERNEL_ARG_ADDRESS_QUALIFIER, s, v, r)
+    });
+    assert_eq!(aq, CL_KERNEL_ARG_ADDRESS_PRIVATE);
+    let r = unsafe { cl!(clGetKernelArgInfo)(k, 7, CL_KERNEL_ARG_NAME, 0, null_mut(), null_mut()) };
+    assert_eq!(r, CL_INVALID_ARG_INDEX);
+
+    let p = env.try_build(CONSTANT, "-cl-kernel-arg-info").unwrap();
+    let k = env.kernel(p, "blur");
+    let aq: cl_kernel_arg_address_qualifier = info_scalar(|s, v, r| unsafe {
+        cl!(clGetKernelArgInfo)(k, 2, CL_KERNEL_ARG_ADDRESS_QUALIFIER, s, v, r)
+    });
+    assert_eq!(aq, CL_KERNEL_ARG_ADDRESS_CONSTANT);
+    let tq: cl_kernel_arg_type_qualifier = info_scalar(|s, v, r| unsafe {
+        cl!(clGetKernelArgInfo)(k, 0, CL_KERNEL_ARG_TYPE_QUALIFIER, s, v, r)
+    });
+    assert_eq!(tq & CL_KERNEL_ARG_TYPE_CONST, CL_KERNEL_ARG_TYPE_CONST);
+    let p = env.try_build(LOCAL, "-cl-kernel-arg-info").unwrap();
+    let k = env.kernel(p, "reduce_sum");
+    let aq: cl_kernel_arg_address_qualifier = info_scalar(|s, v, r| unsafe {
+        cl!(clGetKernelArgInfo)(k, 2, CL_KERNEL_ARG_ADDRESS_QUALIFIER, s, v, r)
+    });
+    assert_eq!(aq, CL_KERNEL_ARG_ADDRESS_LOCAL);
+}
