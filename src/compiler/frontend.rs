@@ -194,8 +194,8 @@ fn thaw(tools: &Tools, dir: &Path, bc: &Path) -> Result<(), BuildFailure> {
 /// Rewrites every `%x = freeze T v` of textual LLVM IR as the no-op `%x = bitcast T v to T`.
 ///
 /// llvm-spirv-15 cannot translate `freeze` (O2 creates it, e.g. DivRemPairs for `x / y` next to
-/// `x % y`). SPIR-V has no poison values, so passing the operand through is exact. The lowering
-/// turns a same-type `OpBitcast` into `OpCopyObject`.
+/// `x % y`). SPIR-V has no poison values, so passing the operand through is exact; the
+/// same-type `OpBitcast` it becomes is valid SPIR-V.
 pub(crate) fn remove_freeze(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains(" = freeze ") {
         return std::borrow::Cow::Borrowed(text);

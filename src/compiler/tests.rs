@@ -246,3 +246,30 @@ fn odd_corners() {
     kernel(&p, "dyn_dim");
     kernel(&p, "maybe_null");
 }
+
+#[test]
+fn validator_rejects_invalid_modules_with_a_message() {
+    assert!(validate::enabled(), "unit tests always validate");
+    let p = build(include_str!("testdata/vadd.cl"), "");
+    let mut m = rspirv::dr::load_words(&kernel(&p, "vadd_float").spirv).unwrap();
+    m.memory_model = None;
+    use rspirv::binary::Assemble;
+    let e = validate::validate_vulkan(&m.assemble()).unwrap_err();
+    assert!(e.contains("memory model"), "{e}");
+}
+
+#[test]
+fn freeze_is_rewritten_as_a_no_op_cast() {
+    let ir = "  %a = sdiv i32 %x, %y\n  %b.frozen = freeze i32 %x, !dbg !7\n  %c = freeze <2 x i32> %v\n";
+    let out = frontend::remove_freeze(ir);
+    assert_eq!(
+        out,
+        "  %a = sdiv i32 %x, %y\n  %b.frozen = bitcast i32 %x to i32, !dbg !7\n  \
+         %c = bitcast <2 x i32> %v to <2 x i32>\n"
+    );
+    // x / y next to x % y makes O2 emit `freeze` (DivRemPairs).
+    build(
+        "__kernel void k(__global int *a) { int x = a[0], y = a[1]; a[2] = x / y; a[3] = x % y; }",
+        "",
+    );
+}

@@ -2,6 +2,15 @@
 
 use spirv_tools::val::Validator;
 
+use crate::util::config::{config, Validation};
+
+/// Whether every module handed to Vulkan goes through spirv-val first: when `VKCL_VALIDATION`
+/// is set (`1` or `fatal`), and always in the compiler's unit tests. Off by default, so the
+/// fast path pays nothing.
+pub(crate) fn enabled() -> bool {
+    cfg!(test) || config().validation != Validation::Off
+}
+
 /// Validates `words` as a Vulkan 1.2 module.
 ///
 /// # Errors
