@@ -1479,3 +1479,518 @@ fn kernel_queries() {
     });
     assert_eq!(aq, CL_KERNEL_ARG_ADDRESS_LOCAL);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Types, conversions, vectors
+
+const TYPES: &str = r#"
+__kernel void types(__global const char *c, __global const short *s, __global const long *l,
+                    __global const double *d, __global uchar4 *o4, __global short *os,
+                    __global long *ol, __global double *od, __global char *oc) {
+    size_t i = get_global_id(0);
+    oc[i] = c[i] * 3 + (char)1;
+    os[i] = s[i] / (short)3 + (short)c[i];
+    ol[i] = l[i] * l[i] + (l[i] >> 7) + mul_hi(l[i], (long)0x123456789) + rotate(l[i], (long)13)
+            + popcount(l[i]) + clz(l[i]) + ctz(l[i]);
+    od[i] = sqrt(fabs(d[i])) + d[i] * 0.5 + fma(d[i], d[i], 1.0) + floor(d[i]);
+    o4[i] = (uchar4)(c[i], s[i], l[i], (uchar)i) + convert_uchar4_sat((int4)(-5, 300, 7, 8));
+}
+
+__kernel void narrow_bits(__global const uchar *b, __global const ushort *h, __global uint *o) {
+    size_t i = get_global_id(0);
+    o[i * 6] = popcount(b[i]);
+    o[i * 6 + 1] = clz(b[i]);
+    o[i * 6 + 2] = ctz(b[i]);
+    o[i * 6 + 3] = popcount(h[i]);
+    o[i * 6 + 4] = clz(h[i]);
+    o[i * 6 + 5] = ctz(h[i]);
+}
+"#;
+
+#[test]
+fn narrow_and_wide_integer_types_and_double() {
+    let env = Env::new();
+    let mut rng = Rng(21);
+    let n = 500usize;
+    let c: Vec<i8> = (0..n).map(|_| rng.next_u32() as i8).collect();
+    let s: Vec<i16> = (0..n).map(|_| rng.next_u32() as i16).collect();
+    let mut l: Vec<i64> = (0..n)
+        .map(|_| {
+            ((rng.next_u32() as u64) << 32 | rng.next_u32() as u64) as i64 >> (rng.next_u32() % 64)
+        })
+        .collect();
+    l[0] = 0;
+    l[1] = -1;
+    let d: Vec<f64> = (0..n)
+        .map(|_| (rng.next_u32() as f64 - 2e9) / 1e5)
+        .collect();
+    let bufs = [env.buf(&c), env.buf(&s), env.buf(&l), env.buf(&d)];
+    let (o4, os, ol, od, oc) = (
+        env.zeros::<[u8; 4]>(n),
+        env.zeros::<i16>(n),
+        env.zeros::<i64>(n),
+        env.zeros::<f64>(n),
+        env.zeros::<i8>(n),
+    );
+    let k = env.kern_opts(TYPES, "-cl-std=CL3.0", "types");
+    for (i, m) in bufs.iter().chain([o4, os, ol, od, oc].iter()).enumerate() {
+        arg_mem(k, i as u32, *m);
+    }
+    env.run(k, &[n], None, None);
+    let g4: Vec<[u8; 4]> = env.read(o4, n);
+    let gs: Vec<i16> = env.read(os, n);
+    let gl: Vec<i64> = env.read(ol, n);
+    let gd: Vec<f64> = env.read(od, n);
+    let gc: Vec<i8> = env.read(oc, n);
+    for i in 0..n {
+        assert_eq!(gc[i], (c[i] as i32 * 3 + 1) as i8, "char {i}");
+        assert_eq!(gs[i], (s[i] / 3).wrapping_add(c[i] as i16), "short {i}");
+        let x = l[i];
+        let want = [
+            x.wrapping_mul(x),
+            x >> 7,
+            ((x as i128 * 0x1_2345_6789) >> 64) as i64,
+            x.rotate_left(13),
+            x.count_ones() as i64,
+            x.leading_zeros() as i64,
+            x.trailing_zeros() as i64,
+        ]
+        .iter()
+        .fold(0i64, |a, v| a.wrapping_add(*v));
+        assert_eq!(gl[i], want, "long {i} of {x}");
+        let y = d[i];
+        let want = y.abs().sqrt() + y * 0.5 + y.mul_add(y, 1.0) + y.floor();
+        assert!(
+            (gd[i] - want).abs() <= 1e-12 * want.abs().max(1.0),
+            "double {i}: {} vs {want}",
+            gd[i]
+        );
+        let v = [c[i] as u8, s[i] as u8, l[i] as u8, i as u8];
+        let sat = [0u8, 255, 7, 8];
+        let want: [u8; 4] = std::array::from_fn(|j| v[j].wrapping_add(sat[j]));
+        assert_eq!(g4[i], want, "uchar4 {i}");
+    }
+
+    let b: Vec<u8> = (0..256).map(|x| x as u8).collect();
+    let h: Vec<u16> = (0..256)
+        .map(|x| {
+            if x < 17 {
+                1u16 << (x % 16)
+            } else {
+                rng.next_u32() as u16
+            }
+        })
+        .collect();
+    let (mb, mh, mo) = (env.buf(&b), env.buf(&h), env.zeros::<u32>(256 * 6));
+    let k = env.kern_opts(TYPES, "-cl-std=CL3.0", "narrow_bits");
+    arg_mem(k, 0, mb);
+    arg_mem(k, 1, mh);
+    arg_mem(k, 2, mo);
+    env.run(k, &[256], None, None);
+    let got: Vec<u32> = env.read(mo, 256 * 6);
+    for i in 0..256 {
+        let want = [
+            b[i].count_ones(),
+            b[i].leading_zeros(),
+            b[i].trailing_zeros(),
+            h[i].count_ones(),
+            h[i].leading_zeros(),
+            h[i].trailing_zeros(),
+        ];
+        assert_eq!(&got[i * 6..i * 6 + 6], &want, "bits of {} / {}", b[i], h[i]);
+    }
+}
+
+const CONVERSIONS: &str = r#"
+__kernel void conv(__global const float *f, __global int *oi, __global uint *ou, __global float *of) {
+    size_t i = get_global_id(0);
+    float x = f[i];
+    oi[i * 5] = convert_int_sat(x * 1e9f);
+    oi[i * 5 + 1] = convert_int_rtn(x);
+    oi[i * 5 + 2] = convert_int_sat_rtp(x);
+    oi[i * 5 + 3] = as_int(x);
+    oi[i * 5 + 4] = convert_int_rte(x);
+    ou[i * 4] = convert_uint_sat(x);
+    ou[i * 4 + 1] = convert_uchar_sat(x * 100.0f);
+    ou[i * 4 + 2] = convert_char_sat((int)(x * 100.0f));
+    ou[i * 4 + 3] = convert_ushort_sat(as_int(x) >> 12);
+    of[i * 3] = convert_float((int)i);
+    of[i * 3 + 1] = as_float(as_uint(x) ^ 0x80000000u);
+    of[i * 3 + 2] = (float)(ulong)(i * 1000000007ul);
+}
+"#;
+
+#[test]
+fn conversions_saturate_and_round() {
+    let env = Env::new();
+    let mut rng = Rng(22);
+    let mut x = random_f32(&mut rng, 200, -5.0, 5.0);
+    x.extend([
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1e10,
+        -1e10,
+        0.5,
+        -0.5,
+        2.5,
+        -2.5,
+        3e9,
+        4.5e9,
+        2147483520.0,
+        0.0,
+        -0.0,
+    ]);
+    let n = x.len();
+    let (mx, mi, mu, mf) = (
+        env.buf(&x),
+        env.zeros::<i32>(n * 5),
+        env.zeros::<u32>(n * 4),
+        env.zeros::<f32>(n * 3),
+    );
+    let k = env.kern(CONVERSIONS, "conv");
+    arg_mem(k, 0, mx);
+    arg_mem(k, 1, mi);
+    arg_mem(k, 2, mu);
+    arg_mem(k, 3, mf);
+    env.run(k, &[n], None, None);
+    let (gi, gu, gf): (Vec<i32>, Vec<u32>, Vec<f32>) = (
+        env.read(mi, n * 5),
+        env.read(mu, n * 4),
+        env.read(mf, n * 3),
+    );
+    for i in 0..n {
+        let v = x[i];
+        // Rust's float -> int `as` saturates and maps NaN to 0, like OpenCL's _sat.
+        let rte = if v.is_finite() && v.abs() < 2e9 {
+            Some(v.round_ties_even() as i32)
+        } else {
+            None
+        };
+        assert_eq!(gi[i * 5], (v * 1e9) as i32, "convert_int_sat({v} * 1e9)");
+        if v.is_finite() && v.abs() < 2e9 {
+            assert_eq!(gi[i * 5 + 1], v.floor() as i32, "convert_int_rtn({v})");
+        }
+        assert_eq!(gi[i * 5 + 2], v.ceil() as i32, "convert_int_sat_rtp({v})");
+        assert_eq!(gi[i * 5 + 3], v.to_bits() as i32, "as_int({v})");
+        if let Some(r) = rte {
+            assert_eq!(gi[i * 5 + 4], r, "convert_int_rte({v})");
+        }
+        assert_eq!(gu[i * 4], v as u32, "convert_uint_sat({v})");
+        assert_eq!(
+            gu[i * 4 + 1],
+            (v * 100.0) as u8 as u32,
+            "convert_uchar_sat({v} * 100)"
+        );
+        if v.is_finite() && v.abs() < 2e7 {
+            let c = ((v * 100.0) as i32).clamp(-128, 127) as i8;
+            assert_eq!(
+                gu[i * 4 + 2],
+                c as i32 as u32,
+                "convert_char_sat((int)({v} * 100))"
+            );
+        }
+        assert_eq!(
+            gu[i * 4 + 3],
+            ((v.to_bits() as i32) >> 12).clamp(0, 65535) as u32,
+            "convert_ushort_sat of {v}"
+        );
+        assert_eq!(gf[i * 3], i as f32);
+        assert_eq!(gf[i * 3 + 1].to_bits(), v.to_bits() ^ 0x8000_0000);
+        assert_eq!(gf[i * 3 + 2], (i as u64 * 1_000_000_007) as f32);
+    }
+}
+
+const VECTORS: &str = r#"
+__kernel void vecs(__global const int4 *a, __global const uint4 *m, __global int4 *o, __global int *oi) {
+    size_t i = get_global_id(0);
+    int4 x = a[i];
+    o[i * 3] = shuffle(x, m[i]);
+    o[i * 3 + 1] = shuffle2(x, x.wzyx + 100, m[i]);
+    o[i * 3 + 2] = (x.zwxy * 2 - x) >> 1;
+    oi[i] = any(x < 0) + all(x > -100) * 2 + (x.x > x.y ? 4 : 0) + (int)dot(convert_float4(x), (float4)(1.0f));
+}
+"#;
+
+#[test]
+fn vector_swizzles_and_shuffles() {
+    let env = Env::new();
+    let mut rng = Rng(23);
+    let n = 300usize;
+    let a: Vec<[i32; 4]> = (0..n)
+        .map(|_| std::array::from_fn(|_| (rng.next_u32() % 400) as i32 - 200))
+        .collect();
+    let m: Vec<[u32; 4]> = (0..n)
+        .map(|_| std::array::from_fn(|_| rng.next_u32()))
+        .collect();
+    let (ma, mm, mo, mi) = (
+        env.buf(&a),
+        env.buf(&m),
+        env.zeros::<[i32; 4]>(n * 3),
+        env.zeros::<i32>(n),
+    );
+    let k = env.kern(VECTORS, "vecs");
+    arg_mem(k, 0, ma);
+    arg_mem(k, 1, mm);
+    arg_mem(k, 2, mo);
+    arg_mem(k, 3, mi);
+    env.run(k, &[n], None, None);
+    let (go, gi): (Vec<[i32; 4]>, Vec<i32>) = (env.read(mo, n * 3), env.read(mi, n));
+    for i in 0..n {
+        let x = a[i];
+        let y = [x[3] + 100, x[2] + 100, x[1] + 100, x[0] + 100];
+        let sh: [i32; 4] = std::array::from_fn(|j| x[(m[i][j] & 3) as usize]);
+        let sh2: [i32; 4] = std::array::from_fn(|j| {
+            let k = (m[i][j] & 7) as usize;
+            if k < 4 {
+                x[k]
+            } else {
+                y[k - 4]
+            }
+        });
+        let sw = [x[2], x[3], x[0], x[1]];
+        let ar: [i32; 4] = std::array::from_fn(|j| (sw[j] * 2 - x[j]) >> 1);
+        assert_eq!(go[i * 3], sh, "shuffle {i}");
+        assert_eq!(go[i * 3 + 1], sh2, "shuffle2 {i}");
+        assert_eq!(go[i * 3 + 2], ar, "swizzle {i}");
+        let want = x.iter().any(|v| *v < 0) as i32
+            + x.iter().all(|v| *v > -100) as i32 * 2
+            + if x[0] > x[1] { 4 } else { 0 }
+            + x.iter().sum::<i32>();
+        assert_eq!(gi[i], want, "any/all/dot {i}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Structs in global memory, pointer arithmetic, 64-bit atomics, barriers in loops, goto
+
+const MISC: &str = r#"
+typedef struct { float x, y; int tag; } Point;
+__kernel void aos(__global const Point *in, __global Point *out) {
+    size_t i = get_global_id(0);
+    Point p = in[i];
+    p.x += p.y;
+    p.tag = -p.tag;
+    out[i] = p;
+}
+__kernel void subptr(__global int *a, int off) {
+    __global int *p = a + off;
+    size_t i = get_global_id(0);
+    p[i] = (int)(p + i - a);
+}
+__kernel void atom64(__global long *a, __global ulong *b) {
+    atom_add(&a[0], (long)get_global_id(0));
+    atom_max(&b[0], (ulong)get_global_id(0) << 33);
+}
+__kernel void local_loop(__global int *out, __local int *tmp) {
+    size_t l = get_local_id(0);
+    int acc = 0;
+    for (int r = 0; r < 4; r++) {
+        tmp[l] = (int)l * r;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        acc += tmp[(l + 1) % get_local_size(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[get_global_id(0)] = acc;
+}
+__kernel void irreducible(__global int *d, int n) {
+    int i = (int)get_global_id(0);
+    int x = d[i];
+    if (x & 1) goto second;
+first:
+    x = x * 3 + 1;
+    if (x > 1000) goto out;
+second:
+    x = x / 2;
+    if (x > 1 && n-- > 0) goto first;
+out:
+    d[i] = x;
+}
+"#;
+
+#[repr(C)]
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+struct Point {
+    x: f32,
+    y: f32,
+    tag: i32,
+}
+
+#[test]
+fn structs_pointers_atom64_barrier_loops_goto() {
+    let env = Env::new();
+    let mut rng = Rng(24);
+    let p = env.build(MISC);
+
+    let n = 100usize;
+    let pts: Vec<Point> = (0..n)
+        .map(|i| Point {
+            x: rng.next_f32(),
+            y: rng.next_f32(),
+            tag: i as i32 - 50,
+        })
+        .collect();
+    let (mi, mo) = (env.buf(&pts), env.zeros::<Point>(n));
+    let k = env.kernel(p, "aos");
+    arg_mem(k, 0, mi);
+    arg_mem(k, 1, mo);
+    env.run(k, &[n], None, None);
+    let got: Vec<Point> = env.read(mo, n);
+    for i in 0..n {
+        assert_eq!(
+            got[i],
+            Point {
+                x: pts[i].x + pts[i].y,
+                y: pts[i].y,
+                tag: -pts[i].tag
+            },
+            "aos {i}"
+        );
+    }
+
+    let m = env.buf(&vec![-1i32; 64]);
+    let k = env.kernel(p, "subptr");
+    arg_mem(k, 0, m);
+    set_arg(k, 1, &10i32);
+    env.run(k, &[40], None, None);
+    let got: Vec<i32> = env.read(m, 64);
+    for (i, g) in got.iter().enumerate() {
+        assert_eq!(
+            *g,
+            if (10..50).contains(&i) { i as i32 } else { -1 },
+            "subptr {i}"
+        );
+    }
+
+    let (ma, mb) = (env.buf(&[5i64]), env.buf(&[7u64]));
+    let k = env.kernel(p, "atom64");
+    arg_mem(k, 0, ma);
+    arg_mem(k, 1, mb);
+    env.run(k, &[1000], Some(&[50]), None);
+    assert_eq!(env.read::<i64>(ma, 1)[0], 5 + 999 * 1000 / 2);
+    assert_eq!(env.read::<u64>(mb, 1)[0], 999u64 << 33);
+
+    let (wg, groups) = (32usize, 4usize);
+    let mo = env.zeros::<i32>(wg * groups);
+    let k = env.kernel(p, "local_loop");
+    arg_mem(k, 0, mo);
+    arg_local(k, 1, wg * 4);
+    env.run(k, &[wg * groups], Some(&[wg]), None);
+    let got: Vec<i32> = env.read(mo, wg * groups);
+    for (i, g) in got.iter().enumerate() {
+        assert_eq!(*g, (((i % wg) + 1) % wg) as i32 * 6, "local_loop {i}");
+    }
+
+    let d: Vec<i32> = (0..300).map(|i| i * 7 + 3).collect();
+    let md = env.buf(&d);
+    let k = env.kernel(p, "irreducible");
+    arg_mem(k, 0, md);
+    set_arg(k, 1, &20i32);
+    env.run(k, &[d.len()], None, None);
+    let got: Vec<i32> = env.read(md, d.len());
+    for (i, &start) in d.iter().enumerate() {
+        let (mut x, mut n) = (start, 20);
+        let mut at_second = x & 1 != 0;
+        loop {
+            if !at_second {
+                x = x * 3 + 1;
+                if x > 1000 {
+                    break;
+                }
+            }
+            at_second = false;
+            x /= 2;
+            let go = x > 1 && {
+                let c = n > 0;
+                n -= 1;
+                c
+            };
+            if !go {
+                break;
+            }
+        }
+        assert_eq!(got[i], x, "irreducible {i} from {start}");
+    }
+}
+
+const MATH_MORE: &str = r#"
+__kernel void more(__global const float *x, __global const int *k, __global float *y) {
+    size_t i = get_global_id(0);
+    float a = x[i];
+    __global float *o = y + i * 8;
+    o[0] = copysign(2.0f, a);
+    o[1] = fdim(a, 1.0f);
+    o[2] = cbrt(a);
+    o[3] = pown(a, k[i]);
+    o[4] = maxmag(a, 0.5f);
+    o[5] = minmag(a, 0.5f);
+    o[6] = rootn(a, k[i]);
+    o[7] = (float)(abs_diff(k[i], -3) + hadd(k[i], 7) + rhadd(k[i], 8) + sub_sat(k[i], 2147483647)
+           + (int)add_sat((uint)k[i], 4000000000u) + upsample((short)k[i], (ushort)3));
+}
+"#;
+
+#[test]
+fn more_math_functions() {
+    let env = Env::new();
+    let mut rng = Rng(25);
+    let n = 400usize;
+    let x = random_f32(&mut rng, n, -4.0, 4.0);
+    let kk = random_i32(&mut rng, n, -4, 6);
+    let (mx, mk, my) = (env.buf(&x), env.buf(&kk), env.zeros::<f32>(n * 8));
+    let k = env.kern(MATH_MORE, "more");
+    arg_mem(k, 0, mx);
+    arg_mem(k, 1, mk);
+    arg_mem(k, 2, my);
+    env.run(k, &[n], None, None);
+    let y: Vec<f32> = env.read(my, n * 8);
+    for i in 0..n {
+        let (a, e) = (x[i], kk[i]);
+        let o = &y[i * 8..i * 8 + 8];
+        assert_eq!(o[0], 2.0f32.copysign(a), "copysign");
+        assert_eq!(o[1], if a > 1.0 { a - 1.0 } else { 0.0 }, "fdim");
+        assert_close(o[2], a.cbrt(), 1e-5, "cbrt");
+        if e != 0 {
+            assert_close(o[3], a.powi(e), 1e-4, &format!("pown({a}, {e})"));
+        }
+        let (ax, ay) = (a.abs(), 0.5f32);
+        assert_eq!(
+            o[4],
+            if ax > ay {
+                a
+            } else if ay > ax {
+                0.5
+            } else {
+                a.max(0.5)
+            },
+            "maxmag"
+        );
+        assert_eq!(
+            o[5],
+            if ax < ay {
+                a
+            } else if ay < ax {
+                0.5
+            } else {
+                a.min(0.5)
+            },
+            "minmag"
+        );
+        if e > 0 && (a >= 0.0 || e % 2 == 1) {
+            let want = a.abs().powf(1.0 / e as f32).copysign(a);
+            assert_close(o[6], want, 1e-5, &format!("rootn({a}, {e})"));
+        } else if e > 0 {
+            assert!(o[6].is_nan(), "rootn({a}, {e}) = {}", o[6]);
+        }
+        let ints = [
+            (e as i64 - -3i64).unsigned_abs() as i32,
+            ((e as i64 + 7) >> 1) as i32,
+            ((e as i64 + 8 + 1) >> 1) as i32,
+            e.saturating_sub(i32::MAX),
+            (e as u32).saturating_add(4_000_000_000) as i32,
+            ((e as i16 as i32) << 16) | 3,
+        ];
+        let want = ints.iter().fold(0i32, |s, v| s.wrapping_add(*v)) as f32;
+        assert_eq!(o[7], want, "integer built-ins of {e}");
+    }
+}

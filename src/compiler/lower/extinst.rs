@@ -302,6 +302,253 @@ impl Lower<'_> {
         })
     }
 
+    /// Number of components of `ty` (1 for scalars).
+    fn components(&self, ty: Word) -> u32 {
+        self.ctx
+            .def(ty)
+            .filter(|d| d.class.opcode == Op::TypeVector)
+            .and_then(|d| lit_operand(d, 1))
+            .unwrap_or(1)
+    }
+
+    /// An integer type of `width` bits shaped like `ty` (scalar or vector).
+    fn int_like(&mut self, ty: Word, width: u32) -> Word {
+        let t = self.ctx.t_int(width);
+        match self.components(ty) {
+            1 => t,
+            n => self.ctx.t_vec(t, n),
+        }
+    }
+
+    /// popcount (166), clz (151), ctz (152) on integers of any width: Vulkan's bit
+    /// instructions take 32-bit operands only, so narrow types are widened and 64-bit ones
+    /// split into halves.
+    fn bit_count(&mut self, n: u32, ty: Word, x: Word) -> Result<Word, String> {
+        let w = self.ctx.scalar_width(ty).ok_or("integer width")?;
+        let t32 = self.int_like(ty, 32);
+        // The operation on a 32-bit value, result 32-bit.
+        let on32 = |l: &mut Self, v: Word| -> Result<Word, String> {
+            Ok(match n {
+                166 => l.emit(Op::BitCount, t32, vec![Operand::IdRef(v)]),
+                151 => {
+                    let msb = l.glsl(75, t32, &[v]);
+                    let c31 = l.int_splat(t32, 31)?;
+                    l.bin(Op::ISub, t32, c31, msb)
+                }
+                _ => {
+                    let lsb = l.glsl(73, t32, &[v]);
+                    let zero = l.int_splat(t32, 0)?;
+                    let c32 = l.int_splat(t32, 32)?;
+                    let bt32 = l.bool_like(t32);
+                    let is0 = l.bin(Op::IEqual, bt32, v, zero);
+                    l.select(t32, is0, c32, lsb)
+                }
+            })
+        };
+        match w {
+            32 => on32(self, x),
+            64 => {
+                let c32 = self.int_splat(ty, 32)?;
+                let hi = self.bin(Op::ShiftRightLogical, ty, x, c32);
+                let hi = self.emit(Op::UConvert, t32, vec![Operand::IdRef(hi)]);
+                let lo = self.emit(Op::UConvert, t32, vec![Operand::IdRef(x)]);
+                let (rh, rl) = (on32(self, hi)?, on32(self, lo)?);
+                let r = match n {
+                    166 => self.bin(Op::IAdd, t32, rh, rl),
+                    _ => {
+                        // clz: the high half unless it is all zero; ctz: the other way round.
+                        let (first, rfirst, rsecond) =
+                            if n == 151 { (hi, rh, rl) } else { (lo, rl, rh) };
+                        let zero = self.int_splat(t32, 0)?;
+                        let bt32 = self.bool_like(t32);
+                        let empty = self.bin(Op::IEqual, bt32, first, zero);
+                        let k32 = self.int_splat(t32, 32)?;
+                        let more = self.bin(Op::IAdd, t32, k32, rsecond);
+                        self.select(t32, empty, more, rfirst)
+                    }
+                };
+                Ok(self.emit(Op::UConvert, ty, vec![Operand::IdRef(r)]))
+            }
+            8 | 16 => {
+                let v = self.emit(Op::UConvert, t32, vec![Operand::IdRef(x)]);
+                let r = on32(self, v)?;
+                let r = match n {
+                    166 => r,
+                    151 => {
+                        let k = self.int_splat(t32, u64::from(32 - w))?;
+                        self.bin(Op::ISub, t32, r, k)
+                    }
+                    _ => {
+                        let kw = self.int_splat(t32, u64::from(w))?;
+                        self.glsl(38, t32, &[r, kw])
+                    }
+                };
+                Ok(self.emit(Op::UConvert, ty, vec![Operand::IdRef(r)]))
+            }
+            _ => Err(format!("bit counts on {w}-bit integers are not supported")),
+        }
+    }
+
+    /// shuffle (182) and shuffle2 (183): each result component picks the source component its
+    /// mask component names (low bits only, as OpenCL says).
+    fn shuffle(&mut self, n: u32, ty: Word, a: &[Word]) -> Result<Word, String> {
+        let x = a.first().copied().ok_or("shuffle operand")?;
+        let (y, mask) = if n == 183 {
+            (Some(a[1]), *a.get(2).ok_or("shuffle2 mask")?)
+        } else {
+            (None, *a.get(1).ok_or("shuffle mask")?)
+        };
+        let xt = self.types.get(&x).copied().ok_or("shuffle operand type")?;
+        let mt = self.types.get(&mask).copied().ok_or("shuffle mask type")?;
+        let src_n = u64::from(self.components(xt));
+        let elem = self
+            .ctx
+            .def(ty)
+            .and_then(|d| id_operand(d, 0))
+            .ok_or("shuffle result type")?;
+        let melem = self
+            .ctx
+            .def(mt)
+            .and_then(|d| id_operand(d, 0))
+            .ok_or("shuffle mask element type")?;
+        let bool_t = self.ctx.t_bool();
+        let pick = self.int_splat(melem, src_n - 1)?;
+        let second = self.int_splat(melem, src_n)?;
+        let mut parts = Vec::new();
+        for k in 0..self.components(ty) {
+            let m = self.emit(
+                Op::CompositeExtract,
+                melem,
+                vec![Operand::IdRef(mask), Operand::LiteralBit32(k)],
+            );
+            let idx = self.bin(Op::BitwiseAnd, melem, m, pick);
+            let from_x = self.emit(
+                Op::VectorExtractDynamic,
+                elem,
+                vec![Operand::IdRef(x), Operand::IdRef(idx)],
+            );
+            let v = match y {
+                None => from_x,
+                Some(y) => {
+                    let from_y = self.emit(
+                        Op::VectorExtractDynamic,
+                        elem,
+                        vec![Operand::IdRef(y), Operand::IdRef(idx)],
+                    );
+                    let in_y = self.bin(Op::BitwiseAnd, melem, m, second);
+                    let zero = self.int_splat(melem, 0)?;
+                    let use_y = self.bin(Op::INotEqual, bool_t, in_y, zero);
+                    self.select(elem, use_y, from_y, from_x)
+                }
+            };
+            parts.push(Operand::IdRef(v));
+        }
+        Ok(self.emit(Op::CompositeConstruct, ty, parts))
+    }
+
+    /// Floating-point built-ins built from bit operations and GLSL instructions: copysign
+    /// (13), fdim (24), cbrt (11), maxmag (43), minmag (44), pown (49), rootn (54).
+    fn float_builtin(&mut self, n: u32, ty: Word, a: &[Word]) -> Result<Word, String> {
+        let arg = |k: usize| {
+            a.get(k)
+                .copied()
+                .ok_or_else(|| format!("OpenCL.std {n}: missing operand"))
+        };
+        let w = self.ctx.scalar_width(ty).ok_or("float width")?;
+        let it = self.int_like(ty, w);
+        let bt = self.bool_like(ty);
+        let sign_bit = 1u64 << (w - 1);
+        Ok(match n {
+            13 => {
+                let (x, y) = (arg(0)?, arg(1)?);
+                let xi = self.emit(Op::Bitcast, it, vec![Operand::IdRef(x)]);
+                let yi = self.emit(Op::Bitcast, it, vec![Operand::IdRef(y)]);
+                let sign = self.int_splat(it, sign_bit)?;
+                let magnitude = self.int_splat(it, sign_bit - 1)?;
+                let xm = self.bin(Op::BitwiseAnd, it, xi, magnitude);
+                let ys = self.bin(Op::BitwiseAnd, it, yi, sign);
+                let r = self.bin(Op::BitwiseOr, it, xm, ys);
+                self.emit(Op::Bitcast, ty, vec![Operand::IdRef(r)])
+            }
+            24 => {
+                // x > y ? x - y : +0, NaN when either is NaN.
+                let (x, y) = (arg(0)?, arg(1)?);
+                let d = self.bin(Op::FSub, ty, x, y);
+                let zero = self.splat(ty, 0.0, false)?;
+                let gt = self.bin(Op::FOrdGreaterThan, bt, x, y);
+                let pos = self.select(ty, gt, d, zero);
+                let unordered = self.bin(Op::FUnordNotEqual, bt, x, y);
+                let ordered_ne = self.bin(Op::FOrdNotEqual, bt, x, y);
+                let nan = self.bin(Op::LogicalNotEqual, bt, unordered, ordered_ne);
+                self.select(ty, nan, d, pos)
+            }
+            11 | 54 => {
+                // cbrt(x) = sign(x) |x|^(1/3); rootn(x, k) the same with 1/k, NaN for
+                // negative x and even k.
+                let x = arg(0)?;
+                let ax = self.glsl(4, ty, &[x]);
+                let inv = if n == 11 {
+                    self.splat(ty, 1.0 / 3.0, false)?
+                } else {
+                    let k = arg(1)?;
+                    let kf = self.emit(Op::ConvertSToF, ty, vec![Operand::IdRef(k)]);
+                    let one = self.splat(ty, 1.0, false)?;
+                    self.bin(Op::FDiv, ty, one, kf)
+                };
+                let p = self.glsl(26, ty, &[ax, inv]);
+                let r = self.float_builtin(13, ty, &[p, x])?;
+                if n == 11 {
+                    r
+                } else {
+                    let k = arg(1)?;
+                    let even = self.is_even(k)?;
+                    let zero = self.splat(ty, 0.0, false)?;
+                    let neg = self.bin(Op::FOrdLessThan, bt, x, zero);
+                    let bad = self.bin(Op::LogicalAnd, bt, even, neg);
+                    let nan = self.splat(ty, f64::NAN, false)?;
+                    self.select(ty, bad, nan, r)
+                }
+            }
+            49 => {
+                // pown(x, k) = |x|^k with the sign of x when k is odd.
+                let (x, k) = (arg(0)?, arg(1)?);
+                let ax = self.glsl(4, ty, &[x]);
+                let kf = self.emit(Op::ConvertSToF, ty, vec![Operand::IdRef(k)]);
+                let p = self.glsl(26, ty, &[ax, kf]);
+                let even = self.is_even(k)?;
+                // even: |x|^k; odd: copysign(|x|^k, x)
+                let signed = self.float_builtin(13, ty, &[p, x])?;
+                self.select(ty, even, p, signed)
+            }
+            43 | 44 => {
+                let (x, y) = (arg(0)?, arg(1)?);
+                let ax = self.glsl(4, ty, &[x]);
+                let ay = self.glsl(4, ty, &[y]);
+                let (first, second) = if n == 43 {
+                    (Op::FOrdGreaterThan, Op::FOrdLessThan)
+                } else {
+                    (Op::FOrdLessThan, Op::FOrdGreaterThan)
+                };
+                let fallback = self.glsl(if n == 43 { 80 } else { 79 }, ty, &[x, y]);
+                let pick_y = self.bin(second, bt, ax, ay);
+                let r = self.select(ty, pick_y, y, fallback);
+                let pick_x = self.bin(first, bt, ax, ay);
+                self.select(ty, pick_x, x, r)
+            }
+            _ => return Err(format!("OpenCL.std instruction {n} is not supported yet")),
+        })
+    }
+
+    /// `(k & 1) == 0` for integer (vector) `k`.
+    fn is_even(&mut self, k: Word) -> Result<Word, String> {
+        let kt = self.types.get(&k).copied().ok_or("integer operand type")?;
+        let one = self.int_splat(kt, 1)?;
+        let low = self.bin(Op::BitwiseAnd, kt, k, one);
+        let zero = self.int_splat(kt, 0)?;
+        let kbt = self.bool_like(kt);
+        Ok(self.bin(Op::IEqual, kbt, low, zero))
+    }
+
     /// Boolean (vector) type matching the shape of `ty`.
     fn bool_like(&mut self, ty: Word) -> Word {
         let b = self.ctx.t_bool();
@@ -448,43 +695,7 @@ impl Lower<'_> {
                         vec![Operand::IdRef(m), Operand::IdRef(arg(2)?)],
                     )
                 }
-                166 | 151 | 152 => {
-                    if self.ctx.scalar_width(ty) != Some(32) {
-                        return Err(
-                            "popcount/clz/ctz on other than 32-bit integers are not supported yet"
-                                .into(),
-                        );
-                    }
-                    let x = arg(0)?;
-                    match n {
-                        166 => self.emit(Op::BitCount, ty, vec![Operand::IdRef(x)]),
-                        151 => {
-                            let msb = self.glsl(75, ty, &[x]);
-                            let c31 = self.splat(ty, 31.0, true)?;
-                            self.emit(Op::ISub, ty, vec![Operand::IdRef(c31), Operand::IdRef(msb)])
-                        }
-                        _ => {
-                            let lsb = self.glsl(73, ty, &[x]);
-                            let zero = self.splat(ty, 0.0, true)?;
-                            let c32 = self.splat(ty, 32.0, true)?;
-                            let bt = self.bool_like(ty);
-                            let is0 = self.emit(
-                                Op::IEqual,
-                                bt,
-                                vec![Operand::IdRef(x), Operand::IdRef(zero)],
-                            );
-                            self.emit(
-                                Op::Select,
-                                ty,
-                                vec![
-                                    Operand::IdRef(is0),
-                                    Operand::IdRef(c32),
-                                    Operand::IdRef(lsb),
-                                ],
-                            )
-                        }
-                    }
-                }
+                166 | 151 | 152 => self.bit_count(n, ty, arg(0)?)?,
                 161 => {
                     let (x, s) = (arg(0)?, arg(1)?);
                     let w = f64::from(self.ctx.scalar_width(ty).unwrap_or(32));
@@ -581,6 +792,8 @@ impl Lower<'_> {
                     )
                 }
                 142..=148 | 154 | 162..=165 | 202 => self.int_builtin(n, ty, &a)?,
+                182 | 183 => self.shuffle(n, ty, &a)?,
+                11 | 13 | 24 | 43 | 44 | 49 | 54 => self.float_builtin(n, ty, &a)?,
                 184 => return Err("printf is not supported yet".into()),
                 other => {
                     return Err(format!(
@@ -612,16 +825,31 @@ impl Lower<'_> {
 /// # Errors
 /// For OpenCL built-ins without a lowering yet (named by number).
 pub(crate) fn lower_ext_inst(ctx: &mut Ctx) -> Result<(), String> {
-    let Some(cl) = ctx
+    let cl = ctx
         .module
         .ext_inst_imports
         .iter()
         .find_map(|i| match i.operands.first() {
             Some(Operand::LiteralString(s)) if s == "OpenCL.std" => i.result_id,
             _ => None,
-        })
-    else {
+        });
+    // Core OpBitCount (LLVM's ctpop) on other than 32-bit integers: Vulkan only has 32 bits.
+    let wide_bit_count = |ctx: &Ctx, i: &Instruction| {
+        i.class.opcode == Op::BitCount
+            && i.result_type.and_then(|t| ctx.scalar_width(t)) != Some(32)
+    };
+    let any_wide = ctx.module.functions[0]
+        .blocks
+        .iter()
+        .flat_map(|b| b.instructions.iter())
+        .any(|i| wide_bit_count(ctx, i));
+    if cl.is_none() && !any_wide {
         return Ok(());
+    }
+    // A placeholder id for the OpenCL.std set when the module imports none.
+    let cl = match cl {
+        Some(cl) => cl,
+        None => ctx.id(),
     };
     let glsl = ctx.id();
     let types = ctx.value_types();
@@ -637,6 +865,11 @@ pub(crate) fn lower_ext_inst(ctx: &mut Ctx) -> Result<(), String> {
         for i in std::mem::take(&mut b.instructions) {
             if i.class.opcode == Op::ExtInst && id_operand(&i, 0) == Some(cl) {
                 l.ext(i)?;
+            } else if wide_bit_count(l.ctx, &i) {
+                // As OpenCL.std popcount.
+                let mut ops = vec![Operand::IdRef(cl), Operand::LiteralExtInstInteger(166)];
+                ops.extend(i.operands.iter().cloned());
+                l.ext(inst(Op::ExtInst, i.result_type, i.result_id, ops))?;
             } else {
                 l.out.push(i);
             }

@@ -10,9 +10,11 @@
 //! 5. [`memory`]: logical pointers (Function/Workgroup/Private) folded into `OpAccessChain`,
 //!    physical pointer fixes, memcpy, vector loads/stores, atomics and barriers.
 //! 6. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
-//! 7. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
+//! 7. [`convert`]: saturating and rounding conversions.
+//! 8. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
 
 mod cfg;
+mod convert;
 mod ctx;
 mod entry;
 mod extinst;
@@ -52,6 +54,7 @@ pub(crate) fn lower_kernel(
     let sizes = entry::lower_entry(&mut ctx, info)?;
     memory::lower_memory(&mut ctx)?;
     extinst::lower_ext_inst(&mut ctx)?;
+    convert::lower_conversions(&mut ctx)?;
     finish::finish(&mut ctx, caps)?;
     Ok(Lowered {
         words: ctx.module.assemble(),

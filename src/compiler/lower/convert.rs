@@ -1,0 +1,351 @@
+//! Conversions with OpenCL semantics that Vulkan lacks: `OpSatConvertSToU`/`OpSatConvertUToS`
+//! (Kernel-only instructions), and conversions carrying the `SaturatedConversion` or
+//! `FPRoundingMode` decorations (`convert_int_sat`, `convert_char_sat(int)`,
+//! `convert_int_rtn`, ...), which Vulkan ignores: an out-of-range `OpConvertFToS` is undefined
+//! there.
+//!
+//! Rounding modes on conversions *to* floating point (`convert_float_rtp(int)`) are not
+//! implemented yet: the decoration is dropped and the conversion rounds to nearest even.
+
+use std::collections::HashMap;
+
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{Decoration, FPRoundingMode, Op, Word};
+
+use super::ctx::Ctx;
+use crate::compiler::spv::{id_operand, inst, lit_operand};
+
+/// What the decorations ask of one conversion.
+#[derive(Default, Clone, Copy)]
+struct Mode {
+    saturate: bool,
+    rounding: Option<FPRoundingMode>,
+}
+
+struct Lower<'c> {
+    ctx: &'c mut Ctx,
+    glsl: Word,
+    out: Vec<Instruction>,
+    types: HashMap<Word, Word>,
+}
+
+impl Lower<'_> {
+    fn emit(&mut self, op: Op, ty: Word, operands: Vec<Operand>) -> Word {
+        let id = self.ctx.id();
+        self.out.push(inst(op, Some(ty), Some(id), operands));
+        id
+    }
+
+    fn bin(&mut self, op: Op, ty: Word, a: Word, b: Word) -> Word {
+        self.emit(op, ty, vec![Operand::IdRef(a), Operand::IdRef(b)])
+    }
+
+    fn glsl(&mut self, n: u32, ty: Word, args: &[Word]) -> Word {
+        let mut ops = vec![Operand::IdRef(self.glsl), Operand::LiteralExtInstInteger(n)];
+        ops.extend(args.iter().map(|a| Operand::IdRef(*a)));
+        self.emit(Op::ExtInst, ty, ops)
+    }
+
+    fn select(&mut self, ty: Word, c: Word, a: Word, b: Word) -> Word {
+        self.emit(
+            Op::Select,
+            ty,
+            vec![Operand::IdRef(c), Operand::IdRef(a), Operand::IdRef(b)],
+        )
+    }
+
+    fn components(&self, ty: Word) -> u32 {
+        self.ctx
+            .def(ty)
+            .filter(|d| d.class.opcode == Op::TypeVector)
+            .and_then(|d| lit_operand(d, 1))
+            .unwrap_or(1)
+    }
+
+    /// A type with `ty`'s shape and `elem` components.
+    fn shaped(&mut self, ty: Word, elem: Word) -> Word {
+        match self.components(ty) {
+            1 => elem,
+            n => self.ctx.t_vec(elem, n),
+        }
+    }
+
+    /// A constant of `ty`'s shape; `scalar` makes the component.
+    fn splat(&mut self, ty: Word, scalar: Word) -> Word {
+        match self.components(ty) {
+            1 => scalar,
+            n => self.ctx.global(
+                Op::ConstantComposite,
+                Some(ty),
+                vec![Operand::IdRef(scalar); n as usize],
+            ),
+        }
+    }
+
+    /// Integer constant `bits` (low `width` bits) shaped like `ty`.
+    fn int_const(&mut self, ty: Word, width: u32, bits: u64) -> Word {
+        let t = self.ctx.t_int(width);
+        let lit = if width == 64 {
+            Operand::LiteralBit64(bits)
+        } else {
+            Operand::LiteralBit32((bits & ((1u64 << width) - 1)) as u32)
+        };
+        let c = self.ctx.global(Op::Constant, Some(t), vec![lit]);
+        self.splat(ty, c)
+    }
+
+    /// Float constant `v` of `width` bits shaped like `ty`.
+    fn float_const(&mut self, ty: Word, width: u32, v: f64) -> Result<Word, String> {
+        let t = self
+            .ctx
+            .global(Op::TypeFloat, None, vec![Operand::LiteralBit32(width)]);
+        let lit = match width {
+            64 => Operand::LiteralBit64(v.to_bits()),
+            32 => Operand::LiteralBit32((v as f32).to_bits()),
+            _ => return Err("saturating conversions from half are not supported yet".into()),
+        };
+        let c = self.ctx.global(Op::Constant, Some(t), vec![lit]);
+        Ok(self.splat(ty, c))
+    }
+
+    fn width(&self, ty: Word) -> Result<u32, String> {
+        self.ctx
+            .scalar_width(ty)
+            .ok_or_else(|| "conversion of unknown width".into())
+    }
+
+    /// Integer -> integer with saturation: `OpSatConvertSToU`/`OpSatConvertUToS`, and
+    /// `OpSConvert`/`OpUConvert` decorated `SaturatedConversion` (same signedness).
+    fn sat_int(
+        &mut self,
+        i: &Instruction,
+        src_signed: bool,
+        dst_signed: bool,
+    ) -> Result<(), String> {
+        let (ty, rid) = (i.result_type.ok_or("type")?, i.result_id.ok_or("id")?);
+        let x = id_operand(i, 0).ok_or("conversion operand")?;
+        let xt = self
+            .types
+            .get(&x)
+            .copied()
+            .ok_or("conversion operand type")?;
+        let (ws, wd) = (self.width(xt)?, self.width(ty)?);
+        let w = ws.max(wd);
+        let wide = self.ctx.t_int(w);
+        let wide = self.shaped(ty, wide);
+        let mut v = x;
+        if ws < w {
+            let op = if src_signed {
+                Op::SConvert
+            } else {
+                Op::UConvert
+            };
+            v = self.emit(op, wide, vec![Operand::IdRef(v)]);
+        }
+        let umax = |bits: u32| {
+            if bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            }
+        };
+        // The destination's range, clamped to in the (wider) source domain.
+        match (src_signed, dst_signed) {
+            (true, false) => {
+                let zero = self.int_const(wide, w, 0);
+                v = self.glsl(42, wide, &[v, zero]); // SMax
+                if wd < w {
+                    let hi = self.int_const(wide, w, umax(wd));
+                    v = self.glsl(38, wide, &[v, hi]); // UMin
+                }
+            }
+            (false, true) => {
+                let hi = self.int_const(wide, w, umax(wd) >> 1);
+                v = self.glsl(38, wide, &[v, hi]); // UMin
+            }
+            (true, true) if wd < w => {
+                let lo = self.int_const(wide, w, !(umax(wd) >> 1));
+                let hi = self.int_const(wide, w, umax(wd) >> 1);
+                v = self.glsl(45, wide, &[v, lo, hi]); // SClamp
+            }
+            (false, false) if wd < w => {
+                let hi = self.int_const(wide, w, umax(wd));
+                v = self.glsl(38, wide, &[v, hi]); // UMin
+            }
+            _ => {}
+        }
+        if wd < w {
+            self.out.push(inst(
+                Op::UConvert,
+                Some(ty),
+                Some(rid),
+                vec![Operand::IdRef(v)],
+            ));
+        } else {
+            self.out.push(inst(
+                Op::CopyObject,
+                Some(ty),
+                Some(rid),
+                vec![Operand::IdRef(v)],
+            ));
+        }
+        Ok(())
+    }
+
+    /// Float -> integer with a rounding mode and/or saturation (NaN -> 0, out of range ->
+    /// the nearest limit).
+    fn float_to_int(&mut self, i: &Instruction, mode: Mode) -> Result<(), String> {
+        let (ty, rid) = (i.result_type.ok_or("type")?, i.result_id.ok_or("id")?);
+        let signed = i.class.opcode == Op::ConvertFToS;
+        let x = id_operand(i, 0).ok_or("conversion operand")?;
+        let xt = self
+            .types
+            .get(&x)
+            .copied()
+            .ok_or("conversion operand type")?;
+        let (wf, wi) = (self.width(xt)?, self.width(ty)?);
+        let mut v = x;
+        v = match mode.rounding {
+            Some(FPRoundingMode::RTE) => self.glsl(2, xt, &[v]),
+            Some(FPRoundingMode::RTP) => self.glsl(9, xt, &[v]),
+            Some(FPRoundingMode::RTN) => self.glsl(8, xt, &[v]),
+            _ => v,
+        };
+        if !mode.saturate {
+            self.out.push(inst(
+                i.class.opcode,
+                Some(ty),
+                Some(rid),
+                vec![Operand::IdRef(v)],
+            ));
+            return Ok(());
+        }
+        // Limits as floats: the minimum is exact (0 or -2^(w-1)); `limit` = 2^(w-1) or 2^w is
+        // the first value out of range; below it, the largest float of the source type.
+        let (min, limit) = if signed {
+            (-(2f64.powi(wi as i32 - 1)), 2f64.powi(wi as i32 - 1))
+        } else {
+            (0.0, 2f64.powi(wi as i32))
+        };
+        let mantissa = if wf == 64 { 53 } else { 24 };
+        let below = limit * (1.0 - 2f64.powi(-mantissa));
+        let bool_t = self.ctx.t_bool();
+        let bt = self.shaped(ty, bool_t);
+        let fmin = self.float_const(xt, wf, min)?;
+        let fbelow = self.float_const(xt, wf, below)?;
+        let flimit = self.float_const(xt, wf, limit)?;
+        let clamped = self.glsl(43, xt, &[v, fmin, fbelow]); // FClamp
+        let conv = self.emit(i.class.opcode, ty, vec![Operand::IdRef(clamped)]);
+        let too_big = self.bin(Op::FOrdGreaterThanEqual, bt, v, flimit);
+        let max_bits = if signed {
+            (1u64 << (wi - 1)) - 1
+        } else if wi == 64 {
+            u64::MAX
+        } else {
+            (1u64 << wi) - 1
+        };
+        let imax = self.int_const(ty, wi, max_bits);
+        let r = self.select(ty, too_big, imax, conv);
+        let nan = self.emit(Op::IsNan, bt, vec![Operand::IdRef(v)]);
+        let zero = self.int_const(ty, wi, 0);
+        let r = self.select(ty, nan, zero, r);
+        self.out.push(inst(
+            Op::CopyObject,
+            Some(ty),
+            Some(rid),
+            vec![Operand::IdRef(r)],
+        ));
+        Ok(())
+    }
+}
+
+/// The GLSL.std.450 import (added when missing).
+fn glsl_import(ctx: &mut Ctx) -> Word {
+    let existing = ctx
+        .module
+        .ext_inst_imports
+        .iter()
+        .find_map(|i| match i.operands.first() {
+            Some(Operand::LiteralString(s)) if s == "GLSL.std.450" => i.result_id,
+            _ => None,
+        });
+    existing.unwrap_or_else(|| {
+        let id = ctx.id();
+        ctx.module.ext_inst_imports.push(inst(
+            Op::ExtInstImport,
+            None,
+            Some(id),
+            vec![Operand::LiteralString("GLSL.std.450".into())],
+        ));
+        id
+    })
+}
+
+/// Lowers the conversions of the kernel function (see the module documentation).
+///
+/// # Errors
+/// For saturating conversions from `half`.
+pub(crate) fn lower_conversions(ctx: &mut Ctx) -> Result<(), String> {
+    let mut modes: HashMap<Word, Mode> = HashMap::new();
+    for a in &ctx.module.annotations {
+        if a.class.opcode != Op::Decorate {
+            continue;
+        }
+        let Some(target) = id_operand(a, 0) else {
+            continue;
+        };
+        match (a.operands.get(1), a.operands.get(2)) {
+            (Some(Operand::Decoration(Decoration::SaturatedConversion)), _) => {
+                modes.entry(target).or_default().saturate = true;
+            }
+            (
+                Some(Operand::Decoration(Decoration::FPRoundingMode)),
+                Some(Operand::FPRoundingMode(m)),
+            ) => {
+                modes.entry(target).or_default().rounding = Some(*m);
+            }
+            _ => {}
+        }
+    }
+    let needed = ctx.module.functions[0]
+        .blocks
+        .iter()
+        .flat_map(|b| b.instructions.iter())
+        .any(|i| {
+            matches!(i.class.opcode, Op::SatConvertSToU | Op::SatConvertUToS)
+                || (matches!(
+                    i.class.opcode,
+                    Op::ConvertFToS | Op::ConvertFToU | Op::SConvert | Op::UConvert
+                ) && i.result_id.is_some_and(|r| modes.contains_key(&r)))
+        });
+    if !needed {
+        return Ok(());
+    }
+    let glsl = glsl_import(ctx);
+    let types = ctx.value_types();
+    let blocks = std::mem::take(&mut ctx.module.functions[0].blocks);
+    let mut l = Lower {
+        ctx,
+        glsl,
+        out: Vec::new(),
+        types,
+    };
+    let mut new_blocks = Vec::with_capacity(blocks.len());
+    for mut b in blocks {
+        for i in std::mem::take(&mut b.instructions) {
+            let mode = i.result_id.and_then(|r| modes.get(&r)).copied();
+            match (i.class.opcode, mode) {
+                (Op::SatConvertSToU, _) => l.sat_int(&i, true, false)?,
+                (Op::SatConvertUToS, _) => l.sat_int(&i, false, true)?,
+                (Op::SConvert, Some(m)) if m.saturate => l.sat_int(&i, true, true)?,
+                (Op::UConvert, Some(m)) if m.saturate => l.sat_int(&i, false, false)?,
+                (Op::ConvertFToS | Op::ConvertFToU, Some(m)) => l.float_to_int(&i, m)?,
+                _ => l.out.push(i),
+            }
+        }
+        b.instructions = std::mem::take(&mut l.out);
+        new_blocks.push(b);
+    }
+    ctx.module.functions[0].blocks = new_blocks;
+    Ok(())
+}
