@@ -1994,3 +1994,100 @@ fn more_math_functions() {
         assert_eq!(o[7], want, "integer built-ins of {e}");
     }
 }
+
+const TILED: &str = r#"
+__constant int tbl[3][4] = {{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11, 12}};
+
+int helper(__global const int *p, int k) { return p[k] * tbl[k % 3][k & 3]; }
+
+__kernel void scale_by_table(__global const int *in, __global int *o) {
+    int i = get_global_id(0);
+    o[i] = helper(in, i);
+}
+
+__kernel void matmul(__global const float *A, __global const float *B, __global float *C, int N) {
+    __local float As[16][16];
+    __local float Bs[16][16];
+    int tx = get_local_id(0), ty = get_local_id(1);
+    int row = get_global_id(1), col = get_global_id(0);
+    float acc = 0.0f;
+    for (int t = 0; t < N / 16; t++) {
+        As[ty][tx] = A[row * N + t * 16 + tx];
+        Bs[ty][tx] = B[(t * 16 + ty) * N + col];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int k = 0; k < 16; k++)
+            acc += As[ty][k] * Bs[k][tx];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    C[row * N + col] = acc;
+}
+
+__kernel void bitsel(__global const float4 *a, __global float4 *o) {
+    size_t i = get_global_id(0);
+    float4 x = a[i];
+    o[i] = select(x, -x, isless(x, (float4)(0.0f))) + bitselect(x, (float4)(1.0f), (float4)(-0.0f));
+}
+"#;
+
+#[test]
+fn tiled_matmul_helper_functions_and_bitselect() {
+    let env = Env::new();
+    let mut rng = Rng(26);
+    let p = env.build(TILED);
+
+    let n = 64usize;
+    // Small integers keep every partial sum exact.
+    let a: Vec<f32> = (0..n * n)
+        .map(|_| (rng.next_u32() % 9) as f32 - 4.0)
+        .collect();
+    let b: Vec<f32> = (0..n * n)
+        .map(|_| (rng.next_u32() % 9) as f32 - 4.0)
+        .collect();
+    let (ma, mb, mc) = (env.buf(&a), env.buf(&b), env.zeros::<f32>(n * n));
+    let k = env.kernel(p, "matmul");
+    arg_mem(k, 0, ma);
+    arg_mem(k, 1, mb);
+    arg_mem(k, 2, mc);
+    set_arg(k, 3, &(n as i32));
+    env.run(k, &[n, n], Some(&[16, 16]), None);
+    let c: Vec<f32> = env.read(mc, n * n);
+    for r in 0..n {
+        for col in 0..n {
+            let want: f32 = (0..n).map(|k| a[r * n + k] * b[k * n + col]).sum();
+            assert_eq!(c[r * n + col], want, "C[{r}][{col}]");
+        }
+    }
+
+    let input = random_i32(&mut rng, 100, -1000, 1000);
+    let (mi, mo) = (env.buf(&input), env.zeros::<i32>(100));
+    let k = env.kernel(p, "scale_by_table");
+    arg_mem(k, 0, mi);
+    arg_mem(k, 1, mo);
+    env.run(k, &[100], None, None);
+    let got: Vec<i32> = env.read(mo, 100);
+    for (i, g) in got.iter().enumerate() {
+        assert_eq!(
+            *g,
+            input[i] * ((i % 3) * 4 + (i & 3) + 1) as i32,
+            "table {i}"
+        );
+    }
+
+    let v: Vec<[f32; 4]> = (0..64)
+        .map(|_| std::array::from_fn(|_| rng.next_f32() * 4.0 - 2.0))
+        .collect();
+    let (mv, mo) = (env.buf(&v), env.zeros::<[f32; 4]>(64));
+    let k = env.kernel(p, "bitsel");
+    arg_mem(k, 0, mv);
+    arg_mem(k, 1, mo);
+    env.run(k, &[64], None, None);
+    let got: Vec<[f32; 4]> = env.read(mo, 64);
+    for i in 0..64 {
+        // bitselect(x, 1.0, -0.0) takes the sign bit from 1.0 (clear) and the rest from x: |x|.
+        let want: [f32; 4] = std::array::from_fn(|j| {
+            let x = v[i][j];
+            (if x < 0.0 { -x } else { x }) + x.abs()
+        });
+        assert_eq!(got[i], want, "bitsel {i}");
+    }
+}

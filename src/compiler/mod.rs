@@ -87,6 +87,12 @@ pub use reflect::{
 };
 pub use tools::{find_tools, Tools};
 
+/// Whether lowered modules go through spirv-opt `-O`. Off: SPIRV-Tools v2023.1 (Debian 12)
+/// folds `GLSL.std.450` `SMax`/`SMin`/`SClamp` on constants as *unsigned* when the integer type
+/// is declared unsigned, and llvm-spirv declares every integer type unsigned, so
+/// `convert_uchar_sat(-5)` became 255. Its output did stay spirv-val clean on every test kernel.
+const SPIRV_OPT: bool = false;
+
 /// A built program: the build log, one [`KernelInfo`] (with its own Vulkan module) per kernel,
 /// and the OpenCL (Kernel-capability) SPIR-V it was lowered from (`CL_PROGRAM_IL`, caching,
 /// linking).
@@ -116,7 +122,7 @@ pub fn compile_source(
 ) -> Result<CompiledProgram, BuildFailure> {
     let opts = options::parse(options, caps)?;
     let front = frontend::compile_c(tools, source, &opts, caps)?;
-    finish(front.spirv, front.log, caps)
+    finish(front.spirv, front.log, caps, SPIRV_OPT && !opts.opt_disable)
 }
 
 /// Builds a program from OpenCL (Kernel-capability) SPIR-V `il` (`clCreateProgramWithIL`,
@@ -137,14 +143,16 @@ pub fn compile_il(
     let tools = find_tools().map_err(|e| BuildFailure::compile(e.to_string()))?;
     let words = frontend::words_from_bytes(il)?;
     let front = frontend::compile_il(&tools, &words, &opts)?;
-    finish(front.spirv, front.log, caps)
+    finish(front.spirv, front.log, caps, SPIRV_OPT && !opts.opt_disable)
 }
 
-/// Reflects and lowers every kernel of a structurized Kernel module.
+/// Reflects and lowers every kernel of a structurized Kernel module; `optimize` runs spirv-opt
+/// on each lowered module.
 fn finish(
     spirv: Vec<u32>,
     mut log: String,
     caps: &DeviceCaps,
+    optimize: bool,
 ) -> Result<CompiledProgram, BuildFailure> {
     let module = rspirv::dr::load_words(&spirv)
         .map_err(|e| BuildFailure::compile(format!("cannot parse SPIR-V: {e}")))?;
@@ -152,10 +160,27 @@ fn finish(
     let mut kernels = Vec::with_capacity(infos.len());
     let check = validate::enabled();
     for mut info in infos {
-        let lowered = lower::lower_kernel(&module, &info, caps)
+        let mut lowered = lower::lower_kernel(&module, &info, caps)
             .map_err(|e| BuildFailure::compile(format!("kernel `{}`: {e}", info.name)))?;
+        let mut valid = false;
+        if optimize {
+            // spirv-opt validates its input; its output is only taken when it stays valid
+            // (checked when VKCL_VALIDATION is set).
+            match validate::optimize(&lowered.words) {
+                Ok(words) if check => match validate::validate_vulkan(&words) {
+                    Ok(()) => (lowered.words, valid) = (words, true),
+                    Err(e) => tracing::warn!(
+                        "kernel `{}`: spirv-opt output is invalid, keeping the unoptimised \
+                         module: {e}",
+                        info.name
+                    ),
+                },
+                Ok(words) => lowered.words = words,
+                Err(e) => tracing::warn!("kernel `{}`: spirv-opt failed: {e}", info.name),
+            }
+        }
         // VKCL_VALIDATION: spirv-val on everything handed to Vulkan; a failure is a build error.
-        if check {
+        if check && !valid {
             if let Err(e) = validate::validate_vulkan(&lowered.words) {
                 return Err(BuildFailure::compile(format!(
                     "kernel `{}`: internal error, the lowered module is not valid Vulkan \

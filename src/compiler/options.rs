@@ -10,6 +10,8 @@ pub(crate) struct ParsedOptions {
     pub clang_args: Vec<String>,
     /// OpenCL C version times 100 (120 = OpenCL C 1.2, the default).
     pub cl_std: u32,
+    /// `-cl-opt-disable`: no spirv-opt on the lowered modules.
+    pub opt_disable: bool,
 }
 
 /// Options passed to clang as they are.
@@ -112,6 +114,7 @@ pub(crate) fn parse(options: &str, caps: &DeviceCaps) -> Result<ParsedOptions, B
     let words = tokenize(options)?;
     let mut clang_args = Vec::new();
     let mut cl_std = 120;
+    let mut opt_disable = false;
     let mut i = 0;
     while i < words.len() {
         let w = words[i].as_str();
@@ -144,6 +147,7 @@ pub(crate) fn parse(options: &str, caps: &DeviceCaps) -> Result<ParsedOptions, B
                 }
             };
         } else if PASS_THROUGH.contains(&w) {
+            opt_disable |= w == "-cl-opt-disable";
             clang_args.push(w.to_string());
         } else if IGNORED.contains(&w) {
             // accepted, no effect
@@ -160,7 +164,11 @@ pub(crate) fn parse(options: &str, caps: &DeviceCaps) -> Result<ParsedOptions, B
     clang_args.push(format!("-cl-std={std}"));
     clang_args.push("-Xclang".into());
     clang_args.push(extension_list(caps, cl_std));
-    Ok(ParsedOptions { clang_args, cl_std })
+    Ok(ParsedOptions {
+        clang_args,
+        cl_std,
+        opt_disable,
+    })
 }
 
 /// Makes an include path absolute against the current directory, as the application meant it.

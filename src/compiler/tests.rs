@@ -273,3 +273,13 @@ fn freeze_is_rewritten_as_a_no_op_cast() {
         "",
     );
 }
+
+#[test]
+fn spirv_opt_output_stays_valid() {
+    // Off by default (see SPIRV_OPT), but kept working for when SPIRV-Tools is fixed.
+    let p = build(include_str!("testdata/local.cl"), "");
+    for k in &p.kernels {
+        let words = validate::optimize(&k.spirv).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+        validate::validate_vulkan(&words).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+    }
+}

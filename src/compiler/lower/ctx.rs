@@ -40,11 +40,6 @@ impl Ctx {
             .find(|i| i.result_id == Some(id))
     }
 
-    /// The opcode of global `id`.
-    pub fn def_op(&self, id: Word) -> Option<Op> {
-        self.def(id).map(|i| i.class.opcode)
-    }
-
     fn find_global(&self, op: Op, ty: Option<Word>, operands: &[Operand]) -> Option<Word> {
         self.module.types_global_values.iter().find_map(|i| {
             (i.class.opcode == op && i.result_type == ty && i.operands == operands)

@@ -758,38 +758,28 @@ impl Lower<'_> {
                     )
                 }
                 186 => {
+                    // (x & ~c) | (y & c), on the bits of floating-point operands.
                     let (x, y, c) = (arg(0)?, arg(1)?, arg(2)?);
-                    if self
-                        .ctx
-                        .def(ty)
-                        .is_some_and(|d| d.class.opcode == Op::TypeFloat)
-                        || self
-                            .ctx
-                            .def(ty)
-                            .and_then(|d| id_operand(d, 0))
-                            .and_then(|e| self.ctx.def_op(e))
-                            == Some(Op::TypeFloat)
-                    {
-                        return Err(
-                            "bitselect on floating-point values is not supported yet".into()
-                        );
+                    let w = self.ctx.scalar_width(ty).ok_or("bitselect width")?;
+                    let it = self.int_like(ty, w);
+                    let float = it != ty;
+                    let bits = |l: &mut Self, v: Word| {
+                        if float {
+                            l.emit(Op::Bitcast, it, vec![Operand::IdRef(v)])
+                        } else {
+                            v
+                        }
+                    };
+                    let (x, y, c) = (bits(self, x), bits(self, y), bits(self, c));
+                    let nc = self.emit(Op::Not, it, vec![Operand::IdRef(c)]);
+                    let l = self.bin(Op::BitwiseAnd, it, x, nc);
+                    let r = self.bin(Op::BitwiseAnd, it, y, c);
+                    let v = self.bin(Op::BitwiseOr, it, l, r);
+                    if float {
+                        self.emit(Op::Bitcast, ty, vec![Operand::IdRef(v)])
+                    } else {
+                        v
                     }
-                    let nc = self.emit(Op::Not, ty, vec![Operand::IdRef(c)]);
-                    let l = self.emit(
-                        Op::BitwiseAnd,
-                        ty,
-                        vec![Operand::IdRef(x), Operand::IdRef(nc)],
-                    );
-                    let r = self.emit(
-                        Op::BitwiseAnd,
-                        ty,
-                        vec![Operand::IdRef(y), Operand::IdRef(c)],
-                    );
-                    self.emit(
-                        Op::BitwiseOr,
-                        ty,
-                        vec![Operand::IdRef(l), Operand::IdRef(r)],
-                    )
                 }
                 142..=148 | 154 | 162..=165 | 202 => self.int_builtin(n, ty, &a)?,
                 182 | 183 => self.shuffle(n, ty, &a)?,
