@@ -2091,3 +2091,146 @@ fn tiled_matmul_helper_functions_and_bitselect() {
         assert_eq!(got[i], want, "bitsel {i}");
     }
 }
+
+#[test]
+fn private_struct_copies_through_punned_views() {
+    let env = Env::new();
+    let mut rng = Rng(27);
+    let n = 64usize;
+    let pts: Vec<Point> = (0..n * 4)
+        .map(|i| Point {
+            x: rng.next_f32(),
+            y: rng.next_f32() * 10.0,
+            tag: i as i32 * 3 - 7,
+        })
+        .collect();
+    let k = env.kern(PRIVATE, "private_structs");
+    for which in [0i32, 2, 7] {
+        let (mi, mo) = (env.buf(&pts), env.zeros::<Point>(n));
+        arg_mem(k, 0, mi);
+        arg_mem(k, 1, mo);
+        set_arg(k, 2, &which);
+        env.run(k, &[n], None, None);
+        let got: Vec<Point> = env.read(mo, n);
+        for g in 0..n {
+            let p = pts[g * 4 + (which & 3) as usize];
+            assert_eq!(
+                got[g],
+                Point { x: p.x + 1.0, ..p },
+                "item {g}, which {which}"
+            );
+        }
+    }
+}
+
+const PUNNING: &str = r#"
+typedef struct { int a; float b; float c; int d; } Quad;
+typedef struct { double w; int k; float f; } Mixed;
+
+__kernel void quads(__global const Quad *in, __global Quad *out, int which) {
+    Quad arr[3];
+    size_t g = get_global_id(0);
+    for (int k = 0; k < 3; k++)
+        arr[k] = in[g * 3 + k];
+    Quad t = arr[which % 3];
+    arr[(which + 1) % 3] = t;
+    t.a += 1;
+    t.c *= 2.0f;
+    out[g * 4] = t;
+    for (int k = 0; k < 3; k++)
+        out[g * 4 + 1 + k] = arr[k];
+}
+
+__kernel void mixed(__global const Mixed *in, __global Mixed *out, int which) {
+    Mixed arr[2];
+    size_t g = get_global_id(0);
+    arr[0] = in[g * 2];
+    arr[1] = in[g * 2 + 1];
+    Mixed m = arr[which & 1];
+    m.k -= 5;
+    out[g] = m;
+}
+"#;
+
+#[repr(C)]
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+struct Quad {
+    a: i32,
+    b: f32,
+    c: f32,
+    d: i32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+struct Mixed {
+    w: f64,
+    k: i32,
+    f: f32,
+}
+
+#[test]
+fn private_struct_copies_with_dynamic_indices() {
+    let env = Env::new();
+    let mut rng = Rng(28);
+    let p = env.build(PUNNING);
+    let n = 32usize;
+    let quads: Vec<Quad> = (0..n * 3)
+        .map(|i| Quad {
+            a: i as i32,
+            b: rng.next_f32(),
+            c: rng.next_f32(),
+            d: -(i as i32),
+        })
+        .collect();
+    let k = env.kernel(p, "quads");
+    for which in [0i32, 1, 5] {
+        let (mi, mo) = (env.buf(&quads), env.zeros::<Quad>(n * 4));
+        arg_mem(k, 0, mi);
+        arg_mem(k, 1, mo);
+        set_arg(k, 2, &which);
+        env.run(k, &[n], None, None);
+        let got: Vec<Quad> = env.read(mo, n * 4);
+        for g in 0..n {
+            let mut arr = [quads[g * 3], quads[g * 3 + 1], quads[g * 3 + 2]];
+            let t = arr[(which % 3) as usize];
+            arr[((which + 1) % 3) as usize] = t;
+            let want_t = Quad {
+                a: t.a + 1,
+                c: t.c * 2.0,
+                ..t
+            };
+            assert_eq!(got[g * 4], want_t, "t of {g}, which {which}");
+            assert_eq!(
+                &got[g * 4 + 1..g * 4 + 4],
+                &arr[..],
+                "arr of {g}, which {which}"
+            );
+        }
+    }
+
+    let mixed: Vec<Mixed> = (0..n * 2)
+        .map(|i| Mixed {
+            w: i as f64 * 1.5,
+            k: i as i32,
+            f: rng.next_f32(),
+        })
+        .collect();
+    let k = env.kernel(p, "mixed");
+    for which in [0i32, 1] {
+        let (mi, mo) = (env.buf(&mixed), env.zeros::<Mixed>(n));
+        arg_mem(k, 0, mi);
+        arg_mem(k, 1, mo);
+        set_arg(k, 2, &which);
+        env.run(k, &[n], None, None);
+        let got: Vec<Mixed> = env.read(mo, n);
+        for g in 0..n {
+            let m = mixed[g * 2 + which as usize];
+            assert_eq!(
+                got[g],
+                Mixed { k: m.k - 5, ..m },
+                "mixed {g}, which {which}"
+            );
+        }
+    }
+}

@@ -6,10 +6,14 @@
 //! - Physical pointers (`PhysicalStorageBuffer`): `OpInBounds*` become plain chains, loads and
 //!   stores get an `Aligned` operand.
 //! - `OpCopyMemorySized` (memcpy of a whole object) becomes a load and a store.
+//! - Loads and stores through pointer casts of logical pointers ([`pun`]) become accesses to
+//!   the scalars they cover.
 //! - `vloadn`/`vstoren` become component loads/stores.
 //! - Atomics and barriers get Vulkan scopes and semantics: `Device` scope on global memory
 //!   (OpenCL 1.2 atomics arrive with `Workgroup`), `SequentiallyConsistent` -> `AcquireRelease`,
 //!   `CrossWorkgroupMemory` -> `UniformMemory`.
+
+mod pun;
 
 use std::collections::HashMap;
 
@@ -352,7 +356,9 @@ impl Walk<'_> {
             Op::LifetimeStart | Op::LifetimeStop => return Ok(()),
             Op::Load => {
                 let p = id_operand(&i, 0).ok_or("load pointer")?;
-                self.check_access(p)?;
+                if self.views.contains_key(&p) {
+                    return self.pun_load(&i, p);
+                }
                 let ty = i.result_type.unwrap_or(0);
                 i.operands = [
                     vec![Operand::IdRef(p)],
@@ -362,7 +368,9 @@ impl Walk<'_> {
             }
             Op::Store => {
                 let p = id_operand(&i, 0).ok_or("store pointer")?;
-                self.check_access(p)?;
+                if self.views.contains_key(&p) {
+                    return self.pun_store(&i, p);
+                }
                 let v = id_operand(&i, 1).ok_or("store value")?;
                 let ty = self.ty(v).unwrap_or(0);
                 i.operands = [
@@ -561,6 +569,45 @@ impl Walk<'_> {
     /// memcpy (`OpCopyMemorySized`, `OpCopyMemory`) as a load and a store of one object: of
     /// the common type, or of the typed side's type when the other side is a physical pointer
     /// (which can be reinterpreted freely) and the size is exactly that type's size.
+    /// For a memcpy of `size` bytes through logical pointer `p` to `ty`: while `ty` is larger,
+    /// descends to its first element (same address). Returns the pointer and pointee to use.
+    fn narrow_copy_side(
+        &mut self,
+        p: Word,
+        ty: Word,
+        size: Option<u64>,
+    ) -> Result<(Word, Word), String> {
+        let (Some(size), Some(l)) = (size, self.logical.get(&p).cloned()) else {
+            return Ok((p, ty));
+        };
+        if self.views.contains_key(&p) {
+            return Ok((p, ty));
+        }
+        let size_of = |w: &Self, t: Word| {
+            let defs = Defs::new(&w.ctx.module);
+            Layout::new(&w.ctx.module, &defs)
+                .size_align(t)
+                .map(|s| s.size)
+        };
+        let (mut cur, mut zeros) = (ty, Vec::new());
+        while size_of(self, cur)? > size {
+            let d = self.ctx.def(cur).ok_or("memcpy type")?;
+            cur = match d.class.opcode {
+                Op::TypeArray | Op::TypeStruct | Op::TypeVector => {
+                    id_operand(d, 0).ok_or("memcpy element type")?
+                }
+                _ => return Ok((p, ty)),
+            };
+            zeros.push(self.ctx.c_u32(0));
+        }
+        if zeros.is_empty() || size_of(self, cur)? != size {
+            return Ok((p, ty));
+        }
+        let id = self.ctx.id();
+        self.fold(id, cur, &l, None, &zeros)?;
+        Ok((self.alias.get(&id).copied().unwrap_or(id), cur))
+    }
+
     fn copy_memory(&mut self, i: &Instruction) -> Result<(), String> {
         let (Some(dst), Some(src)) = (id_operand(i, 0), id_operand(i, 1)) else {
             return Err("copy operands".into());
@@ -594,6 +641,10 @@ impl Walk<'_> {
         } else {
             (None, None)
         };
+        // A copy into or out of the first element of a larger private or local object (SROA
+        // copies one struct into an array of them): narrow that side to the element.
+        let (d, dt) = self.narrow_copy_side(d, dt, size)?;
+        let (s, st) = self.narrow_copy_side(s, st, size)?;
         let defs = Defs::new(&self.ctx.module);
         let layout = Layout::new(&self.ctx.module, &defs);
         let size_of = |t: Word| layout.size_align(t).map(|s| s.size).ok();

@@ -1,0 +1,316 @@
+//! Typed views of private and local memory ("type punning"). LLVM's SROA copies structs with
+//! wide integer loads that span several members (two `float`s as one `i64`); Vulkan cannot cast
+//! logical pointers, so a load or store through such a view becomes accesses to the scalars it
+//! covers, reassembled from and split into 32-bit words.
+
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{Op, Word};
+
+use super::{Logical, Walk};
+use crate::compiler::layout::Layout;
+use crate::compiler::spv::{id_operand, inst, lit_operand, Defs};
+
+/// A scalar of the viewed object: its constant index path below the anchor, type, byte
+/// offset within the anchor and width in bits.
+struct Leaf {
+    path: Vec<u32>,
+    ty: Word,
+    offset: u64,
+    bits: u32,
+}
+
+const UNSUPPORTED: &str =
+    "reinterpreting private or local memory through a pointer cast is not supported here";
+
+impl Walk<'_> {
+    fn size_of(&self, ty: Word) -> Result<u64, String> {
+        let defs = Defs::new(&self.ctx.module);
+        Layout::new(&self.ctx.module, &defs)
+            .size_align(ty)
+            .map(|s| s.size)
+    }
+
+    /// The type of each prefix of `l`'s index path (entry 0: the root's pointee).
+    fn path_types(&self, l: &Logical) -> Result<Vec<Word>, String> {
+        let root_ty = self.ty(l.root).ok_or("view root type")?;
+        let mut types = vec![self.ctx.ptr_info(root_ty).ok_or("view root")?.1];
+        for i in &l.idx {
+            let cur = *types.last().unwrap_or(&0);
+            let d = self.ctx.def(cur).ok_or("view path type")?;
+            let next = match d.class.opcode {
+                Op::TypeArray | Op::TypeVector => id_operand(d, 0),
+                Op::TypeStruct => {
+                    let k = self.const_value(*i).ok_or("struct index")? as usize;
+                    id_operand(d, k)
+                }
+                _ => None,
+            };
+            types.push(next.ok_or("view path type")?);
+        }
+        Ok(types)
+    }
+
+    /// Byte offset of child `index` of aggregate `ty`.
+    fn child_offset(&self, ty: Word, index: u64) -> Result<u64, String> {
+        let d = self.ctx.def(ty).ok_or("aggregate type")?;
+        match d.class.opcode {
+            Op::TypeStruct => {
+                let defs = Defs::new(&self.ctx.module);
+                let offsets = Layout::new(&self.ctx.module, &defs).member_offsets(ty)?;
+                offsets
+                    .get(index as usize)
+                    .copied()
+                    .ok_or_else(|| "member index".into())
+            }
+            Op::TypeArray | Op::TypeVector => {
+                let elem = id_operand(d, 0).ok_or("element type")?;
+                Ok(index * self.size_of(elem)?)
+            }
+            _ => Err(UNSUPPORTED.into()),
+        }
+    }
+
+    /// The shortest prefix of `l`'s path whose object holds the `size` bytes the view covers,
+    /// and the view's byte offset in it. Indices below the prefix must be constants.
+    fn anchor(&self, l: &Logical, size: u64) -> Result<(usize, u64), String> {
+        let types = self.path_types(l)?;
+        let (mut k, mut off) = (l.idx.len(), 0);
+        loop {
+            if off + size <= self.size_of(types[k])? {
+                return Ok((k, off));
+            }
+            if k == 0 {
+                return Err(format!("{UNSUPPORTED}: the view reaches past the variable"));
+            }
+            k -= 1;
+            let i = self
+                .const_value(l.idx[k])
+                .ok_or_else(|| format!("{UNSUPPORTED}: a dynamic index below the view"))?;
+            off += self.child_offset(types[k], i)?;
+        }
+    }
+
+    /// The scalars of `ty` (at byte `base`) that overlap `[lo, hi)`.
+    fn leaves(
+        &self,
+        ty: Word,
+        base: u64,
+        (lo, hi): (u64, u64),
+        path: &mut Vec<u32>,
+        out: &mut Vec<Leaf>,
+    ) -> Result<(), String> {
+        let size = self.size_of(ty)?;
+        if base >= hi || base + size <= lo {
+            return Ok(());
+        }
+        let d = self.ctx.def(ty).ok_or("leaf type")?;
+        let (count, elem) = match d.class.opcode {
+            Op::TypeInt | Op::TypeFloat => {
+                out.push(Leaf {
+                    path: path.clone(),
+                    ty,
+                    offset: base,
+                    bits: lit_operand(d, 0).unwrap_or(32),
+                });
+                return Ok(());
+            }
+            Op::TypeVector => (u64::from(lit_operand(d, 1).unwrap_or(1)), id_operand(d, 0)),
+            Op::TypeArray => (
+                id_operand(d, 1)
+                    .and_then(|c| self.const_value(c))
+                    .ok_or("array length")?,
+                id_operand(d, 0),
+            ),
+            Op::TypeStruct => (d.operands.len() as u64, None),
+            _ => return Err(UNSUPPORTED.into()),
+        };
+        for k in 0..count {
+            let child = match elem {
+                Some(e) => e,
+                None => id_operand(d, k as usize).ok_or("member type")?,
+            };
+            path.push(k as u32);
+            self.leaves(child, base + self.child_offset(ty, k)?, (lo, hi), path, out)?;
+            path.pop();
+        }
+        Ok(())
+    }
+
+    /// The 32-bit-word parts of value type `ty`: (component type, bits) per component.
+    fn parts(&self, ty: Word) -> Result<Vec<(Word, u32)>, String> {
+        let d = self.ctx.def(ty).ok_or("view type")?;
+        let (n, elem) = match d.class.opcode {
+            Op::TypeVector => (
+                lit_operand(d, 1).unwrap_or(1),
+                id_operand(d, 0).ok_or("vector type")?,
+            ),
+            Op::TypeInt | Op::TypeFloat => (1, ty),
+            _ => return Err(format!("{UNSUPPORTED}: the view is not a scalar or vector")),
+        };
+        let bits = self.ctx.scalar_width(elem).ok_or("view width")?;
+        if bits != 32 && bits != 64 {
+            return Err(format!("{UNSUPPORTED}: {bits}-bit view"));
+        }
+        Ok(vec![(elem, bits); n as usize])
+    }
+
+    /// The leaves a view of `size` bytes at `l` covers, their anchor prefix length, checked to
+    /// tile the view exactly with 32- and 64-bit scalars.
+    fn view_leaves(&self, l: &Logical, size: u64) -> Result<(usize, Vec<Leaf>), String> {
+        let (k, off) = self.anchor(l, size)?;
+        let types = self.path_types(l)?;
+        let mut leaves = Vec::new();
+        self.leaves(types[k], 0, (off, off + size), &mut Vec::new(), &mut leaves)?;
+        let mut at = off;
+        for leaf in &leaves {
+            if leaf.offset != at || (leaf.bits != 32 && leaf.bits != 64) {
+                return Err(format!(
+                    "{UNSUPPORTED}: the view does not cover whole 32- or 64-bit scalars"
+                ));
+            }
+            at += u64::from(leaf.bits / 8);
+        }
+        if at != off + size {
+            return Err(format!("{UNSUPPORTED}: the view ends inside a scalar"));
+        }
+        Ok((k, leaves))
+    }
+
+    /// A pointer to `leaf` below the first `k` indices of `l`.
+    fn leaf_ptr(&mut self, l: &Logical, k: usize, leaf: &Leaf) -> Word {
+        let mut ops = vec![Operand::IdRef(l.root)];
+        ops.extend(l.idx[..k].iter().map(|i| Operand::IdRef(*i)));
+        for p in &leaf.path {
+            let c = self.ctx.c_u32(*p);
+            ops.push(Operand::IdRef(c));
+        }
+        let pty = self.ctx.t_ptr(l.sc, leaf.ty);
+        self.emit(Op::AccessChain, pty, ops)
+    }
+
+    /// `v` reinterpreted as `to` (no instruction when the types are the same).
+    fn reinterpret(&mut self, v: Word, from: Word, to: Word) -> Word {
+        if from == to {
+            v
+        } else {
+            self.emit(Op::Bitcast, to, vec![Operand::IdRef(v)])
+        }
+    }
+
+    /// Splits a scalar `v` of type `ty` and `bits` into 32-bit words.
+    fn split_words(&mut self, v: Word, ty: Word, bits: u32, words: &mut Vec<Word>) {
+        let u32t = self.ctx.t_int(32);
+        if bits == 32 {
+            words.push(self.reinterpret(v, ty, u32t));
+            return;
+        }
+        let u64t = self.ctx.t_int(64);
+        let x = self.reinterpret(v, ty, u64t);
+        let lo = self.emit(Op::UConvert, u32t, vec![Operand::IdRef(x)]);
+        let c32 = self.ctx.c_u64(32);
+        let h = self.emit(
+            Op::ShiftRightLogical,
+            u64t,
+            vec![Operand::IdRef(x), Operand::IdRef(c32)],
+        );
+        let hi = self.emit(Op::UConvert, u32t, vec![Operand::IdRef(h)]);
+        words.extend([lo, hi]);
+    }
+
+    /// A scalar of type `ty` and `bits` from the next words of `words`.
+    fn join_words(&mut self, ty: Word, bits: u32, words: &mut impl Iterator<Item = Word>) -> Word {
+        let u32t = self.ctx.t_int(32);
+        let w0 = words.next().unwrap_or(0);
+        if bits == 32 {
+            return self.reinterpret(w0, u32t, ty);
+        }
+        let w1 = words.next().unwrap_or(0);
+        let u64t = self.ctx.t_int(64);
+        let lo = self.emit(Op::UConvert, u64t, vec![Operand::IdRef(w0)]);
+        let hi = self.emit(Op::UConvert, u64t, vec![Operand::IdRef(w1)]);
+        let c32 = self.ctx.c_u64(32);
+        let hi = self.emit(
+            Op::ShiftLeftLogical,
+            u64t,
+            vec![Operand::IdRef(hi), Operand::IdRef(c32)],
+        );
+        let x = self.emit(
+            Op::BitwiseOr,
+            u64t,
+            vec![Operand::IdRef(lo), Operand::IdRef(hi)],
+        );
+        self.reinterpret(x, u64t, ty)
+    }
+
+    /// `OpLoad` through the view `ptr`.
+    pub(super) fn pun_load(&mut self, i: &Instruction, ptr: Word) -> Result<(), String> {
+        let l = self.logical.get(&ptr).cloned().ok_or("view pointer")?;
+        let ty = i.result_type.ok_or("load type")?;
+        let parts = self.parts(ty)?;
+        let (k, leaves) = self.view_leaves(&l, self.size_of(ty)?)?;
+        let mut words = Vec::new();
+        for leaf in &leaves {
+            let p = self.leaf_ptr(&l, k, leaf);
+            let v = self.emit(Op::Load, leaf.ty, vec![Operand::IdRef(p)]);
+            self.split_words(v, leaf.ty, leaf.bits, &mut words);
+        }
+        let mut it = words.into_iter();
+        let comps: Vec<Word> = parts
+            .iter()
+            .map(|(t, bits)| self.join_words(*t, *bits, &mut it))
+            .collect();
+        let value = if comps.len() == 1 && parts[0].0 == ty {
+            comps[0]
+        } else {
+            self.emit(
+                Op::CompositeConstruct,
+                ty,
+                comps.iter().map(|c| Operand::IdRef(*c)).collect(),
+            )
+        };
+        let rid = i.result_id.ok_or("load id")?;
+        self.types.insert(rid, ty);
+        self.out.push(inst(
+            Op::CopyObject,
+            Some(ty),
+            Some(rid),
+            vec![Operand::IdRef(value)],
+        ));
+        Ok(())
+    }
+
+    /// `OpStore` through the view `ptr`.
+    pub(super) fn pun_store(&mut self, i: &Instruction, ptr: Word) -> Result<(), String> {
+        let l = self.logical.get(&ptr).cloned().ok_or("view pointer")?;
+        let v = id_operand(i, 1).ok_or("store value")?;
+        let ty = self.ty(v).ok_or("store value type")?;
+        let parts = self.parts(ty)?;
+        let (k, leaves) = self.view_leaves(&l, self.size_of(ty)?)?;
+        let mut words = Vec::new();
+        let vector = !(parts.len() == 1 && parts[0].0 == ty);
+        for (n, (t, bits)) in parts.iter().enumerate() {
+            let c = if vector {
+                self.emit(
+                    Op::CompositeExtract,
+                    *t,
+                    vec![Operand::IdRef(v), Operand::LiteralBit32(n as u32)],
+                )
+            } else {
+                v
+            };
+            self.split_words(c, *t, *bits, &mut words);
+        }
+        let mut it = words.into_iter();
+        for leaf in &leaves {
+            let x = self.join_words(leaf.ty, leaf.bits, &mut it);
+            let p = self.leaf_ptr(&l, k, leaf);
+            self.out.push(inst(
+                Op::Store,
+                None,
+                None,
+                vec![Operand::IdRef(p), Operand::IdRef(x)],
+            ));
+        }
+        Ok(())
+    }
+}
