@@ -2234,3 +2234,136 @@ fn private_struct_copies_with_dynamic_indices() {
         }
     }
 }
+
+const MORE: &str = r#"
+__kernel void c30_atomics(__global atomic_int *c, __global int *o) {
+    int v = atomic_fetch_add_explicit(c, 1, memory_order_relaxed, memory_scope_device);
+    atomic_store_explicit(c + 1, 5, memory_order_release, memory_scope_device);
+    o[get_global_id(0)] = v + atomic_load(c + 1) * 0;
+    work_group_barrier(CLK_GLOBAL_MEM_FENCE);
+}
+
+__kernel void local_view(__global const float2 *in, __global long *out) {
+    __local float2 t[64];
+    t[get_local_id(0)] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = ((__local long *)t)[63 - get_local_id(0)];
+}
+
+__kernel void pointer_select(__global int *a, __global int *b, int which) {
+    __global int *p = which ? a : b;
+    p[get_global_id(0)] = 7;
+    int priv[4] = {1, 2, 3, 4};
+    int *q = priv + (which & 1);
+    a[get_global_id(0) + 100] = q[1] + q[2];
+}
+
+__kernel void char_vectors(__global const uchar4 *in, __global uchar4 *out, __global short2 *s) {
+    size_t i = get_global_id(0);
+    uchar4 v = in[i];
+    out[i] = add_sat(v, (uchar4)(200)) + rotate(v, (uchar4)(3)) + (v >> (uchar4)(1))
+             + hadd(v, v.wzyx) + popcount(v) + clz(v) + abs_diff(v, (uchar4)(128));
+    s[i] = convert_short2_sat((int2)(v.x * 1000, -v.y * 1000));
+}
+"#;
+
+#[test]
+fn cl30_atomics_local_views_pointer_selects_char_vectors() {
+    let env = Env::new();
+    let mut rng = Rng(29);
+    let p = env
+        .try_build(MORE, "-cl-std=CL3.0")
+        .unwrap_or_else(|(e, log)| panic!("{e}: {log}"));
+
+    let n = 640usize;
+    let (mc, mo) = (env.buf(&[0i32, 0]), env.zeros::<i32>(n));
+    let k = env.kernel(p, "c30_atomics");
+    arg_mem(k, 0, mc);
+    arg_mem(k, 1, mo);
+    env.run(k, &[n], Some(&[64]), None);
+    assert_eq!(env.read::<i32>(mc, 2), vec![n as i32, 5]);
+    let mut got: Vec<i32> = env.read(mo, n);
+    got.sort_unstable();
+    assert_eq!(got, (0..n as i32).collect::<Vec<_>>());
+
+    let v: Vec<[f32; 2]> = (0..128)
+        .map(|_| [rng.next_f32(), -rng.next_f32()])
+        .collect();
+    let (mv, mo) = (env.buf(&v), env.zeros::<i64>(128));
+    let k = env.kernel(p, "local_view");
+    arg_mem(k, 0, mv);
+    arg_mem(k, 1, mo);
+    env.run(k, &[128], Some(&[64]), None);
+    let got: Vec<i64> = env.read(mo, 128);
+    for (i, g) in got.iter().enumerate() {
+        let src = v[i / 64 * 64 + 63 - i % 64];
+        let want = (src[0].to_bits() as u64 | (src[1].to_bits() as u64) << 32) as i64;
+        assert_eq!(*g, want, "local view {i}");
+    }
+
+    let k = env.kernel(p, "pointer_select");
+    for which in [0i32, 1] {
+        let (ma, mb) = (env.zeros::<i32>(200), env.zeros::<i32>(100));
+        arg_mem(k, 0, ma);
+        arg_mem(k, 1, mb);
+        set_arg(k, 2, &which);
+        env.run(k, &[100], None, None);
+        let (a, b): (Vec<i32>, Vec<i32>) = (env.read(ma, 200), env.read(mb, 100));
+        let sel = if which == 1 { &a[..100] } else { &b[..] };
+        assert!(sel.iter().all(|&x| x == 7), "which {which}");
+        let q = if which == 1 { 3 + 4 } else { 2 + 3 };
+        assert!(
+            a[100..].iter().all(|&x| x == q),
+            "private pointer arithmetic, which {which}"
+        );
+    }
+
+    let c: Vec<[u8; 4]> = (0..256)
+        .map(|_| std::array::from_fn(|_| rng.next_u32() as u8))
+        .collect();
+    let (mc, mo, ms) = (
+        env.buf(&c),
+        env.zeros::<[u8; 4]>(256),
+        env.zeros::<[i16; 2]>(256),
+    );
+    let k = env.kernel(p, "char_vectors");
+    arg_mem(k, 0, mc);
+    arg_mem(k, 1, mo);
+    arg_mem(k, 2, ms);
+    env.run(k, &[256], None, None);
+    let (go, gs): (Vec<[u8; 4]>, Vec<[i16; 2]>) = (env.read(mo, 256), env.read(ms, 256));
+    for i in 0..256 {
+        let v = c[i];
+        let want: [u8; 4] = std::array::from_fn(|j| {
+            let (x, w) = (v[j], v[3 - j]);
+            [
+                x.saturating_add(200),
+                x.rotate_left(3),
+                x >> 1,
+                ((x as u16 + w as u16) >> 1) as u8,
+                x.count_ones() as u8,
+                x.leading_zeros() as u8,
+                x.abs_diff(128),
+            ]
+            .iter()
+            .fold(0u8, |s, t| s.wrapping_add(*t))
+        });
+        assert_eq!(go[i], want, "uchar4 of {v:?}");
+        let want = [
+            (v[0] as i32 * 1000).clamp(-32768, 32767) as i16,
+            (-(v[1] as i32) * 1000).clamp(-32768, 32767) as i16,
+        ];
+        assert_eq!(gs[i], want, "short2 of {v:?}");
+    }
+}
+
+#[test]
+fn double_transcendentals_fail_the_build_cleanly() {
+    let env = Env::new();
+    let src = "__kernel void dbl(__global double *d) { d[0] = exp(d[0]); }";
+    let (err, log) = env.try_build(src, "").expect_err("no Vulkan exp on double");
+    assert_eq!(err, CL_BUILD_PROGRAM_FAILURE);
+    assert!(log.contains("dbl") && log.contains("double"), "{log}");
+    // sqrt, fma, floor and friends do exist for doubles.
+    env.build("__kernel void ok(__global double *d) { d[0] = sqrt(d[0]) + fma(d[1], d[2], floor(d[3])); }");
+}

@@ -86,6 +86,13 @@ const DIRECT: &[(u32, u32)] = &[
     (159, 38), // u_min
 ];
 
+/// GLSL.std.450 instructions (of [`DIRECT`]) that accept 64-bit floats; the transcendental
+/// ones (sin, exp, pow, ...) take 16- and 32-bit floats only.
+const GLSL_64: &[u32] = &[
+    1, 2, 3, 4, 5, 6, 8, 9, 10, 31, 32, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 48, 49, 50, 53, 66,
+    67, 68, 69, 79, 80, 81,
+];
+
 struct Lower<'c> {
     ctx: &'c mut Ctx,
     glsl: Word,
@@ -565,6 +572,7 @@ impl Lower<'_> {
 
     fn ext(&mut self, i: Instruction) -> Result<(), String> {
         let n = lit_operand(&i, 1).ok_or("ext inst number")?;
+        let start = self.out.len();
         let ty = i.result_type.ok_or("ext inst type")?;
         let rid = i.result_id.ok_or("ext inst id")?;
         let a: Vec<Word> = (2..i.operands.len())
@@ -792,6 +800,28 @@ impl Lower<'_> {
                 }
             }
         };
+        // Transcendental GLSL instructions take no doubles: refuse rather than emit an
+        // invalid module.
+        let double_glsl = self.out[start..].iter().any(|i| {
+            i.class.opcode == Op::ExtInst
+                && id_operand(i, 0) == Some(self.glsl)
+                && !matches!(i.operands.get(1), Some(Operand::LiteralExtInstInteger(g)) if GLSL_64.contains(g))
+                && i.result_type.is_some_and(|t| {
+                    self.ctx.scalar_width(t) == Some(64)
+                        && self.ctx.def(t).is_some_and(|d| {
+                            d.class.opcode == Op::TypeFloat
+                                || id_operand(d, 0)
+                                    .and_then(|e| self.ctx.def(e))
+                                    .is_some_and(|e| e.class.opcode == Op::TypeFloat)
+                        })
+                })
+        });
+        if double_glsl {
+            return Err(format!(
+                "OpenCL.std instruction {n} on double has no Vulkan counterpart and is not \
+                 supported yet"
+            ));
+        }
         // Give the final value the original id.
         if let Some(last) = self.out.last_mut() {
             if last.result_id == Some(v) {

@@ -272,6 +272,26 @@ impl Walk<'_> {
         self.ctx.c_u32(s.bits())
     }
 
+    /// As [`Walk::semantics`], with any ordering narrowed to `order` (atomic loads may only
+    /// acquire, stores only release).
+    fn semantics_only(&mut self, id: Word, order: MemorySemantics) -> Word {
+        let v = self.const_value(id).unwrap_or(0) as u32;
+        let mut s = MemorySemantics::from_bits_truncate(v);
+        let orders = MemorySemantics::ACQUIRE
+            | MemorySemantics::RELEASE
+            | MemorySemantics::ACQUIRE_RELEASE
+            | MemorySemantics::SEQUENTIALLY_CONSISTENT;
+        if s.intersects(orders) {
+            s.remove(orders);
+            s |= order;
+        }
+        if s.contains(MemorySemantics::CROSS_WORKGROUP_MEMORY) {
+            s.remove(MemorySemantics::CROSS_WORKGROUP_MEMORY);
+            s |= MemorySemantics::UNIFORM_MEMORY;
+        }
+        self.ctx.c_u32(s.bits())
+    }
+
     fn scope(&mut self, id: Word, min: Option<Scope>) -> Word {
         let v = self.const_value(id).unwrap_or(1) as u32;
         let mut s = if v == Scope::CrossDevice as u32 {
@@ -420,7 +440,13 @@ impl Walk<'_> {
                 let scope = id_operand(&i, 1).ok_or("atomic scope")?;
                 i.operands[1] = Operand::IdScope(self.scope(scope, min));
                 let sem = id_operand(&i, 2).ok_or("atomic semantics")?;
-                i.operands[2] = Operand::IdMemorySemantics(self.semantics(sem, false));
+                let sem = match op {
+                    // Vulkan: loads only acquire, stores only release.
+                    Op::AtomicLoad => self.semantics_only(sem, MemorySemantics::ACQUIRE),
+                    Op::AtomicStore => self.semantics_only(sem, MemorySemantics::RELEASE),
+                    _ => self.semantics(sem, false),
+                };
+                i.operands[2] = Operand::IdMemorySemantics(sem);
                 if op == Op::AtomicCompareExchange {
                     let sem = id_operand(&i, 3).ok_or("atomic semantics")?;
                     i.operands[3] = Operand::IdMemorySemantics(self.semantics(sem, true));
