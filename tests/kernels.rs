@@ -2367,3 +2367,39 @@ fn double_transcendentals_fail_the_build_cleanly() {
     // sqrt, fma, floor and friends do exist for doubles.
     env.build("__kernel void ok(__global double *d) { d[0] = sqrt(d[0]) + fma(d[1], d[2], floor(d[3])); }");
 }
+
+const ASYNC: &str = r#"
+__kernel void async_copies(__global const float *in, __global float *out, __local float *tmp) {
+    size_t g = get_group_id(0), n = get_local_size(0);
+    event_t e = async_work_group_copy(tmp, in + g * n, n, 0);
+    wait_group_events(1, &e);
+    float v = tmp[n - 1 - get_local_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    tmp[get_local_id(0)] = v * 2.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    e = async_work_group_strided_copy(out + g * n * 2, tmp, n, 2, 0);
+    wait_group_events(1, &e);
+    prefetch(in, 16);
+}
+"#;
+
+#[test]
+fn async_work_group_copies() {
+    let env = Env::new();
+    let (n, wg) = (256usize, 32usize);
+    let input: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let (mi, mo) = (env.buf(&input), env.buf(&vec![-1.0f32; n * 2]));
+    let k = env.kern(ASYNC, "async_copies");
+    arg_mem(k, 0, mi);
+    arg_mem(k, 1, mo);
+    arg_local(k, 2, wg * 4);
+    env.run(k, &[n], Some(&[wg]), None);
+    let got: Vec<f32> = env.read(mo, n * 2);
+    for g in 0..n / wg {
+        for l in 0..wg {
+            let mirror = input[g * wg + wg - 1 - l];
+            assert_eq!(got[g * wg * 2 + l * 2], mirror * 2.0, "group {g} item {l}");
+            assert_eq!(got[g * wg * 2 + l * 2 + 1], -1.0, "stride gap {g}/{l}");
+        }
+    }
+}

@@ -19,6 +19,10 @@ use super::tools::{run, Tools};
 const OPT_PIPELINE: &str = "default<O2>,function(lowerswitch,mergereturn,fix-irreducible,\
 unify-loop-exits,structurizecfg)";
 
+/// OpenCL C definitions of built-ins without a Vulkan counterpart (async copies, prefetch),
+/// included before every program.
+const PRELUDE: &str = include_str!("prelude.cl");
+
 /// The SPIR data layout plus native integer widths.
 const DATA_LAYOUT: &str = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-\
 v512:512-v1024:1024-n8:16:32:64";
@@ -54,6 +58,9 @@ pub(crate) fn compile_c(
     _caps: &DeviceCaps,
 ) -> Result<FrontOutput, BuildFailure> {
     let dir = tmpdir()?;
+    let prelude = dir.path().join("vkcl-prelude.h");
+    std::fs::write(&prelude, PRELUDE)
+        .map_err(|e| BuildFailure::compile(format!("cannot write a temporary file: {e}")))?;
     let bc = dir.path().join("front.bc");
     let mut args: Vec<String> = [
         "-x",
@@ -72,6 +79,8 @@ pub(crate) fn compile_c(
     .map(|s| s.to_string())
     .collect();
     args.extend(opts.clang_args.iter().cloned());
+    args.push("-include".into());
+    args.push(path_arg(&prelude));
     args.push("-".into());
     args.push("-o".into());
     args.push(path_arg(&bc));
