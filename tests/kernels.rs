@@ -2403,3 +2403,59 @@ fn async_work_group_copies() {
         }
     }
 }
+
+const POINTER_MATH: &str = r#"
+__kernel void split_floats(__global const float *x, __global float *y, __global int *e,
+                           __global float *gi) {
+    size_t i = get_global_id(0);
+    float ip;
+    int ex;
+    y[i * 4] = fract(x[i], &ip);
+    y[i * 4 + 1] = ip;
+    y[i * 4 + 2] = frexp(x[i], &ex);
+    e[i] = ex;
+    y[i * 4 + 3] = modf(x[i], gi + i);
+}
+"#;
+
+#[test]
+fn fract_frexp_modf_store_through_pointers() {
+    let env = Env::new();
+    let mut rng = Rng(30);
+    let mut x = random_f32(&mut rng, 200, -100.0, 100.0);
+    x.extend([0.0, -0.0, 1.0, -1.0, 0.75, -2.5, 1e-3, 3.0e7]);
+    let n = x.len();
+    let (mx, my, me, mg) = (
+        env.buf(&x),
+        env.zeros::<f32>(n * 4),
+        env.zeros::<i32>(n),
+        env.zeros::<f32>(n),
+    );
+    let k = env.kern(POINTER_MATH, "split_floats");
+    arg_mem(k, 0, mx);
+    arg_mem(k, 1, my);
+    arg_mem(k, 2, me);
+    arg_mem(k, 3, mg);
+    env.run(k, &[n], None, None);
+    let (y, e, gi): (Vec<f32>, Vec<i32>, Vec<f32>) =
+        (env.read(my, n * 4), env.read(me, n), env.read(mg, n));
+    for i in 0..n {
+        let v = x[i];
+        assert_eq!(
+            y[i * 4],
+            (v - v.floor()).min(1.0 - f32::EPSILON / 2.0),
+            "fract({v})"
+        );
+        assert_eq!(y[i * 4 + 1], v.floor(), "fract({v}) integer part");
+        // frexp: v = m * 2^e with 0.5 <= |m| < 1 (0 for 0).
+        let (m, ex) = (y[i * 4 + 2], e[i]);
+        if v == 0.0 {
+            assert_eq!((m, ex), (0.0, 0), "frexp(0)");
+        } else {
+            assert!((0.5..1.0).contains(&m.abs()), "frexp({v}) mantissa {m}");
+            assert_eq!(m * 2f32.powi(ex), v, "frexp({v})");
+        }
+        assert_eq!(y[i * 4 + 3], v - v.trunc(), "modf({v})");
+        assert_eq!(gi[i], v.trunc(), "modf({v}) integer part");
+    }
+}

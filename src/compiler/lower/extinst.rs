@@ -546,6 +546,91 @@ impl Lower<'_> {
         })
     }
 
+    /// `OpStore ptr value`, `Aligned` (to the value's natural alignment) through physical
+    /// pointers.
+    fn store(&mut self, ptr: Word, value: Word, value_ty: Word) -> Result<(), String> {
+        let pty = self
+            .types
+            .get(&ptr)
+            .copied()
+            .ok_or("pointer operand type")?;
+        let (sc, _) = self.ctx.ptr_info(pty).ok_or("pointer operand")?;
+        let mut ops = vec![Operand::IdRef(ptr), Operand::IdRef(value)];
+        if sc == rspirv::spirv::StorageClass::PhysicalStorageBuffer {
+            let bytes = self.ctx.scalar_width(value_ty).unwrap_or(32) / 8;
+            let n = match self.components(value_ty) {
+                3 => 4,
+                n => n,
+            };
+            ops.push(Operand::MemoryAccess(rspirv::spirv::MemoryAccess::ALIGNED));
+            ops.push(Operand::LiteralBit32(bytes * n));
+        }
+        self.out.push(inst(Op::Store, None, None, ops));
+        Ok(())
+    }
+
+    /// fract (30), frexp (31) and modf (45): a value plus a result stored through a pointer.
+    fn with_pointer(&mut self, n: u32, ty: Word, a: &[Word]) -> Result<Word, String> {
+        let (x, ptr) = match a {
+            [x, p, ..] => (*x, *p),
+            _ => return Err(format!("OpenCL.std {n}: missing operand")),
+        };
+        Ok(match n {
+            30 => {
+                // fract: min(x - floor(x), 0x1.fffffep-1), *ptr = floor(x)
+                let fl = self.glsl(8, ty, &[x]);
+                let d = self.bin(Op::FSub, ty, x, fl);
+                let w = self.ctx.scalar_width(ty).unwrap_or(32);
+                let below_one = if w == 64 {
+                    1.0 - f64::EPSILON / 2.0
+                } else {
+                    f64::from(1.0f32 - f32::EPSILON / 2.0)
+                };
+                let c = self.splat(ty, below_one, false)?;
+                let r = self.glsl(37, ty, &[d, c]);
+                self.store(ptr, fl, ty)?;
+                r
+            }
+            45 => {
+                // modf: x - trunc(x) (signed zero for infinities), *ptr = trunc(x)
+                let t = self.glsl(3, ty, &[x]);
+                let d = self.bin(Op::FSub, ty, x, t);
+                let bt = self.bool_like(ty);
+                let inf = self.emit(Op::IsInf, bt, vec![Operand::IdRef(x)]);
+                let zero = self.splat(ty, 0.0, false)?;
+                let signed_zero = self.float_builtin(13, ty, &[zero, x])?;
+                let r = self.select(ty, inf, signed_zero, d);
+                self.store(ptr, t, ty)?;
+                r
+            }
+            _ => {
+                // frexp through FrexpStruct: { mantissa, exponent }.
+                let pty = self.types.get(&ptr).copied().ok_or("frexp pointer type")?;
+                let et = self.ctx.ptr_info(pty).ok_or("frexp pointer")?.1;
+                let st = self.ctx.id();
+                self.ctx.module.types_global_values.push(inst(
+                    Op::TypeStruct,
+                    None,
+                    Some(st),
+                    vec![Operand::IdRef(ty), Operand::IdRef(et)],
+                ));
+                let r = self.glsl(52, st, &[x]);
+                let m = self.emit(
+                    Op::CompositeExtract,
+                    ty,
+                    vec![Operand::IdRef(r), Operand::LiteralBit32(0)],
+                );
+                let e = self.emit(
+                    Op::CompositeExtract,
+                    et,
+                    vec![Operand::IdRef(r), Operand::LiteralBit32(1)],
+                );
+                self.store(ptr, e, et)?;
+                m
+            }
+        })
+    }
+
     /// `(k & 1) == 0` for integer (vector) `k`.
     fn is_even(&mut self, k: Word) -> Result<Word, String> {
         let kt = self.types.get(&k).copied().ok_or("integer operand type")?;
@@ -791,6 +876,7 @@ impl Lower<'_> {
                 }
                 142..=148 | 154 | 162..=165 | 202 => self.int_builtin(n, ty, &a)?,
                 182 | 183 => self.shuffle(n, ty, &a)?,
+                30 | 31 | 45 => self.with_pointer(n, ty, &a)?,
                 11 | 13 | 24 | 43 | 44 | 49 | 54 => self.float_builtin(n, ty, &a)?,
                 184 => return Err("printf is not supported yet".into()),
                 other => {
