@@ -2459,3 +2459,143 @@ fn fract_frexp_modf_store_through_pointers() {
         assert_eq!(gi[i], v.trunc(), "modf({v}) integer part");
     }
 }
+
+const WIDE: &str = include_str!("../src/compiler/testdata/wide.cl");
+
+#[test]
+fn vectors_of_8_and_16_components() {
+    let env = Env::new();
+    let mut rng = Rng(31);
+    let p = env.build(WIDE);
+
+    let n = 64usize;
+    let a: Vec<[f32; 8]> = (0..n)
+        .map(|_| std::array::from_fn(|_| rng.next_f32() * 8.0 - 4.0))
+        .collect();
+    let (ma, mb) = (env.buf(&a), env.zeros::<[f32; 8]>(n));
+    let k = env.kernel(p, "wide_vectors");
+    arg_mem(k, 0, ma);
+    arg_mem(k, 1, mb);
+    env.run(k, &[n], None, None);
+    let got: Vec<[f32; 8]> = env.read(mb, n);
+    for i in 0..n {
+        let want: [f32; 8] = std::array::from_fn(|j| a[i][j] * 2.0 + a[i][7 - j]);
+        assert_eq!(got[i], want, "wide_vectors {i}");
+    }
+
+    let x: Vec<[i32; 16]> = (0..n)
+        .map(|i| {
+            std::array::from_fn(|j| {
+                if i % 7 == 3 && j == 5 {
+                    -2_000_000
+                } else {
+                    (rng.next_u32() % 2000) as i32 - 1000
+                }
+            })
+        })
+        .collect();
+    let f = random_f32(&mut rng, n * 8, -9.0, 9.0);
+    let s: [f32; 8] = std::array::from_fn(|j| j as f32 * 0.5);
+    let kk = 21u32;
+    let (mx, mf, mo, mfo, mfl) = (
+        env.buf(&x),
+        env.buf(&f),
+        env.zeros::<[i32; 16]>(n * 3),
+        env.zeros::<[f32; 8]>(n + 64),
+        env.zeros::<i32>(n),
+    );
+    let k = env.kernel(p, "wide_mix");
+    for (idx, m) in [mx, mf, mo, mfo, mfl].iter().enumerate() {
+        arg_mem(k, idx as u32, *m);
+    }
+    set_arg(k, 5, &s);
+    set_arg(k, 6, &kk);
+    env.run(k, &[n], Some(&[16]), None);
+    let out: Vec<[i32; 16]> = env.read(mo, n * 3);
+    let fo: Vec<[f32; 8]> = env.read(mfo, n + 64);
+    let flags: Vec<i32> = env.read(mfl, n);
+    for i in 0..n {
+        let xv = x[i];
+        let y: [i32; 16] = std::array::from_fn(|j| (i + j) as i32);
+        let sel: [i32; 16] = std::array::from_fn(|j| {
+            (if xv[j] > y[j] { y[j] } else { xv[j] })
+                .wrapping_mul(3)
+                .wrapping_sub(xv[j] >> 2)
+        });
+        assert_eq!(out[i * 3], sel, "select/shift {i}");
+        let mix: [i32; 16] = std::array::from_fn(|j| {
+            xv[15 - j]
+                .wrapping_add(xv[j])
+                .wrapping_add(xv[j].wrapping_sub(y[j]).unsigned_abs() as i32)
+        });
+        assert_eq!(out[i * 3 + 1], mix, "swizzles/abs {i}");
+        let mut z = xv;
+        z[(kk & 15) as usize] = -1;
+        assert_eq!(out[i * 3 + 2], z, "dynamic insert {i}");
+        let w: [f32; 8] =
+            std::array::from_fn(|j| f[i * 8 + j].abs().sqrt() + xv[2 * j] as f32 + s[j]);
+        for j in 0..8 {
+            assert_close(fo[i][j], w[j], 1e-6, &format!("float8 {i}.{j}"));
+            assert_close(fo[i + 64][j], w[j] * 2.0, 1e-6, &format!("vstore8 {i}.{j}"));
+        }
+        let want = xv.iter().any(|v| *v < 0) as i32
+            + xv.iter().all(|v| *v > -1_000_000) as i32 * 2
+            + xv[(kk & 15) as usize] * 4;
+        assert_eq!(flags[i], want, "any/all/dynamic extract {i}");
+    }
+}
+
+const WIDE_TYPES: &str = r#"
+__kernel void wide_types(__global const char16 *c, __global uchar16 *o, __global long8 *l,
+                         __global double8 *d, __global const int8 *m) {
+    size_t i = get_global_id(0);
+    int16 wide = convert_int16(c[i]) * 1000;
+    o[i] = convert_uchar16_sat(wide);
+    l[i] = convert_long8(c[i].lo) << 40;
+    d[i] = convert_double8(c[i].hi) * 0.5;
+    int8 s = shuffle(m[i], as_uint8(m[i]));
+    o[i] += convert_uchar16(shuffle2(s, s, (uint16)(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)));
+    float16 f = vload16(i, (__global const float *)d);
+    vstore16(f, i, (__global float *)l);
+}
+"#;
+
+#[test]
+fn wide_vectors_of_narrow_and_64_bit_types() {
+    let env = Env::new();
+    let mut rng = Rng(32);
+    let n = 48usize;
+    let c: Vec<[i8; 16]> = (0..n)
+        .map(|_| std::array::from_fn(|_| rng.next_u32() as i8))
+        .collect();
+    let m: Vec<[i32; 8]> = (0..n)
+        .map(|_| std::array::from_fn(|_| (rng.next_u32() % 1000) as i32 - 500))
+        .collect();
+    let (mc, mo, ml, md, mm) = (
+        env.buf(&c),
+        env.zeros::<[u8; 16]>(n),
+        env.zeros::<[i64; 8]>(n),
+        env.zeros::<[f64; 8]>(n),
+        env.buf(&m),
+    );
+    let k = env.kern(WIDE_TYPES, "wide_types");
+    for (idx, b) in [mc, mo, ml, md, mm].iter().enumerate() {
+        arg_mem(k, idx as u32, *b);
+    }
+    env.run(k, &[n], None, None);
+    let o: Vec<[u8; 16]> = env.read(mo, n);
+    let l: Vec<[i64; 8]> = env.read(ml, n);
+    let d: Vec<[f64; 8]> = env.read(md, n);
+    for i in 0..n {
+        let s: [i32; 8] = std::array::from_fn(|j| m[i][(m[i][j] & 7) as usize]);
+        let want: [u8; 16] = std::array::from_fn(|j| {
+            let sat = (c[i][j] as i32 * 1000).clamp(0, 255) as u8;
+            sat.wrapping_add(s[(15 - j) & 7] as u8)
+        });
+        assert_eq!(o[i], want, "uchar16 {i}");
+        let dw: [f64; 8] = std::array::from_fn(|j| c[i][8 + j] as f64 * 0.5);
+        assert_eq!(d[i], dw, "double8 {i}");
+        let lw: [i64; 8] = std::array::from_fn(|j| dw[j].to_bits() as i64);
+        assert_eq!(l[i], lw, "long8 overwritten by vstore16 {i}");
+    }
+}

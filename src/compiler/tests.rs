@@ -200,7 +200,7 @@ fn unsupported_constructs_fail_cleanly() {
     )
     .unwrap_err();
     assert_eq!(e.kind, BuildFailureKind::CompileError);
-    assert!(e.log.contains("wide_vectors"), "log: {}", e.log);
+    assert!(e.log.contains("byte_views"), "log: {}", e.log);
 }
 
 #[test]
@@ -283,4 +283,10 @@ fn spirv_opt_output_stays_valid() {
         let words = validate::optimize(&k.spirv).unwrap_or_else(|e| panic!("{}: {e}", k.name));
         validate::validate_vulkan(&words).unwrap_or_else(|e| panic!("{}: {e}", k.name));
     }
+}
+
+#[test]
+fn wide_vectors() {
+    let p = build(include_str!("testdata/wide.cl"), "");
+    assert_eq!(kernel(&p, "wide_mix").args[5].size, 32);
 }

@@ -11,7 +11,8 @@
 //!    physical pointer fixes, memcpy, vector loads/stores, atomics and barriers.
 //! 6. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
 //! 7. [`convert`]: saturating and rounding conversions.
-//! 8. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
+//! 8. [`wide`]: vectors of 8 and 16 components split into 4-component parts.
+//! 9. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
 
 mod cfg;
 mod convert;
@@ -22,6 +23,7 @@ mod finish;
 mod memory;
 mod select;
 mod types;
+mod wide;
 
 use rspirv::binary::Assemble;
 use rspirv::dr::Module;
@@ -55,6 +57,7 @@ pub(crate) fn lower_kernel(
     memory::lower_memory(&mut ctx)?;
     extinst::lower_ext_inst(&mut ctx)?;
     convert::lower_conversions(&mut ctx)?;
+    wide::split_wide_vectors(&mut ctx)?;
     finish::finish(&mut ctx, caps)?;
     Ok(Lowered {
         words: ctx.module.assemble(),

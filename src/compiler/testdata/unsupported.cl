@@ -1,7 +1,8 @@
 // Kernels the lowering rejects today, with a clear build log (known limitations).
 
-// Vectors of 8 and 16 components are not split into smaller ones yet.
-__kernel void wide_vectors(__global const float8 *in, __global float8 *out) {
-    size_t i = get_global_id(0);
-    out[i] = in[i] * 2.0f + in[i].s76543210;
+// A union read through a byte array indexed dynamically: 8-bit views of private memory.
+__kernel void byte_views(__global const float *in, __global uint *out) {
+    union { float f; uint u; uchar b[4]; } x;
+    x.f = in[get_global_id(0)];
+    out[get_global_id(0)] = x.u + x.b[get_global_id(0) & 3];
 }
