@@ -2599,3 +2599,52 @@ fn wide_vectors_of_narrow_and_64_bit_types() {
         assert_eq!(l[i], lw, "long8 overwritten by vstore16 {i}");
     }
 }
+
+const HALVES: &str = r#"
+__kernel void halves(__global const float *in, __global half *h, __global float *out,
+                     __global half *h4) {
+    size_t i = get_global_id(0);
+    vstore_half(in[i], i, h);
+    out[i * 2] = vload_half(i, (__global const half *)h);
+    float4 v = (float4)(in[i], -in[i], in[i] * 2.0f, 0.5f);
+    vstore_half4(v, i, h4);
+    float4 w = vload_half4(i, (__global const half *)h4);
+    out[i * 2 + 1] = w.x + w.y + w.z + w.w;
+}
+"#;
+
+#[test]
+fn half_loads_and_stores() {
+    let env = Env::new();
+    let n = 256usize;
+    // Values exactly representable in half, so the round trip is exact.
+    let input: Vec<f32> = (0..n).map(|i| (i as f32 - 128.0) * 0.25).collect();
+    let (mi, mh, mo, mh4) = (
+        env.buf(&input),
+        env.zeros::<u16>(n),
+        env.zeros::<f32>(n * 2),
+        env.zeros::<u16>(n * 4),
+    );
+    let k = env.kern(HALVES, "halves");
+    arg_mem(k, 0, mi);
+    arg_mem(k, 1, mh);
+    arg_mem(k, 2, mo);
+    arg_mem(k, 3, mh4);
+    env.run(k, &[n], None, None);
+    let (h, out): (Vec<u16>, Vec<f32>) = (env.read(mh, n), env.read(mo, n * 2));
+    for i in 0..n {
+        let x = input[i];
+        // IEEE half: sign, 5-bit exponent (bias 15), 10-bit mantissa.
+        let bits = h[i];
+        let mag = if bits & 0x7fff == 0 {
+            0.0
+        } else {
+            let e = ((bits >> 10) & 31) as i32 - 15;
+            (1.0 + (bits & 1023) as f32 / 1024.0) * 2f32.powi(e)
+        };
+        let v = if bits & 0x8000 != 0 { -mag } else { mag };
+        assert_eq!(v, x, "vstore_half({x}) = {bits:#06x}");
+        assert_eq!(out[i * 2], x, "vload_half {i}");
+        assert_eq!(out[i * 2 + 1], x * 2.0 + 0.5, "vload_half4 {i}");
+    }
+}

@@ -13,6 +13,7 @@
 //!   (OpenCL 1.2 atomics arrive with `Workgroup`), `SequentiallyConsistent` -> `AcquireRelease`,
 //!   `CrossWorkgroupMemory` -> `UniformMemory`.
 
+mod half;
 mod pun;
 
 use std::collections::HashMap;
@@ -476,6 +477,7 @@ impl Walk<'_> {
                 match lit_operand(&i, 1) {
                     Some(CL_VLOADN) => return self.vloadn(&i),
                     Some(CL_VSTOREN) => return self.vstoren(&i),
+                    Some(n @ 173..=181) => return self.half(&i, n),
                     _ => {}
                 }
             }
@@ -592,9 +594,6 @@ impl Walk<'_> {
         Ok(())
     }
 
-    /// memcpy (`OpCopyMemorySized`, `OpCopyMemory`) as a load and a store of one object: of
-    /// the common type, or of the typed side's type when the other side is a physical pointer
-    /// (which can be reinterpreted freely) and the size is exactly that type's size.
     /// For a memcpy of `size` bytes through logical pointer `p` to `ty`: while `ty` is larger,
     /// descends to its first element (same address). Returns the pointer and pointee to use.
     fn narrow_copy_side(
@@ -634,6 +633,9 @@ impl Walk<'_> {
         Ok((self.alias.get(&id).copied().unwrap_or(id), cur))
     }
 
+    /// memcpy (`OpCopyMemorySized`, `OpCopyMemory`) as a load and a store of one object: of
+    /// the common type, or of the typed side's type when the other side is a physical pointer
+    /// (which can be reinterpreted freely) and the size is exactly that type's size.
     fn copy_memory(&mut self, i: &Instruction) -> Result<(), String> {
         let (Some(dst), Some(src)) = (id_operand(i, 0), id_operand(i, 1)) else {
             return Err("copy operands".into());

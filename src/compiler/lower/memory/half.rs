@@ -1,0 +1,104 @@
+//! `vload_half`/`vstore_half` and their vector and aligned (`vloada_half`) forms: `half` in
+//! memory, `float` (or `double`) in registers, converted with `OpFConvert`.
+
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{FPRoundingMode, Op, Word};
+
+use super::Walk;
+use crate::compiler::spv::{id_operand, inst, lit_operand};
+
+const VLOAD_HALF: u32 = 173;
+const VLOAD_HALFN: u32 = 174;
+const VSTORE_HALF: u32 = 175;
+const VSTORE_HALF_R: u32 = 176;
+const VSTORE_HALFN: u32 = 177;
+const VSTORE_HALFN_R: u32 = 178;
+const VLOADA_HALFN: u32 = 179;
+const VSTOREA_HALFN_R: u32 = 181;
+
+impl Walk<'_> {
+    /// Lowers OpenCL.std instruction `n` (173..=181) of the half family.
+    pub(super) fn half(&mut self, i: &Instruction, n: u32) -> Result<(), String> {
+        let arg = |k: usize| id_operand(i, 2 + k).ok_or_else(|| format!("OpenCL.std {n}: operand"));
+        let half = self
+            .ctx
+            .global(Op::TypeFloat, None, vec![Operand::LiteralBit32(16)]);
+        let components = |w: &Self, ty: Word| -> (Word, u32) {
+            match w.ctx.def(ty).filter(|d| d.class.opcode == Op::TypeVector) {
+                Some(d) => (
+                    id_operand(d, 0).unwrap_or(ty),
+                    lit_operand(d, 1).unwrap_or(1),
+                ),
+                None => (ty, 1),
+            }
+        };
+        // Elements between consecutive vectors: the aligned forms pad 3 to 4.
+        let stride = |count: u32, aligned: bool| if aligned && count == 3 { 4 } else { count };
+        if matches!(n, VLOAD_HALF | VLOAD_HALFN | VLOADA_HALFN) {
+            let (offset, p) = (arg(0)?, arg(1)?);
+            let p = self.alias.get(&p).copied().unwrap_or(p);
+            let ty = i.result_type.ok_or("vload_half type")?;
+            let (elem, count) = components(self, ty);
+            let step = stride(count, n == VLOADA_HALFN);
+            let mut comps = Vec::new();
+            for k in 0..count {
+                let idx = self.vector_index(offset, step, k)?;
+                let ep = self.element_ptr(p, idx, half)?;
+                let mo = self.mem_operands(ep, &[], half);
+                let h = self.emit(Op::Load, half, [vec![Operand::IdRef(ep)], mo].concat());
+                comps.push(self.emit(Op::FConvert, elem, vec![Operand::IdRef(h)]));
+            }
+            let rid = i.result_id.ok_or("vload_half id")?;
+            self.types.insert(rid, ty);
+            let (op, ops) = if count == 1 {
+                (Op::CopyObject, vec![Operand::IdRef(comps[0])])
+            } else {
+                (
+                    Op::CompositeConstruct,
+                    comps.iter().map(|c| Operand::IdRef(*c)).collect(),
+                )
+            };
+            self.out.push(inst(op, Some(ty), Some(rid), ops));
+            return Ok(());
+        }
+        let (data, offset, p) = (arg(0)?, arg(1)?, arg(2)?);
+        let p = self.alias.get(&p).copied().unwrap_or(p);
+        if matches!(n, VSTORE_HALF_R | VSTORE_HALFN_R | VSTOREA_HALFN_R) {
+            let mode = i.operands.get(5);
+            if !matches!(mode, Some(Operand::FPRoundingMode(FPRoundingMode::RTE))) {
+                return Err(
+                    "vstore_half with a rounding mode other than rte is not supported yet".into(),
+                );
+            }
+        }
+        let ty = self.ty(data).ok_or("vstore_half type")?;
+        let (elem, count) = components(self, ty);
+        let aligned = !matches!(
+            n,
+            VSTORE_HALF | VSTORE_HALF_R | VSTORE_HALFN | VSTORE_HALFN_R
+        );
+        let step = stride(count, aligned);
+        for k in 0..count {
+            let c = if count == 1 {
+                data
+            } else {
+                self.emit(
+                    Op::CompositeExtract,
+                    elem,
+                    vec![Operand::IdRef(data), Operand::LiteralBit32(k)],
+                )
+            };
+            let h = self.emit(Op::FConvert, half, vec![Operand::IdRef(c)]);
+            let idx = self.vector_index(offset, step, k)?;
+            let ep = self.element_ptr(p, idx, half)?;
+            let mo = self.mem_operands(ep, &[], half);
+            self.out.push(inst(
+                Op::Store,
+                None,
+                None,
+                [vec![Operand::IdRef(ep), Operand::IdRef(h)], mo].concat(),
+            ));
+        }
+        Ok(())
+    }
+}
