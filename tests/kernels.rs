@@ -2648,3 +2648,88 @@ fn half_loads_and_stores() {
         assert_eq!(out[i * 2 + 1], x * 2.0 + 0.5, "vload_half4 {i}");
     }
 }
+
+const PI_AND_BITS: &str = r#"
+__kernel void pi_and_bits(__global const float *x, __global float *y, __global int *e) {
+    size_t i = get_global_id(0);
+    float a = x[i];
+    __global float *o = y + i * 9;
+    o[0] = sinpi(a);
+    o[1] = cospi(a);
+    o[2] = tanpi(a * 0.2f);
+    o[3] = asinpi(a * 0.1f);
+    o[4] = acospi(a * 0.1f);
+    o[5] = atanpi(a) + atan2pi(a, 2.0f);
+    o[6] = logb(a);
+    o[7] = nextafter(a, 0.0f);
+    o[8] = nextafter(a, INFINITY);
+    e[i] = ilogb(a);
+}
+"#;
+
+#[test]
+fn pi_functions_logb_nextafter() {
+    let env = Env::new();
+    let mut rng = Rng(33);
+    let mut x = random_f32(&mut rng, 200, -9.0, 9.0);
+    x.extend([0.0, 1.0, -1.0, 0.5, 2.0, 1024.0, 3.0e-3, -7.5]);
+    let n = x.len();
+    let (mx, my, me) = (env.buf(&x), env.zeros::<f32>(n * 9), env.zeros::<i32>(n));
+    let k = env.kern(PI_AND_BITS, "pi_and_bits");
+    arg_mem(k, 0, mx);
+    arg_mem(k, 1, my);
+    arg_mem(k, 2, me);
+    env.run(k, &[n], None, None);
+    let (y, e): (Vec<f32>, Vec<i32>) = (env.read(my, n * 9), env.read(me, n));
+    let pi = std::f64::consts::PI;
+    for i in 0..n {
+        let a = x[i];
+        let ad = a as f64;
+        let o = &y[i * 9..i * 9 + 9];
+        // lavapipe's GLSL asin/acos/atan are good to about 5e-4 only (OpenCL asks for a few
+        // ulp: precise versions are future work).
+        let close_to = |got: f32, want: f64, tol: f64, what: &str| {
+            if want.is_nan() {
+                assert!(got.is_nan(), "{what}({a}): {got}, want NaN");
+                return;
+            }
+            assert!(
+                (got as f64 - want).abs() <= tol * want.abs().max(1.0),
+                "{what}({a}): {got} vs {want}"
+            )
+        };
+        let abs_close = |got: f32, want: f64, what: &str| close_to(got, want, 2e-5, what);
+        abs_close(o[0], (pi * ad).sin(), "sinpi");
+        abs_close(o[1], (pi * ad).cos(), "cospi");
+        let tp = (pi * (a * 0.2) as f64).tan();
+        if tp.abs() < 100.0 {
+            abs_close(o[2], tp, "tanpi");
+        }
+        let tenth = (a * 0.1) as f64;
+        close_to(o[3], tenth.asin() / pi, 1e-3, "asinpi");
+        close_to(o[4], tenth.acos() / pi, 1e-3, "acospi");
+        close_to(
+            o[5],
+            ad.atan() / pi + ad.atan2(2.0) / pi,
+            1e-3,
+            "atanpi + atan2pi",
+        );
+        if a == 0.0 {
+            assert_eq!(o[6], f32::NEG_INFINITY, "logb(0)");
+            assert_eq!(e[i], i32::MIN, "ilogb(0)");
+            assert_eq!(o[7], 0.0, "nextafter(0, 0)");
+        } else {
+            let lb = a.abs().log2().floor();
+            assert_eq!(o[6], lb, "logb({a})");
+            assert_eq!(e[i], lb as i32, "ilogb({a})");
+            let toward0 = f32::from_bits(a.to_bits() - 1);
+            assert_eq!(o[7], toward0, "nextafter({a}, 0)");
+            let up = if a > 0.0 {
+                f32::from_bits(a.to_bits() + 1)
+            } else {
+                f32::from_bits(a.to_bits() - 1)
+            };
+            assert_eq!(o[8], up, "nextafter({a}, inf)");
+        }
+    }
+}

@@ -631,6 +631,142 @@ impl Lower<'_> {
         })
     }
 
+    /// The `pi` variants (asinpi 5, acospi 2, atanpi 9, atan2pi 10: the GLSL result over pi;
+    /// sinpi 60, cospi 16, tanpi 64: the argument reduced exactly to [-1, 1] or [-0.5, 0.5]
+    /// first), logb (41), ilogb (33), nan (46) and nextafter (47, exact, on the bits).
+    fn more_float(&mut self, n: u32, ty: Word, a: &[Word]) -> Result<Word, String> {
+        let arg = |k: usize| {
+            a.get(k)
+                .copied()
+                .ok_or_else(|| format!("OpenCL.std {n}: missing operand"))
+        };
+        let pi = std::f64::consts::PI;
+        Ok(match n {
+            2 | 5 | 9 | 10 => {
+                let g = match n {
+                    2 => 17,
+                    5 => 16,
+                    9 => 18,
+                    _ => 25,
+                };
+                let args: Vec<Word> = if n == 10 {
+                    vec![arg(0)?, arg(1)?]
+                } else {
+                    vec![arg(0)?]
+                };
+                let r = self.glsl(g, ty, &args);
+                let inv = self.splat(ty, 1.0 / pi, false)?;
+                self.bin(Op::FMul, ty, r, inv)
+            }
+            16 | 60 | 64 => {
+                let x = arg(0)?;
+                // t = x - period * round(x / period): exact for floats.
+                let period = if n == 64 { 1.0 } else { 2.0 };
+                let inv_p = self.splat(ty, 1.0 / period, false)?;
+                let p = self.splat(ty, period, false)?;
+                let q = self.bin(Op::FMul, ty, x, inv_p);
+                let q = self.glsl(2, ty, &[q]);
+                let m = self.bin(Op::FMul, ty, q, p);
+                let t = self.bin(Op::FSub, ty, x, m);
+                let k = self.splat(ty, pi, false)?;
+                let angle = self.bin(Op::FMul, ty, t, k);
+                let g = match n {
+                    16 => 14,
+                    60 => 13,
+                    _ => 15,
+                };
+                self.glsl(g, ty, &[angle])
+            }
+            33 | 41 => {
+                // Through frexp: x = m 2^e with 0.5 <= |m| < 1, so logb(x) = e - 1.
+                let x = arg(0)?;
+                let xt = self.types.get(&x).copied().ok_or("logb operand type")?;
+                let it = self.int_like(xt, 32);
+                let st = self.ctx.id();
+                self.ctx.module.types_global_values.push(inst(
+                    Op::TypeStruct,
+                    None,
+                    Some(st),
+                    vec![Operand::IdRef(xt), Operand::IdRef(it)],
+                ));
+                let fr = self.glsl(52, st, &[x]);
+                let e = self.emit(
+                    Op::CompositeExtract,
+                    it,
+                    vec![Operand::IdRef(fr), Operand::LiteralBit32(1)],
+                );
+                let one = self.int_splat(it, 1)?;
+                let e = self.bin(Op::ISub, it, e, one);
+                let bt = self.bool_like(xt);
+                let zero = self.splat(xt, 0.0, false)?;
+                let is0 = self.bin(Op::FOrdEqual, bt, x, zero);
+                let inf = self.emit(Op::IsInf, bt, vec![Operand::IdRef(x)]);
+                let nan = self.emit(Op::IsNan, bt, vec![Operand::IdRef(x)]);
+                if n == 41 {
+                    let r = self.emit(Op::ConvertSToF, ty, vec![Operand::IdRef(e)]);
+                    let ninf = self.splat(ty, f64::NEG_INFINITY, false)?;
+                    let pinf = self.splat(ty, f64::INFINITY, false)?;
+                    let r = self.select(ty, is0, ninf, r);
+                    let r = self.select(ty, inf, pinf, r);
+                    self.select(ty, nan, x, r)
+                } else {
+                    // FP_ILOGB0 = INT_MIN, FP_ILOGBNAN (and infinities) = INT_MAX.
+                    let min = self.int_splat(ty, 0x8000_0000)?;
+                    let max = self.int_splat(ty, 0x7fff_ffff)?;
+                    let r = self.select(ty, is0, min, e);
+                    let special = self.bin(Op::LogicalOr, bt, inf, nan);
+                    self.select(ty, special, max, r)
+                }
+            }
+            46 => {
+                // nan(code): a quiet NaN carrying the code in its payload.
+                let code = arg(0)?;
+                let w = self.ctx.scalar_width(ty).ok_or("nan width")?;
+                let ct = self.types.get(&code).copied().ok_or("nan code type")?;
+                let quiet = match w {
+                    64 => 0x7ff8_0000_0000_0000,
+                    16 => 0x7e00,
+                    _ => 0x7fc0_0000,
+                };
+                let q = self.int_splat(ct, quiet)?;
+                let bits = self.bin(Op::BitwiseOr, ct, code, q);
+                self.emit(Op::Bitcast, ty, vec![Operand::IdRef(bits)])
+            }
+            _ => {
+                // nextafter(x, y): one step of the bit pattern towards y.
+                let (x, y) = (arg(0)?, arg(1)?);
+                let w = self.ctx.scalar_width(ty).ok_or("nextafter width")?;
+                let it = self.int_like(ty, w);
+                let bt = self.bool_like(ty);
+                let xi = self.emit(Op::Bitcast, it, vec![Operand::IdRef(x)]);
+                let one = self.int_splat(it, 1)?;
+                let up = self.bin(Op::IAdd, it, xi, one);
+                let down = self.bin(Op::ISub, it, xi, one);
+                let zero = self.splat(ty, 0.0, false)?;
+                let towards_y = self.bin(Op::FOrdLessThan, bt, x, y);
+                let positive = self.bin(Op::FOrdGreaterThan, bt, x, zero);
+                let grow = self.bin(Op::LogicalEqual, bt, towards_y, positive);
+                let stepped = self.select(it, grow, up, down);
+                // From zero: the smallest subnormal with y's sign.
+                let tiny = self.int_splat(it, 1)?;
+                let tiny = self.emit(Op::Bitcast, ty, vec![Operand::IdRef(tiny)]);
+                let tiny = self.float_builtin(13, ty, &[tiny, y])?;
+                let tiny = self.emit(Op::Bitcast, it, vec![Operand::IdRef(tiny)]);
+                let is0 = self.bin(Op::FOrdEqual, bt, x, zero);
+                let r = self.select(it, is0, tiny, stepped);
+                let r = self.emit(Op::Bitcast, ty, vec![Operand::IdRef(r)]);
+                let same = self.bin(Op::FOrdEqual, bt, x, y);
+                let r = self.select(ty, same, y, r);
+                // NaN in, NaN out.
+                let unordered = self.bin(Op::FUnordNotEqual, bt, x, y);
+                let ordered_ne = self.bin(Op::FOrdNotEqual, bt, x, y);
+                let nan = self.bin(Op::LogicalNotEqual, bt, unordered, ordered_ne);
+                let sum = self.bin(Op::FAdd, ty, x, y);
+                self.select(ty, nan, sum, r)
+            }
+        })
+    }
+
     /// `(k & 1) == 0` for integer (vector) `k`.
     fn is_even(&mut self, k: Word) -> Result<Word, String> {
         let kt = self.types.get(&k).copied().ok_or("integer operand type")?;
@@ -878,6 +1014,7 @@ impl Lower<'_> {
                 182 | 183 => self.shuffle(n, ty, &a)?,
                 30 | 31 | 45 => self.with_pointer(n, ty, &a)?,
                 11 | 13 | 24 | 43 | 44 | 49 | 54 => self.float_builtin(n, ty, &a)?,
+                2 | 5 | 9 | 10 | 16 | 33 | 41 | 46 | 47 | 60 | 64 => self.more_float(n, ty, &a)?,
                 184 => return Err("printf is not supported yet".into()),
                 other => {
                     return Err(format!(
