@@ -2733,3 +2733,119 @@ fn pi_functions_logb_nextafter() {
         }
     }
 }
+
+#[test]
+fn select_fixture_and_vector_loads_fixture() {
+    let env = Env::new();
+    let mut rng = Rng(34);
+    let p = env.build(MATH);
+    let n = 128usize;
+    let a: Vec<[i32; 4]> = (0..n)
+        .map(|_| std::array::from_fn(|_| (rng.next_u32() % 100) as i32 - 50))
+        .collect();
+    let b: Vec<[i32; 4]> = (0..n)
+        .map(|_| std::array::from_fn(|_| (rng.next_u32() % 100) as i32 - 50))
+        .collect();
+    let f = random_f32(&mut rng, n, -1.0, 1.0);
+    let (ma, mb, mc, mf) = (
+        env.buf(&a),
+        env.buf(&b),
+        env.zeros::<[i32; 4]>(n),
+        env.buf(&f),
+    );
+    let k = env.kernel(p, "selects");
+    for (i, m) in [ma, mb, mc, mf].iter().enumerate() {
+        arg_mem(k, i as u32, *m);
+    }
+    env.run(k, &[n], None, None);
+    let (c, gf): (Vec<[i32; 4]>, Vec<f32>) = (env.read(mc, n), env.read(mf, n));
+    for i in 0..n {
+        let (x, y) = (a[i], b[i]);
+        let fixed = [y[0], x[1], y[2], x[3]];
+        let want: [i32; 4] = std::array::from_fn(|j| {
+            let lt = if x[j] < y[j] { y[j] } else { x[j] };
+            let gt = if x[j] > y[j] { x[j] } else { y[j] };
+            lt + fixed[j] + gt
+        });
+        assert_eq!(c[i], want, "selects {i}");
+        let want = if i & 1 == 1 { 2.0 } else { 1.0 } + if f[i] > 0.0 { 1.0 } else { 0.0 };
+        assert_eq!(gf[i], want, "scalar select {i}");
+    }
+
+    // vector_loads writes overlapping ranges from neighbouring items: run one work-item.
+    let input: Vec<f32> = (0..16).map(|v| v as f32 * 1.5).collect();
+    let ints: Vec<i32> = (0..8).map(|v| v * 7 - 3).collect();
+    let (mi, mo, mii, mio) = (
+        env.buf(&input),
+        env.buf(&[-1.0f32; 16]),
+        env.buf(&ints),
+        env.zeros::<i32>(8),
+    );
+    let k = env.kernel(p, "vector_loads");
+    for (i, m) in [mi, mo, mii, mio].iter().enumerate() {
+        arg_mem(k, i as u32, *m);
+    }
+    env.run(k, &[1], None, None);
+    let (out, io): (Vec<f32>, Vec<i32>) = (env.read(mo, 16), env.read(mio, 8));
+    let mut want = [-1.0f32; 16];
+    let (va, vb, vc) = (
+        [input[0], input[1]],
+        [input[1], input[2], input[3]],
+        [input[2], input[3], input[4], input[5]],
+    );
+    let add = [va[0], va[1], vb[0], vb[1]];
+    for j in 0..4 {
+        want[j] = vc[j] + add[j];
+    }
+    want[1] = va[0];
+    want[2] = va[1];
+    want[3..6].copy_from_slice(&vb);
+    assert_eq!(out, want.to_vec(), "vector_loads floats");
+    assert_eq!(
+        &io[..4],
+        &[ints[0] * 2, ints[1] * 2, ints[2] * 2, ints[3] * 2],
+        "vector_loads ints"
+    );
+}
+
+#[test]
+fn float_math_fixture_within_glsl_precision() {
+    let env = Env::new();
+    let mut rng = Rng(35);
+    let n = 256usize;
+    let x = random_f32(&mut rng, n, -3.0, 3.0);
+    let (mx, my) = (env.buf(&x), env.zeros::<f32>(n));
+    let k = env.kern(MATH, "float_math");
+    arg_mem(k, 0, mx);
+    arg_mem(k, 1, my);
+    env.run(k, &[n], None, None);
+    let y: Vec<f32> = env.read(my, n);
+    for i in 0..n {
+        let a = x[i] as f64;
+        let fa = x[i];
+        let round_half_away = a.signum() * (a.abs() + 0.5).floor();
+        let terms = [
+            a.abs().sqrt() + a.min(1.0) + a.max(-1.0) + (a * 2.0 + 3.0),
+            a.exp() + (a.abs() + 1.0).ln() + a.sin() + a.cos() + ((fa * 0.1) as f64).tan(),
+            a.exp2() + (a.abs() + 1.0).log2() + a.abs().powf(1.5) + 1.0 / (a.abs() + 1.0).sqrt(),
+            a.floor()
+                + a.ceil()
+                + a.trunc()
+                + round_half_away
+                + (fa.round_ties_even() as f64)
+                + (fa % 3.0) as f64,
+            a.clamp(-2.0, 2.0)
+                + (a + (1.0 - a) * 0.25)
+                + if a < 0.5 { 0.0 } else { 1.0 }
+                + a.signum(),
+            a.sin() + a.exp() + a.abs().sqrt() + a.atan2(2.0) + a.mul_add(a, a),
+            10f64.powf((fa * 0.1) as f64) + (a.abs() + 1.0).log10() + a.hypot(2.0) + a / 3.0,
+        ];
+        let want: f64 = terms.iter().sum();
+        assert!(
+            (y[i] as f64 - want).abs() <= 2e-3 * want.abs().max(1.0),
+            "float_math({a}): {} vs {want}",
+            y[i]
+        );
+    }
+}

@@ -5,6 +5,11 @@
 //! kernel to its own Vulkan compute module ([`KernelInfo::spirv`]). [`compile_il`] starts from
 //! Kernel SPIR-V (`clCreateProgramWithIL`).
 //!
+//! Every program is compiled with a small OpenCL C prelude (`prelude.cl`: async work-group
+//! copies, `prefetch`). When `VKCL_VALIDATION` is set, every lowered module goes through
+//! spirv-val (Vulkan 1.2) before it is handed out, and a failure is a build error whose log
+//! carries the validator's message; without it the check costs nothing.
+//!
 //! # Kernel ABI
 //!
 //! The runtime relies on exactly this contract. Every kernel module has one `GLCompute` entry
