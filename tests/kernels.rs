@@ -2849,3 +2849,119 @@ fn float_math_fixture_within_glsl_precision() {
         );
     }
 }
+
+const ODDS: &str = r#"
+typedef struct { int n; float v[3]; } WithArray;
+
+__kernel void float_xchg(__global float *f) {
+    if (get_global_id(0) == 0) {
+        float old = atomic_xchg(f, 2.0f);
+        f[1] = old + 3.0f;
+    }
+}
+
+__kernel void big_private(__global const float *in, __global float *out, int n) {
+    float p[1024];
+    for (int i = 0; i < 1024; i++)
+        p[i] = in[i] * (float)get_global_id(0);
+    out[get_global_id(0)] = p[(n + (int)get_global_id(0)) & 1023];
+}
+
+__kernel void struct_with_array(__global float *o, WithArray s, __constant WithArray *cs) {
+    size_t i = get_global_id(0);
+    o[i] = s.v[s.n % 3] + cs->v[i % 3] + (float)cs->n;
+}
+
+__kernel void too_much_local(__global float *f) {
+    __local float big[16384];
+    big[get_local_id(0)] = 1.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    f[get_global_id(0)] = big[0];
+}
+"#;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct WithArray {
+    n: i32,
+    v: [f32; 3],
+}
+
+#[test]
+fn float_atomics_big_private_arrays_struct_arrays_local_limit() {
+    // Float atomics on __local memory are refused at build time (no Vulkan feature enabled).
+    let env0 = Env::new();
+    let (err, log) = env0
+        .try_build(
+            "__kernel void lx(__local float *l) { atomic_xchg(l, 1.0f); }",
+            "",
+        )
+        .expect_err("float atomics on __local");
+    assert_eq!(err, CL_BUILD_PROGRAM_FAILURE);
+    assert!(log.contains("__local float"), "{log}");
+    drop(env0);
+    let env = Env::new();
+    let mut rng = Rng(36);
+    let p = env.build(ODDS);
+
+    let mf = env.buf(&[5.0f32, 0.0]);
+    let k = env.kernel(p, "float_xchg");
+    arg_mem(k, 0, mf);
+    env.run(k, &[4], None, None);
+    assert_eq!(env.read::<f32>(mf, 2), vec![2.0, 8.0]);
+
+    let input = random_f32(&mut rng, 1024, -1.0, 1.0);
+    let (mi, mo) = (env.buf(&input), env.zeros::<f32>(64));
+    let k = env.kernel(p, "big_private");
+    arg_mem(k, 0, mi);
+    arg_mem(k, 1, mo);
+    set_arg(k, 2, &1000i32);
+    env.run(k, &[64], None, None);
+    let got: Vec<f32> = env.read(mo, 64);
+    for (g, v) in got.iter().enumerate() {
+        assert_eq!(*v, input[(1000 + g) & 1023] * g as f32, "big_private {g}");
+    }
+
+    let s = WithArray {
+        n: 7,
+        v: [1.5, 2.5, 3.5],
+    };
+    let cs = WithArray {
+        n: 100,
+        v: [10.0, 20.0, 30.0],
+    };
+    let (mo, mc) = (
+        env.zeros::<f32>(9),
+        env.buffer(CL_MEM_READ_ONLY, 16, Some(bytes(&[cs]))),
+    );
+    let k = env.kernel(p, "struct_with_array");
+    arg_mem(k, 0, mo);
+    set_arg(k, 1, &s);
+    arg_mem(k, 2, mc);
+    env.run(k, &[9], None, None);
+    let got: Vec<f32> = env.read(mo, 9);
+    for (i, v) in got.iter().enumerate() {
+        assert_eq!(*v, s.v[1] + cs.v[i % 3] + 100.0, "struct_with_array {i}");
+    }
+
+    // 64 KiB of __local: more than lavapipe's 32 KiB; refused at enqueue, not in Vulkan.
+    let mut local_max: cl_ulong = 0;
+    ok(unsafe {
+        cl!(clGetDeviceInfo)(
+            env.device,
+            CL_DEVICE_LOCAL_MEM_SIZE,
+            8,
+            &mut local_max as *mut cl_ulong as *mut c_void,
+            null_mut(),
+        )
+    });
+    if local_max < 65536 {
+        let mo = env.zeros::<f32>(64);
+        let k = env.kernel(p, "too_much_local");
+        arg_mem(k, 0, mo);
+        assert_eq!(
+            env.try_run(k, &[64], Some(&[64]), None),
+            CL_OUT_OF_RESOURCES
+        );
+    }
+}

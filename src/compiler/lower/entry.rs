@@ -517,7 +517,19 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
         }
     }
     let f = &mut ctx.module.functions[0];
+    // Function variables must open the first block; llvm-spirv leaves them where LLVM's
+    // allocas were (after a bitcast, or in later blocks).
+    let mut hoisted = Vec::new();
+    for b in f.blocks.iter_mut() {
+        let (vars, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut b.instructions)
+            .into_iter()
+            .partition(|i| i.class.opcode == Op::Variable);
+        hoisted.extend(vars);
+        b.instructions = rest;
+    }
     let entry = f.blocks.first_mut().ok_or("kernel without blocks")?;
+    hoisted.append(&mut entry.instructions);
+    entry.instructions = hoisted;
     let split = entry
         .instructions
         .iter()

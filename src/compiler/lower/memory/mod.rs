@@ -273,6 +273,69 @@ impl Walk<'_> {
         self.ctx.c_u32(s.bits())
     }
 
+    /// Emits atomic exchange, load or store `i`; on a float those need Vulkan's float-atomics
+    /// features, so they run on the integer of the same bits instead (a pointer cast, possible
+    /// on physical pointers only).
+    fn float_atomic_as_int(&mut self, mut i: Instruction) -> Result<(), String> {
+        // Operands that were folded away to their root.
+        crate::compiler::spv::for_each_used_id_mut(&mut i, |w| {
+            if let Some(a) = self.alias.get(w) {
+                *w = *a;
+            }
+        });
+        let op = i.class.opcode;
+        let p = id_operand(&i, 0).ok_or("atomic pointer")?;
+        let value = if op == Op::AtomicLoad {
+            None
+        } else {
+            Some(id_operand(&i, 3).ok_or("atomic value")?)
+        };
+        let ty = match value {
+            Some(v) => self.ty(v),
+            None => i.result_type,
+        }
+        .ok_or("atomic type")?;
+        let is_float = self
+            .ctx
+            .def(ty)
+            .is_some_and(|d| d.class.opcode == Op::TypeFloat);
+        if !is_float {
+            if let (Some(r), Some(t)) = (i.result_id, i.result_type) {
+                self.types.insert(r, t);
+            }
+            self.out.push(i);
+            return Ok(());
+        }
+        if self.sc_of(p) != Some(StorageClass::PhysicalStorageBuffer) {
+            return Err("atomics on __local float are not supported yet".into());
+        }
+        let w = self.ctx.scalar_width(ty).unwrap_or(32);
+        let it = self.ctx.t_int(w);
+        let ipt = self.ctx.t_ptr(StorageClass::PhysicalStorageBuffer, it);
+        let ip = self.emit(Op::Bitcast, ipt, vec![Operand::IdRef(p)]);
+        i.operands[0] = Operand::IdRef(ip);
+        if let Some(v) = value {
+            let iv = self.emit(Op::Bitcast, it, vec![Operand::IdRef(v)]);
+            i.operands[3] = Operand::IdRef(iv);
+        }
+        match i.result_id {
+            Some(rid) => {
+                let r = self.ctx.id();
+                self.types.insert(r, it);
+                self.out.push(inst(op, Some(it), Some(r), i.operands));
+                self.types.insert(rid, ty);
+                self.out.push(inst(
+                    Op::Bitcast,
+                    Some(ty),
+                    Some(rid),
+                    vec![Operand::IdRef(r)],
+                ));
+            }
+            None => self.out.push(inst(op, None, None, i.operands)),
+        }
+        Ok(())
+    }
+
     /// As [`Walk::semantics`], with any ordering narrowed to `order` (atomic loads may only
     /// acquire, stores only release).
     fn semantics_only(&mut self, id: Word, order: MemorySemantics) -> Word {
@@ -451,6 +514,9 @@ impl Walk<'_> {
                 if op == Op::AtomicCompareExchange {
                     let sem = id_operand(&i, 3).ok_or("atomic semantics")?;
                     i.operands[3] = Operand::IdMemorySemantics(self.semantics(sem, true));
+                }
+                if matches!(op, Op::AtomicExchange | Op::AtomicLoad | Op::AtomicStore) {
+                    return self.float_atomic_as_int(i);
                 }
             }
             Op::ControlBarrier => {
