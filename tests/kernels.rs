@@ -2965,3 +2965,87 @@ fn float_atomics_big_private_arrays_struct_arrays_local_limit() {
         );
     }
 }
+
+const ARG_LAYOUT: &str = r#"
+__kernel void many_args(__global double *out, char a, long b, char c, float3 d, short e,
+                        double f, uchar2 g, int h, __global const int *maybe, ushort i) {
+    out[0] = a;
+    out[1] = (double)b;
+    out[2] = c;
+    out[3] = d.x + d.y * 10.0f + d.z * 100.0f;
+    out[4] = e;
+    out[5] = f;
+    out[6] = g.x + g.y * 1000;
+    out[7] = h;
+    out[8] = maybe ? (double)maybe[1] : -12345.0;
+    out[9] = i;
+}
+"#;
+
+#[test]
+fn argument_block_layout_null_buffers_and_sub_buffers() {
+    let env = Env::new();
+    let k = env.kern(ARG_LAYOUT, "many_args");
+    let out = env.zeros::<f64>(10);
+    arg_mem(k, 0, out);
+    set_arg(k, 1, &-5i8);
+    set_arg(k, 2, &(-(1i64 << 40) - 3));
+    set_arg(k, 3, &100i8);
+    set_arg(k, 4, &[1.0f32, 2.0, 3.0, 99.0]);
+    set_arg(k, 5, &-300i16);
+    set_arg(k, 6, &0.125f64);
+    set_arg(k, 7, &[7u8, 9]);
+    set_arg(k, 8, &123456i32);
+    let null: cl_mem = null_mut();
+    set_arg(k, 9, &null);
+    set_arg(k, 10, &65000u16);
+    env.run(k, &[1], None, None);
+    let want = [
+        -5.0,
+        -(2f64.powi(40)) - 3.0,
+        100.0,
+        321.0,
+        -300.0,
+        0.125,
+        9007.0,
+        123456.0,
+        -12345.0,
+        65000.0,
+    ];
+    assert_eq!(env.read::<f64>(out, 10), want.to_vec());
+
+    // A sub-buffer is its parent's address plus the origin.
+    let data: Vec<i32> = (0..1024).map(|v| v * 3).collect();
+    let parent = env.buf(&data);
+    let mut align_bits: cl_uint = 0;
+    ok(unsafe {
+        cl!(clGetDeviceInfo)(
+            env.device,
+            CL_DEVICE_MEM_BASE_ADDR_ALIGN,
+            4,
+            &mut align_bits as *mut cl_uint as *mut c_void,
+            null_mut(),
+        )
+    });
+    let origin = (align_bits as usize / 8).max(4);
+    let region = cl_buffer_region { origin, size: 64 };
+    let mut err = 0;
+    let sub = unsafe {
+        cl!(clCreateSubBuffer)(
+            parent,
+            CL_MEM_READ_WRITE,
+            CL_BUFFER_CREATE_TYPE_REGION,
+            &region as *const cl_buffer_region as *const c_void,
+            &mut err,
+        )
+    };
+    ok(err);
+    set_arg(k, 9, &sub);
+    env.run(k, &[1], None, None);
+    assert_eq!(
+        env.read::<f64>(out, 10)[8],
+        data[origin / 4 + 1] as f64,
+        "maybe[1] through a sub-buffer"
+    );
+    unsafe { cl!(clReleaseMemObject)(sub) };
+}
