@@ -3049,3 +3049,93 @@ fn argument_block_layout_null_buffers_and_sub_buffers() {
     );
     unsafe { cl!(clReleaseMemObject)(sub) };
 }
+
+const TANGLED: &str = r#"
+__kernel void tangled(__global const int *in, __global int *out, int n) {
+    int i = (int)get_global_id(0);
+    int acc = 0, k = 0;
+    do {
+        int v = in[(i + k) % n];
+        k++;
+        switch (v & 3) {
+        case 0:
+            if (v > 50)
+                continue;
+            acc += v;
+            break;
+        case 1:
+            acc -= v;
+            if (acc < -500)
+                goto done;
+            break;
+        case 2:
+            for (int j = 0; j < (v & 7); j++) {
+                if (j == 5)
+                    break;
+                acc += j;
+            }
+            break;
+        default:
+            acc ^= v;
+        }
+        if (acc > 2000)
+            break;
+    } while (k < n);
+done:
+    out[i] = acc * 10 + k;
+}
+"#;
+
+#[test]
+fn tangled_control_flow() {
+    let env = Env::new();
+    let mut rng = Rng(37);
+    let n = 300usize;
+    let input = random_i32(&mut rng, n, -100, 300);
+    let (mi, mo) = (env.buf(&input), env.zeros::<i32>(n));
+    let k = env.kern(TANGLED, "tangled");
+    arg_mem(k, 0, mi);
+    arg_mem(k, 1, mo);
+    set_arg(k, 2, &(n as i32));
+    env.run(k, &[n], None, None);
+    let got: Vec<i32> = env.read(mo, n);
+    for i in 0..n {
+        let (mut acc, mut k) = (0i32, 0usize);
+        'outer: loop {
+            let v = input[(i + k) % n];
+            k += 1;
+            let mut skip = false;
+            match v & 3 {
+                0 => {
+                    if v > 50 {
+                        skip = true;
+                    } else {
+                        acc += v;
+                    }
+                }
+                1 => {
+                    acc -= v;
+                    if acc < -500 {
+                        break 'outer;
+                    }
+                }
+                2 => {
+                    for j in 0..(v & 7) {
+                        if j == 5 {
+                            break;
+                        }
+                        acc += j;
+                    }
+                }
+                _ => acc ^= v,
+            }
+            if !skip && acc > 2000 {
+                break;
+            }
+            if k >= n {
+                break;
+            }
+        }
+        assert_eq!(got[i], acc * 10 + k as i32, "tangled {i}");
+    }
+}

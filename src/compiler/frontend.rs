@@ -133,6 +133,9 @@ fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, Build
     let structured = dir.join("structured.bc");
     let args = vec![
         "-inline-threshold=1000000".to_string(),
+        // IndVarSimplify would replace loop exit values by closed forms computed in odd
+        // widths (`i33` for a triangular sum), which SPIR-V cannot express.
+        "-replexitval=never".to_string(),
         format!("--data-layout={DATA_LAYOUT}"),
         format!("-passes={OPT_PIPELINE}"),
         path_arg(bc),

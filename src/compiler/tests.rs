@@ -290,3 +290,12 @@ fn wide_vectors() {
     let p = build(include_str!("testdata/wide.cl"), "");
     assert_eq!(kernel(&p, "wide_mix").args[5].size, 32);
 }
+
+#[test]
+fn loop_exit_values_stay_in_native_widths() {
+    // IndVarSimplify's closed form of a triangular sum needs i33 unless exit values are kept.
+    build(
+        "__kernel void k(__global int *a, int n) { int s = 0; for (int j = 0; j < (n & 7); j++) s += j; a[0] = s; }",
+        "",
+    );
+}
