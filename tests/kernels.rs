@@ -3139,3 +3139,44 @@ fn tangled_control_flow() {
         assert_eq!(got[i], acc * 10 + k as i32, "tangled {i}");
     }
 }
+
+const PRIVATE_INIT: &str = r#"
+__kernel void private_hist(__global const uchar *in, __global int *out, int n) {
+    int hist[16] = {0};
+    float w[5] = {0.5f, 1.5f, 2.5f, 3.5f, 4.5f};
+    size_t g = get_global_id(0);
+    for (int k = 0; k < n; k++)
+        hist[in[g * n + k] & 15]++;
+    float acc = 0.0f;
+    for (int b = 0; b < 16; b++)
+        acc += (float)hist[b] * w[b % 5];
+    for (int b = 0; b < 16; b++)
+        out[g * 17 + b] = hist[b];
+    out[g * 17 + 16] = (int)(acc * 2.0f);
+}
+"#;
+
+#[test]
+fn private_arrays_with_initializers() {
+    let env = Env::new();
+    let mut rng = Rng(38);
+    let (items, n) = (64usize, 40usize);
+    let input: Vec<u8> = (0..items * n).map(|_| rng.next_u32() as u8).collect();
+    let (mi, mo) = (env.buf(&input), env.zeros::<i32>(items * 17));
+    let k = env.kern(PRIVATE_INIT, "private_hist");
+    arg_mem(k, 0, mi);
+    arg_mem(k, 1, mo);
+    set_arg(k, 2, &(n as i32));
+    env.run(k, &[items], None, None);
+    let got: Vec<i32> = env.read(mo, items * 17);
+    let w = [0.5f32, 1.5, 2.5, 3.5, 4.5];
+    for g in 0..items {
+        let mut hist = [0i32; 16];
+        for v in &input[g * n..g * n + n] {
+            hist[(v & 15) as usize] += 1;
+        }
+        let acc: f32 = (0..16).map(|b| hist[b] as f32 * w[b % 5]).sum();
+        assert_eq!(&got[g * 17..g * 17 + 16], &hist, "histogram {g}");
+        assert_eq!(got[g * 17 + 16], (acc * 2.0) as i32, "weights {g}");
+    }
+}

@@ -273,6 +273,21 @@ impl Walk<'_> {
         self.ctx.c_u32(s.bits())
     }
 
+    /// Whether logical pointer `p` points into a variable initialized with `OpConstantNull`
+    /// (llvm-spirv turns `memset(p, 0, n)` into a copy from such a variable).
+    fn is_zero_data(&self, p: Word) -> bool {
+        let Some(l) = self.logical.get(&p) else {
+            return false;
+        };
+        let init = self
+            .ctx
+            .def(l.root)
+            .filter(|d| d.class.opcode == Op::Variable)
+            .and_then(|d| id_operand(d, 1));
+        init.and_then(|c| self.ctx.def(c))
+            .is_some_and(|c| c.class.opcode == Op::ConstantNull)
+    }
+
     /// Emits atomic exchange, load or store `i`; on a float those need Vulkan's float-atomics
     /// features, so they run on the integer of the same bits instead (a pointer cast, possible
     /// on physical pointers only).
@@ -745,10 +760,22 @@ impl Walk<'_> {
         let fits = |t: Word| size.is_none() || size == size_of(t);
         let d_phys = self.sc_of(d) == Some(StorageClass::PhysicalStorageBuffer);
         let s_phys = self.sc_of(s) == Some(StorageClass::PhysicalStorageBuffer);
+        // A copy from all-zero constant data (llvm-spirv's memset to 0) stores a null value.
+        let zero_source = !s_phys && self.is_zero_data(s);
         let ty = if (dt == st || s_phys) && fits(dt) {
             dt
         } else if d_phys && fits(st) {
             st
+        } else if zero_source && fits(dt) {
+            let null = self.ctx.global(Op::ConstantNull, Some(dt), vec![]);
+            let mo = self.mem_operands(d, &[], dt);
+            self.out.push(inst(
+                Op::Store,
+                None,
+                None,
+                [vec![Operand::IdRef(d), Operand::IdRef(null)], mo].concat(),
+            ));
+            return Ok(());
         } else {
             return Err(
                 "memcpy of a partial object or between different types is not supported yet".into(),
