@@ -3180,3 +3180,147 @@ fn private_arrays_with_initializers() {
         assert_eq!(got[g * 17 + 16], (acc * 2.0) as i32, "weights {g}");
     }
 }
+
+const ROUND3: &str = r#"
+typedef struct { float x; int y; } Pair;
+
+__kernel void local_structs(__global const Pair *in, __global Pair *out) {
+    __local Pair tile[64];
+    size_t l = get_local_id(0);
+    tile[l] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    Pair p = tile[63 - l];
+    p.y += 1;
+    out[get_global_id(0)] = p;
+}
+
+__kernel void private_vectors_2d(__global const float4 *in, __global float4 *out, int k) {
+    float4 acc[4];
+    float m[3][3];
+    for (int i = 0; i < 4; i++)
+        acc[i] = in[get_global_id(0) * 4 + i];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            m[i][j] = (float)(i * 3 + j + k);
+    acc[k & 3] += (float4)(m[k % 3][(k + 1) % 3]);
+    out[get_global_id(0)] = acc[0] + acc[1] + acc[2] + acc[3];
+}
+
+__kernel void bools_and_longs(__global const uint *in, __global uint *out) {
+    size_t i = get_global_id(0);
+    uint x = in[i];
+    bool a = x > 10, b = (x & 1) != 0;
+    out[i] = (a && !b) ? x / 3 : (a ^ b) ? x % 7 : x * 5;
+    ulong big = (ulong)x * 0x100000001ul;
+    out[i] += (uint)(big >> 31) + (uint)(big / 12345u) + (uint)(big % 97u);
+}
+"#;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Pair {
+    x: f32,
+    y: i32,
+}
+
+#[test]
+fn local_structs_private_vector_arrays_bools_and_longs() {
+    let env = Env::new();
+    let mut rng = Rng(39);
+    let p = env.build(ROUND3);
+
+    let n = 128usize;
+    let pairs: Vec<Pair> = (0..n)
+        .map(|i| Pair {
+            x: rng.next_f32(),
+            y: i as i32 * 5,
+        })
+        .collect();
+    let (mi, mo) = (env.buf(&pairs), env.buf(&vec![Pair { x: 0.0, y: 0 }; n]));
+    let k = env.kernel(p, "local_structs");
+    arg_mem(k, 0, mi);
+    arg_mem(k, 1, mo);
+    env.run(k, &[n], Some(&[64]), None);
+    let got: Vec<Pair> = env.read(mo, n);
+    for i in 0..n {
+        let src = pairs[i / 64 * 64 + 63 - i % 64];
+        assert_eq!(
+            got[i],
+            Pair {
+                x: src.x,
+                y: src.y + 1
+            },
+            "local_structs {i}"
+        );
+    }
+
+    let v: Vec<[f32; 4]> = (0..n * 4)
+        .map(|_| std::array::from_fn(|_| (rng.next_u32() % 100) as f32))
+        .collect();
+    let k = env.kernel(p, "private_vectors_2d");
+    for kk in [0i32, 5, 10] {
+        let (mi, mo) = (env.buf(&v), env.zeros::<[f32; 4]>(n));
+        arg_mem(k, 0, mi);
+        arg_mem(k, 1, mo);
+        set_arg(k, 2, &kk);
+        env.run(k, &[n], None, None);
+        let got: Vec<[f32; 4]> = env.read(mo, n);
+        let m = ((kk % 3) * 3 + (kk + 1) % 3 + kk) as f32;
+        for g in 0..n {
+            let want: [f32; 4] =
+                std::array::from_fn(|j| (0..4).map(|i| v[g * 4 + i][j]).sum::<f32>() + m);
+            assert_eq!(got[g], want, "private_vectors_2d {g}, k {kk}");
+        }
+    }
+
+    let xs: Vec<u32> = (0..n)
+        .map(|_| rng.next_u32() >> (rng.next_u32() % 32))
+        .collect();
+    let (mi, mo) = (env.buf(&xs), env.zeros::<u32>(n));
+    let k = env.kernel(p, "bools_and_longs");
+    arg_mem(k, 0, mi);
+    arg_mem(k, 1, mo);
+    env.run(k, &[n], None, None);
+    let got: Vec<u32> = env.read(mo, n);
+    for i in 0..n {
+        let x = xs[i];
+        let (a, b) = (x > 10, x & 1 != 0);
+        let first = if a && !b {
+            x / 3
+        } else if a ^ b {
+            x % 7
+        } else {
+            x.wrapping_mul(5)
+        };
+        let big = x as u64 * 0x1_0000_0001;
+        let want = first
+            .wrapping_add((big >> 31) as u32)
+            .wrapping_add((big / 12345) as u32)
+            .wrapping_add((big % 97) as u32);
+        assert_eq!(got[i], want, "bools_and_longs({x})");
+    }
+}
+
+#[test]
+fn known_limitations_fail_the_build_with_a_reason() {
+    let env = Env::new();
+    let cases = [
+        (
+            "__kernel void psel(__global int *o, int w) { int a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}; \
+             int *p = w ? a : b; o[get_global_id(0)] = p[get_global_id(0) & 3]; }",
+            "private or local",
+        ),
+        (
+            "__kernel void wpriv(__global const float8 *in, __global float8 *out, int k) { \
+             float8 acc[2]; acc[0] = in[0]; acc[1] = in[1]; out[get_global_id(0)] = acc[k & 1]; }",
+            "8- or 16-component",
+        ),
+        (include_str!("../src/compiler/testdata/unsupported.cl"), "byte_views"),
+        ("__kernel void pf(__global int *o) { printf(\"%d\\n\", o[0]); }", "printf"),
+    ];
+    for (src, reason) in cases {
+        let (err, log) = env.try_build(src, "").expect_err(reason);
+        assert_eq!(err, CL_BUILD_PROGRAM_FAILURE, "{log}");
+        assert!(log.contains(reason), "log should mention `{reason}`: {log}");
+    }
+}
