@@ -3310,11 +3310,6 @@ fn known_limitations_fail_the_build_with_a_reason() {
              int *p = w ? a : b; o[get_global_id(0)] = p[get_global_id(0) & 3]; }",
             "private or local",
         ),
-        (
-            "__kernel void wpriv(__global const float8 *in, __global float8 *out, int k) { \
-             float8 acc[2]; acc[0] = in[0]; acc[1] = in[1]; out[get_global_id(0)] = acc[k & 1]; }",
-            "8- or 16-component",
-        ),
         (include_str!("../src/compiler/testdata/unsupported.cl"), "byte_views"),
         ("__kernel void pf(__global int *o) { printf(\"%d\\n\", o[0]); }", "printf"),
     ];
@@ -3322,5 +3317,57 @@ fn known_limitations_fail_the_build_with_a_reason() {
         let (err, log) = env.try_build(src, "").expect_err(reason);
         assert_eq!(err, CL_BUILD_PROGRAM_FAILURE, "{log}");
         assert!(log.contains(reason), "log should mention `{reason}`: {log}");
+    }
+}
+
+const WIDE_PRIVATE: &str = r#"
+__kernel void wide_private(__global const float8 *in, __global float8 *out, __global int16 *io, int k) {
+    float8 acc[3];
+    __local int16 tile[16];
+    size_t l = get_local_id(0);
+    for (int i = 0; i < 3; i++)
+        acc[i] = in[get_global_id(0) * 3 + i];
+    acc[k % 3] *= 2.0f;
+    acc[(k + 1) % 3].s3 = -1.0f;
+    out[get_global_id(0)] = acc[0] + acc[1] + acc[2];
+    tile[l] = (int16)((int)l) + (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    io[get_global_id(0)] = tile[15 - l];
+}
+"#;
+
+#[test]
+fn wide_vectors_in_private_and_local_arrays() {
+    let env = Env::new();
+    let mut rng = Rng(40);
+    let n = 32usize;
+    let input: Vec<[f32; 8]> = (0..n * 3)
+        .map(|_| std::array::from_fn(|_| (rng.next_u32() % 50) as f32))
+        .collect();
+    let k = env.kern(WIDE_PRIVATE, "wide_private");
+    for kk in [0i32, 1, 5] {
+        let (mi, mo, mio) = (
+            env.buf(&input),
+            env.zeros::<[f32; 8]>(n),
+            env.zeros::<[i32; 16]>(n),
+        );
+        arg_mem(k, 0, mi);
+        arg_mem(k, 1, mo);
+        arg_mem(k, 2, mio);
+        set_arg(k, 3, &kk);
+        env.run(k, &[n], Some(&[16]), None);
+        let (out, io): (Vec<[f32; 8]>, Vec<[i32; 16]>) = (env.read(mo, n), env.read(mio, n));
+        for g in 0..n {
+            let mut acc = [input[g * 3], input[g * 3 + 1], input[g * 3 + 2]];
+            for v in acc[(kk % 3) as usize].iter_mut() {
+                *v *= 2.0;
+            }
+            acc[((kk + 1) % 3) as usize][3] = -1.0;
+            let want: [f32; 8] = std::array::from_fn(|j| acc[0][j] + acc[1][j] + acc[2][j]);
+            assert_eq!(out[g], want, "private float8 {g}, k {kk}");
+            let l = 15 - g % 16;
+            let want: [i32; 16] = std::array::from_fn(|j| (l + j) as i32);
+            assert_eq!(io[g], want, "local int16 {g}");
+        }
     }
 }

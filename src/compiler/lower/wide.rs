@@ -4,13 +4,13 @@
 //! same element type; elementwise instructions are repeated per part, the others (extracts,
 //! inserts, constructs, shuffles, dynamic indexing, `any`/`all`, loads and stores) regroup
 //! components. In memory a wide vector becomes an array of its parts (same size and layout), so
-//! pointers to wide vectors keep their arithmetic. Wide vectors inside private or local
-//! variables and struct values are not supported yet.
+//! pointers to wide vectors keep their arithmetic (physical ones) and their access chains
+//! (private and local ones). Struct values holding wide vectors are not supported yet.
 
 use std::collections::HashMap;
 
 use rspirv::dr::{Instruction, Operand};
-use rspirv::spirv::{MemoryAccess, Op, StorageClass, Word};
+use rspirv::spirv::{MemoryAccess, Op, Word};
 
 use super::ctx::Ctx;
 use crate::compiler::spv::{id_operand, inst, lit_operand};
@@ -148,11 +148,6 @@ impl Lower<'_> {
     fn part_ptrs(&mut self, ptr: Word, s: Split) -> Result<Vec<Word>, String> {
         let pty = self.types.get(&ptr).copied().ok_or("pointer type")?;
         let (sc, _) = self.ctx.ptr_info(pty).ok_or("pointer")?;
-        if sc != StorageClass::PhysicalStorageBuffer {
-            return Err(format!(
-                "{UNSUPPORTED}: wide vectors in private or local memory"
-            ));
-        }
         let part_ptr = self.ctx.t_ptr(sc, s.part);
         let mut ptrs = Vec::new();
         for k in 0..s.count {
