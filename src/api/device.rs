@@ -300,6 +300,14 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_LUID_VALID_KHR => out.scalar(CL_FALSE),
         CL_DEVICE_LUID_KHR => out.slice(&[0u8; 8]),
         CL_DEVICE_NODE_MASK_KHR => out.scalar(0 as cl_uint),
+        // cl_khr_command_buffer 0.9.8.
+        CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR => out.scalar(super::command_buffer::CAPABILITIES),
+        CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR => {
+            out.scalar(super::command_buffer::REQUIRED_QUEUE_PROPERTIES)
+        }
+        CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR => {
+            out.scalar(super::command_buffer::SUPPORTED_QUEUE_PROPERTIES)
+        }
         CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => out.string("v0000-01-01-00"),
         _ => {
             let _ = lim;

@@ -167,8 +167,40 @@ pub fn dispatch_table() -> &'static cl_icd_dispatch {
 fn extension_address(name: &[u8]) -> *mut c_void {
     match name {
         b"clIcdGetPlatformIDsKHR" => clIcdGetPlatformIDsKHR as *mut c_void,
-        _ => std::ptr::null_mut(),
+        _ => command_buffer_address(name),
     }
+}
+
+/// The `cl_khr_command_buffer` entry points by name.
+fn command_buffer_address(name: &[u8]) -> *mut c_void {
+    use super::command_buffer as cb;
+    macro_rules! by_name {
+        ($($f:ident),* $(,)?) => {
+            match name {
+                $( n if n == stringify!($f).as_bytes() => cb::$f as *mut c_void, )*
+                _ => std::ptr::null_mut(),
+            }
+        };
+    }
+    by_name!(
+        clCreateCommandBufferKHR,
+        clRetainCommandBufferKHR,
+        clReleaseCommandBufferKHR,
+        clFinalizeCommandBufferKHR,
+        clEnqueueCommandBufferKHR,
+        clCommandBarrierWithWaitListKHR,
+        clCommandCopyBufferKHR,
+        clCommandCopyBufferRectKHR,
+        clCommandCopyBufferToImageKHR,
+        clCommandCopyImageKHR,
+        clCommandCopyImageToBufferKHR,
+        clCommandFillBufferKHR,
+        clCommandFillImageKHR,
+        clCommandNDRangeKernelKHR,
+        clCommandSVMMemcpyKHR,
+        clCommandSVMMemFillKHR,
+        clGetCommandBufferInfoKHR,
+    )
 }
 
 /// `clIcdGetPlatformIDsKHR` (cl_khr_icd): the loader's way to list vkcl's platform.

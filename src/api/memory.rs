@@ -258,6 +258,64 @@ fn in_bounds(offset: usize, size: usize, len: usize) -> ClResult<()> {
     }
 }
 
+/// Checks the regions of a buffer-to-buffer copy (clEnqueueCopyBuffer, clCommandCopyBufferKHR)
+/// and returns the source and destination offsets in the underlying storage, bytes.
+/// Errors: `CL_INVALID_VALUE` (a region out of bounds), `CL_MEM_COPY_OVERLAP`.
+pub(crate) fn check_copy(src: &Mem, dst: &Mem, src_offset: usize, dst_offset: usize, size: usize) -> ClResult<(u64, u64)> {
+    in_bounds(src_offset, size, src.size)?;
+    in_bounds(dst_offset, size, dst.size)?;
+    let (s, d) = ((src.offset + src_offset) as u64, (dst.offset + dst_offset) as u64);
+    // CL_MEM_COPY_OVERLAP if the source and destination regions of the same buffer (or of
+    // sub-buffers of the same buffer) overlap.
+    if Arc::ptr_eq(&src.storage, &dst.storage) && s < d + size as u64 && d < s + size as u64 {
+        return Err(ClError(CL_MEM_COPY_OVERLAP));
+    }
+    Ok((s, d))
+}
+
+/// How a checked fill is carried out.
+pub(crate) enum FillPlan {
+    /// Nothing to do (size 0).
+    Empty,
+    /// `vkCmdFillBuffer` of `word` at storage offset `offset`, `size` bytes (all multiples of 4).
+    Words { offset: u64, size: u64, word: u32 },
+    /// Any other pattern: the pattern bytes, repeated over the region by other means.
+    Bytes(Vec<u8>),
+}
+
+/// Checks a fill (clEnqueueFillBuffer, clCommandFillBufferKHR), copies the pattern and picks
+/// how to carry it out. Errors: `CL_INVALID_VALUE` (NULL pattern, pattern size not 1..128 and
+/// a power of two, offset or size not a multiple of it, region out of bounds).
+///
+/// # Safety
+/// `pattern` must be NULL or hold `pattern_size` bytes.
+pub(crate) unsafe fn check_fill(m: &Mem, pattern: *const c_void, pattern_size: usize, offset: usize, size: usize) -> ClResult<FillPlan> {
+    if pattern.is_null()
+        || !pattern_size.is_power_of_two()
+        || pattern_size > 128
+        || offset % pattern_size != 0
+        || size % pattern_size != 0
+    {
+        return Err(ClError(CL_INVALID_VALUE));
+    }
+    in_bounds(offset, size, m.size)?;
+    // SAFETY: pattern holds pattern_size bytes; copied now, the application may reuse it.
+    let pat = unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) }.to_vec();
+    let abs = (m.offset + offset) as u64;
+    let word_periodic = pattern_size <= 4 || pat.chunks(4).all(|c| c == &pat[..4]);
+    Ok(if size == 0 {
+        FillPlan::Empty
+    } else if word_periodic && abs % 4 == 0 && size % 4 == 0 {
+        let mut w = [0u8; 4];
+        for (i, b) in w.iter_mut().enumerate() {
+            *b = pat[i % pattern_size];
+        }
+        FillPlan::Words { offset: abs, size: size as u64, word: u32::from_le_bytes(w) }
+    } else {
+        FillPlan::Bytes(pat)
+    })
+}
+
 /// Finishes an enqueue: hands out the event and, for blocking calls, waits for it.
 /// Errors: `CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST` when a blocking command failed.
 ///
@@ -379,14 +437,7 @@ pub unsafe extern "C" fn clEnqueueCopyBuffer(
         if !Arc::ptr_eq(&q.context, &dst.context) {
             return Err(ClError(CL_INVALID_CONTEXT));
         }
-        in_bounds(src_offset, size, src.size)?;
-        in_bounds(dst_offset, size, dst.size)?;
-        let (s, d) = ((src.offset + src_offset) as u64, (dst.offset + dst_offset) as u64);
-        // CL_MEM_COPY_OVERLAP if the source and destination regions of the same buffer (or of
-        // sub-buffers of the same buffer) overlap.
-        if Arc::ptr_eq(&src.storage, &dst.storage) && s < d + size as u64 && d < s + size as u64 {
-            return Err(ClError(CL_MEM_COPY_OVERLAP));
-        }
+        let (s, d) = check_copy(&src, &dst, src_offset, dst_offset, size)?;
         let work = if size == 0 {
             Work::Nop
         } else {
@@ -423,39 +474,24 @@ pub unsafe extern "C" fn clEnqueueFillBuffer(
     status(|| {
         // SAFETY: forwarded.
         let (q, m, waits) = unsafe { command_args(queue, buffer, num, list) }?;
-        if pattern.is_null()
-            || !pattern_size.is_power_of_two()
-            || pattern_size > 128
-            || offset % pattern_size != 0
-            || size % pattern_size != 0
-        {
-            return Err(ClError(CL_INVALID_VALUE));
-        }
-        in_bounds(offset, size, m.size)?;
-        // SAFETY: pattern holds pattern_size bytes; copied now, the application may reuse it.
-        let pat = unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) }.to_vec();
-        let abs = (m.offset + offset) as u64;
-        let word_periodic = pattern_size <= 4 || pat.chunks(4).all(|c| c == &pat[..4]);
-        let work = if size == 0 {
-            Work::Nop
-        } else if word_periodic && abs % 4 == 0 && size % 4 == 0 {
-            let mut w = [0u8; 4];
-            for (i, b) in w.iter_mut().enumerate() {
-                *b = pat[i % pattern_size];
+        // SAFETY: pattern holds pattern_size bytes per the API.
+        let work = match unsafe { check_fill(&m, pattern, pattern_size, offset, size) }? {
+            FillPlan::Empty => Work::Nop,
+            FillPlan::Words { offset, size, word } => {
+                let storage = m.storage.clone();
+                Work::Gpu(Box::new(move |r| r.fill_buffer(&storage, offset, size, word)))
             }
-            let word = u32::from_le_bytes(w);
-            let storage = m.storage.clone();
-            Work::Gpu(Box::new(move |r| r.fill_buffer(&storage, abs, size as u64, word)))
-        } else {
-            let dst = UserPtr(m.mapped().wrapping_add(offset) as *mut c_void);
-            Work::Host(Box::new(move || {
-                // SAFETY: the region lies inside the mapped buffer (bounds checked above).
-                let d = unsafe { std::slice::from_raw_parts_mut(dst.get() as *mut u8, size) };
-                for c in d.chunks_mut(pat.len()) {
-                    c.copy_from_slice(&pat[..c.len()]);
-                }
-                0
-            }))
+            FillPlan::Bytes(pat) => {
+                let dst = UserPtr(m.mapped().wrapping_add(offset) as *mut c_void);
+                Work::Host(Box::new(move || {
+                    // SAFETY: the region lies inside the mapped buffer (bounds checked above).
+                    let d = unsafe { std::slice::from_raw_parts_mut(dst.get() as *mut u8, size) };
+                    for c in d.chunks_mut(pat.len()) {
+                        c.copy_from_slice(&pat[..c.len()]);
+                    }
+                    0
+                }))
+            }
         };
         let ev = q.enqueue(CL_COMMAND_FILL_BUFFER, &waits, work, keep(&m));
         // SAFETY: forwarded.

@@ -80,6 +80,7 @@ pub struct Recorder<'a> {
 impl Recorder<'_> {
     /// `vkCmdCopyBuffer`: each region is (source offset, destination offset, size), bytes.
     pub fn copy_buffer(&mut self, src: &Buffer, dst: &Buffer, regions: &[(u64, u64, u64)]) {
+        super::secondary::count_command();
         let r: Vec<vk::BufferCopy> =
             regions.iter().map(|&(s, d, n)| vk::BufferCopy { src_offset: s, dst_offset: d, size: n }).collect();
         // SAFETY: the command buffer is recording; buffers are alive (the job keeps them).
@@ -88,12 +89,14 @@ impl Recorder<'_> {
 
     /// `vkCmdFillBuffer` with a 32-bit pattern; offset and size multiples of 4.
     pub fn fill_buffer(&mut self, dst: &Buffer, offset: u64, size: u64, word: u32) {
+        super::secondary::count_command();
         // SAFETY: as above.
         unsafe { self.device.raw.cmd_fill_buffer(self.cmd, dst.raw, offset, size, word) };
     }
 
     /// Binds `pipeline`, pushes the 32-byte constant block and dispatches `groups` work-groups.
     pub fn dispatch(&mut self, pipeline: &super::pipeline::Pipeline, push: &[u8; 32], groups: [u32; 3]) {
+        super::secondary::count_command();
         // SAFETY: as above; the pipeline's layout declares exactly this push-constant range.
         unsafe {
             self.device.raw.cmd_bind_pipeline(self.cmd, vk::PipelineBindPoint::COMPUTE, pipeline.raw);
@@ -350,6 +353,7 @@ fn worker(
                 let start = host_ns();
                 let submitted = ok && {
                     let q = device.queues[queue_index].lock().unwrap_or_else(|e| e.into_inner());
+                    super::secondary::count_submit();
                     // SAFETY: the queue is externally synchronised by the lock; all handles live.
                     unsafe { device.raw.queue_submit(*q, &[submit], vk::Fence::null()) }.is_ok()
                 };
