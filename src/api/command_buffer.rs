@@ -747,8 +747,9 @@ pub unsafe extern "C" fn clGetCommandBufferInfoKHR(
 
 /// Debug statistics for tests (not an OpenCL entry point): writes up to `n` counters to
 /// `out` — [0] `vkQueueSubmit` calls, [1] device commands recorded into Vulkan command buffers
-/// (copies, fills, dispatches), [2] secondary command buffers executed — all since the library
-/// was loaded, and returns how many counters exist.
+/// (copies, fills, dispatches), [2] secondary command buffers executed, [3] pipeline barriers
+/// recorded into secondaries by finalize — all since the library was loaded — and returns how
+/// many counters exist.
 ///
 /// # Safety
 /// `out` must be NULL or hold `n` writable `u64`s.
@@ -758,6 +759,7 @@ pub unsafe extern "C" fn vkcl_debug_stats(out: *mut u64, n: usize) -> usize {
         secondary::QUEUE_SUBMITS.load(Ordering::Relaxed),
         secondary::COMMANDS_RECORDED.load(Ordering::Relaxed),
         secondary::SECONDARIES_EXECUTED.load(Ordering::Relaxed),
+        secondary::SECONDARY_BARRIERS.load(Ordering::Relaxed),
     ];
     if !out.is_null() {
         for (i, v) in values.iter().take(n).enumerate() {

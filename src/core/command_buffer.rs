@@ -16,7 +16,7 @@ use super::event::Event;
 use super::object::{ClObject, Header, Kind};
 use super::queue::CommandQueue;
 use crate::backend::vulkan::queue::{Recorder, Work};
-use crate::backend::vulkan::secondary::Secondary;
+use crate::backend::vulkan::secondary::{self, Secondary};
 use opencl_sys::*;
 use std::any::Any;
 use std::sync::{Arc, Mutex};
@@ -215,6 +215,7 @@ impl CommandBuffer {
             ClError(CL_OUT_OF_RESOURCES)
         })?;
         let exe = Executable { secondary, _keep: std::mem::take(&mut r.keep), commands: r.commands.len(), barriers };
+        secondary::SECONDARY_BARRIERS.fetch_add(barriers as u64, std::sync::atomic::Ordering::Relaxed);
         tracing::debug!("command buffer finalized: {} commands, {} barriers", exe.commands, exe.barriers);
         *st = State::Executable(Arc::new(exe));
         Ok(())

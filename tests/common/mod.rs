@@ -144,7 +144,17 @@ impl Env {
     pub fn read<T: Copy + Default>(&self, mem: cl_mem, n: usize) -> Vec<T> {
         let mut v = vec![T::default(); n];
         ok(unsafe {
-            cl!(clEnqueueReadBuffer)(self.queue, mem, CL_TRUE, 0, n * std::mem::size_of::<T>(), v.as_mut_ptr() as *mut c_void, 0, null(), null_mut())
+            cl!(clEnqueueReadBuffer)(
+                self.queue,
+                mem,
+                CL_TRUE,
+                0,
+                n * std::mem::size_of::<T>(),
+                v.as_mut_ptr() as *mut c_void,
+                0,
+                null(),
+                null_mut(),
+            )
         });
         v
     }
@@ -199,7 +209,9 @@ pub fn build_log(p: cl_program, device: cl_device_id) -> String {
     let mut n = 0;
     unsafe { cl!(clGetProgramBuildInfo)(p, device, CL_PROGRAM_BUILD_LOG, 0, null_mut(), &mut n) };
     let mut buf = vec![0u8; n];
-    unsafe { cl!(clGetProgramBuildInfo)(p, device, CL_PROGRAM_BUILD_LOG, n, buf.as_mut_ptr() as *mut c_void, null_mut()) };
+    unsafe {
+        cl!(clGetProgramBuildInfo)(p, device, CL_PROGRAM_BUILD_LOG, n, buf.as_mut_ptr() as *mut c_void, null_mut())
+    };
     String::from_utf8_lossy(&buf).trim_end_matches('\0').to_string()
 }
 

@@ -22,6 +22,9 @@ pub static COMMANDS_RECORDED: AtomicU64 = AtomicU64::new(0);
 /// Number of secondary command buffers executed (`vkCmdExecuteCommands` calls).
 pub static SECONDARIES_EXECUTED: AtomicU64 = AtomicU64::new(0);
 
+/// Number of pipeline barriers recorded into secondaries (by command-buffer finalize).
+pub static SECONDARY_BARRIERS: AtomicU64 = AtomicU64::new(0);
+
 /// Counts one `vkQueueSubmit`.
 pub fn count_submit() {
     QUEUE_SUBMITS.fetch_add(1, Ordering::Relaxed);
