@@ -152,8 +152,8 @@ entry_points! {
     clEnqueueSVMUnmap => unsupported::clEnqueueSVMUnmap,
     clEnqueueSVMMigrateMem => unsupported::clEnqueueSVMMigrateMem,
     clSetDefaultDeviceCommandQueue => unsupported::clSetDefaultDeviceCommandQueue,
-    clGetExtensionFunctionAddress => clGetExtensionFunctionAddress,
-    clGetExtensionFunctionAddressForPlatform => clGetExtensionFunctionAddressForPlatform,
+    clGetExtensionFunctionAddress => extension_function_address,
+    clGetExtensionFunctionAddressForPlatform => extension_function_address_for_platform,
 }
 
 static TABLE: LazyLock<cl_icd_dispatch> = LazyLock::new(build_table);
@@ -166,7 +166,7 @@ pub fn dispatch_table() -> &'static cl_icd_dispatch {
 /// Extension functions reachable by name (`clGetExtensionFunctionAddressForPlatform`).
 fn extension_address(name: &[u8]) -> *mut c_void {
     match name {
-        b"clIcdGetPlatformIDsKHR" => clIcdGetPlatformIDsKHR as *mut c_void,
+        b"clIcdGetPlatformIDsKHR" => icd_get_platform_ids as *mut c_void,
         _ => command_buffer_address(name),
     }
 }
@@ -215,18 +215,35 @@ pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(
     platforms: *mut cl_platform_id,
     num_platforms: *mut cl_uint,
 ) -> cl_int {
+    // SAFETY: same contract.
+    unsafe { icd_get_platform_ids(num_entries, platforms, num_platforms) }
+}
+
+// The exported names above and below are only thin wrappers: everything inside vkcl (the
+// dispatch table, the lookup answers) uses these private functions. An application linked
+// against the loader (-lOpenCL) puts the loader's functions of the same names first in the
+// global symbol scope, so a reference to an exported name from inside vkcl could bind to the
+// loader's function: the loader's clGetExtensionFunctionAddressForPlatform then dispatches to
+// itself forever.
+
+/// `clIcdGetPlatformIDsKHR` as reached through vkcl's own tables.
+///
+/// # Safety
+/// As [`clIcdGetPlatformIDsKHR`].
+unsafe extern "C" fn icd_get_platform_ids(
+    num_entries: cl_uint,
+    platforms: *mut cl_platform_id,
+    num_platforms: *mut cl_uint,
+) -> cl_int {
     // SAFETY: same contract as clGetPlatformIDs.
     unsafe { platform::clGetPlatformIDs(num_entries, platforms, num_platforms) }
 }
 
-/// `clGetExtensionFunctionAddress`: vkcl's extension functions and the ICD entry point by
-/// name; NULL for a name vkcl does not know (OpenCL 3.0 section 9.2). Core functions are also
-/// answered, which the Khronos loader uses when it asks.
+/// `clGetExtensionFunctionAddress` as reached through the dispatch table.
 ///
 /// # Safety
-/// `func_name` must be NULL or a NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn clGetExtensionFunctionAddress(func_name: *const c_char) -> *mut c_void {
+/// As [`clGetExtensionFunctionAddress`].
+unsafe extern "C" fn extension_function_address(func_name: *const c_char) -> *mut c_void {
     if func_name.is_null() {
         return std::ptr::null_mut();
     }
@@ -240,6 +257,33 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddress(func_name: *const c_char)
     }
 }
 
+/// `clGetExtensionFunctionAddressForPlatform` as reached through the dispatch table.
+///
+/// # Safety
+/// As [`clGetExtensionFunctionAddressForPlatform`].
+unsafe extern "C" fn extension_function_address_for_platform(
+    platform: cl_platform_id,
+    func_name: *const c_char,
+) -> *mut c_void {
+    if !object::is_live::<Platform>(platform as *const c_void) {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: same contract.
+    unsafe { extension_function_address(func_name) }
+}
+
+/// `clGetExtensionFunctionAddress`: vkcl's extension functions and the ICD entry point by
+/// name; NULL for a name vkcl does not know (OpenCL 3.0 section 9.2). Core functions are also
+/// answered, which the Khronos loader uses when it asks.
+///
+/// # Safety
+/// `func_name` must be NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn clGetExtensionFunctionAddress(func_name: *const c_char) -> *mut c_void {
+    // SAFETY: same contract.
+    unsafe { extension_function_address(func_name) }
+}
+
 /// `clGetExtensionFunctionAddressForPlatform`: as [`clGetExtensionFunctionAddress`] for
 /// vkcl's platform; NULL for another platform or an unknown name.
 ///
@@ -250,9 +294,6 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
     platform: cl_platform_id,
     func_name: *const c_char,
 ) -> *mut c_void {
-    if !object::is_live::<Platform>(platform as *const c_void) {
-        return std::ptr::null_mut();
-    }
     // SAFETY: same contract.
-    unsafe { clGetExtensionFunctionAddress(func_name) }
+    unsafe { extension_function_address_for_platform(platform, func_name) }
 }
