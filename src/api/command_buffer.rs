@@ -110,6 +110,14 @@ pub unsafe extern "C" fn clFinalizeCommandBufferKHR(command_buffer: cl_command_b
     status(|| lookup::<CommandBuffer>(command_buffer)?.finalize())
 }
 
+/// Whether a queue with `props` may run command buffers: none outside
+/// [`SUPPORTED_QUEUE_PROPERTIES`], all of [`REQUIRED_QUEUE_PROPERTIES`].
+// The required set is empty today; the check stays for when it is not.
+#[allow(clippy::bad_bit_mask)]
+fn compatible(props: cl_command_queue_properties) -> bool {
+    props & !SUPPORTED_QUEUE_PROPERTIES == 0 && props & REQUIRED_QUEUE_PROPERTIES == REQUIRED_QUEUE_PROPERTIES
+}
+
 /// clEnqueueCommandBufferKHR. Errors: `CL_INVALID_COMMAND_BUFFER_KHR`, `CL_INVALID_OPERATION`
 /// (not Executable), `CL_INVALID_VALUE` (`queues` NULL with `num_queues` > 0 or the reverse,
 /// `num_queues` not 1 when given), `CL_INVALID_COMMAND_QUEUE`,
@@ -147,7 +155,7 @@ pub unsafe extern "C" fn clEnqueueCommandBufferKHR(
         // CL_INCOMPATIBLE_COMMAND_QUEUE_KHR if a queue has a property not in
         // CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR or lacks one of
         // CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR.
-        if props & !SUPPORTED_QUEUE_PROPERTIES != 0 || props & REQUIRED_QUEUE_PROPERTIES != REQUIRED_QUEUE_PROPERTIES {
+        if !compatible(props) {
             return Err(ClError(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR));
         }
         // CL_INVALID_DEVICE if a queue does not have the device of the creation queue.
