@@ -185,7 +185,9 @@ impl CommandBuffer {
 
     /// clFinalizeCommandBufferKHR: records every command once into a secondary command buffer
     /// with the barriers the dependencies need. Errors: `CL_INVALID_OPERATION` if already
-    /// finalized, `CL_OUT_OF_RESOURCES` if the Vulkan command buffer cannot be made.
+    /// finalized, `CL_OUT_OF_RESOURCES` if the Vulkan command buffer cannot be made (the
+    /// recorded commands are consumed by the attempt: such a command buffer stays in the
+    /// Recording state but a later finalize would record an incomplete secondary).
     pub fn finalize(&self) -> ClResult<()> {
         let mut st = self.lock();
         let State::Recording(r) = &mut *st else {
