@@ -338,8 +338,13 @@ pub(crate) fn check_range(
         return Err(ClError(CL_INVALID_WORK_DIMENSION));
     }
     let n = work_dim as usize;
-    let global = global.ok_or(ClError(CL_INVALID_GLOBAL_WORK_SIZE))?;
     let mut r = NdRange { work_dim, offset: [0; 3], global: [1; 3], local: [1; 3] };
+    // Since OpenCL 2.1 a NULL global_work_size (like a zero in it) is an empty NDRange: the
+    // command runs nothing and completes (CL_INVALID_GLOBAL_WORK_SIZE for it is deprecated).
+    let Some(global) = global else {
+        r.global = [0; 3];
+        return Ok(r);
+    };
     for i in 0..n {
         r.global[i] = global[i] as u64;
         r.offset[i] = offset.map_or(0, |o| o[i] as u64);
@@ -384,6 +389,9 @@ pub(crate) fn check_range(
                 r.local = pick_local_size(r.global, work_dim, k.max_work_group_size(d).min(256), d.max_work_item_sizes());
             }
         }
+    }
+    if r.global.contains(&0) {
+        return Ok(r);
     }
     // Each dimension's group count must fit the launch header's 32-bit fields.
     if (0..3).any(|i| r.global[i] / r.local[i] as u64 > u32::MAX as u64) {
