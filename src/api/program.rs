@@ -130,6 +130,10 @@ pub unsafe extern "C" fn clCreateProgramWithIL(
 ) -> cl_program {
     super::object(errcode_ret, || {
         let c = lookup::<Context>(context as *const c_void)?;
+        // CL_INVALID_OPERATION if no devices in context support intermediate language programs.
+        if !crate::compiler_available() {
+            return Err(ClError(CL_INVALID_OPERATION));
+        }
         if il.is_null() || length < 20 {
             return Err(ClError(CL_INVALID_VALUE));
         }

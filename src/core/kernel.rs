@@ -11,13 +11,14 @@ use crate::compiler::{ArgKind, CompiledProgram, KernelInfo};
 use opencl_sys::*;
 use std::any::Any;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 /// The value of one kernel argument, as set by clSetKernelArg.
 #[derive(Clone)]
 pub enum ArgValue {
-    /// A buffer (None: NULL).
-    Buffer(Option<Arc<Mem>>),
+    /// A buffer (None: NULL). Held weakly: clSetKernelArg does not retain the memory object,
+    /// so releasing it still destroys it (and runs its destructor callbacks).
+    Buffer(Option<Weak<Mem>>),
     /// A `__local` size in bytes.
     Local(usize),
     /// Bytes copied verbatim into the argument block.
@@ -150,10 +151,15 @@ impl Kernel {
             let at = a.offset as usize;
             match (a.kind, v) {
                 (ArgKind::Buffer, ArgValue::Buffer(m)) => {
+                    // CL_INVALID_KERNEL_ARGS if a buffer argument was released since it was set.
+                    let m = match m {
+                        Some(w) => Some(w.upgrade().ok_or(ClError(CL_INVALID_KERNEL_ARGS))?),
+                        None => None,
+                    };
                     let addr = m.as_ref().map_or(0, |m| m.device_address());
                     block[at..at + 8].copy_from_slice(&addr.to_le_bytes());
                     if let Some(m) = m {
-                        keep.push(m.clone());
+                        keep.push(m);
                     }
                 }
                 (ArgKind::Local { spec_id, elem_size }, ArgValue::Local(n)) => {
