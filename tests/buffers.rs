@@ -367,7 +367,6 @@ fn model_rows(origin: [usize; 3], region: [usize; 3], rp: usize, sp: usize) -> V
 
 struct RectCase {
     origin: [usize; 3],
-    region: [usize; 3],
     /// Pitches as passed (0 means the default) and as resolved.
     pass: (usize, usize),
     rp: usize,
@@ -377,7 +376,7 @@ struct RectCase {
 /// A random rectangle that fits in `size` bytes.
 fn random_rect(r: &mut Rng, region: [usize; 3], size: usize) -> RectCase {
     loop {
-        let use_default = r.next_u32() % 4 == 0;
+        let use_default = r.next_u32().is_multiple_of(4);
         let rp = if use_default {
             region[0]
         } else {
@@ -403,7 +402,6 @@ fn random_rect(r: &mut Rng, region: [usize; 3], size: usize) -> RectCase {
             let pass = if use_default { (0, 0) } else { (rp, sp) };
             return RectCase {
                 origin,
-                region,
                 pass,
                 rp,
                 sp,

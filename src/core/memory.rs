@@ -73,9 +73,15 @@ impl Mem {
         if flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 {
             // SAFETY: the application promises host_ptr holds `size` bytes (clCreateBuffer);
             // the mapped storage holds `size` bytes.
-            unsafe { std::ptr::copy_nonoverlapping(host_ptr.0 as *const u8, storage.mapped(), size) };
+            unsafe {
+                std::ptr::copy_nonoverlapping(host_ptr.0 as *const u8, storage.mapped(), size)
+            };
         }
-        let host_ptr = if flags & CL_MEM_USE_HOST_PTR != 0 { host_ptr } else { UserPtr::NULL };
+        let host_ptr = if flags & CL_MEM_USE_HOST_PTR != 0 {
+            host_ptr
+        } else {
+            UserPtr::NULL
+        };
         Ok(Mem {
             header: Header::new(Kind::Mem),
             context,
@@ -92,7 +98,12 @@ impl Mem {
     }
 
     /// A sub-buffer of `parent` (itself not a sub-buffer) at `origin`, `size` bytes.
-    pub fn new_sub_buffer(parent: &Arc<Mem>, flags: cl_mem_flags, origin: usize, size: usize) -> Mem {
+    pub fn new_sub_buffer(
+        parent: &Arc<Mem>,
+        flags: cl_mem_flags,
+        origin: usize,
+        size: usize,
+    ) -> Mem {
         let host_ptr = if parent.host_ptr.0.is_null() {
             UserPtr::NULL
         } else {
@@ -154,14 +165,21 @@ impl Mem {
 
     /// clSetMemObjectDestructorCallback: called in reverse order when the object is freed.
     pub fn add_destructor(&self, f: MemDestructor, user: UserPtr) {
-        self.destructors.lock().unwrap_or_else(|e| e.into_inner()).push((f, user));
+        self.destructors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((f, user));
     }
 }
 
 impl Drop for Mem {
     fn drop(&mut self) {
         let handle = self.header.handle() as cl_mem;
-        let list = std::mem::take(self.destructors.get_mut().unwrap_or_else(|e| e.into_inner()));
+        let list = std::mem::take(
+            self.destructors
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
         for (f, user) in list.into_iter().rev() {
             // SAFETY: callback registered by the application; the handle is only passed back.
             unsafe { f(handle, user.0) };

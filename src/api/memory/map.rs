@@ -195,9 +195,7 @@ pub unsafe extern "C" fn clEnqueueMigrateMemObjects(
         // CL_INVALID_MEM_OBJECT if any of the memory objects in mem_objects is not a valid
         // memory object.
         // SAFETY: mem_objects holds num_mem_objects handles per the API.
-        let mems = unsafe {
-            lookup_list::<Mem>(mem_objects as *const *mut c_void, num_mem_objects as usize)
-        }?;
+        let mems = unsafe { lookup_list::<Mem>(mem_objects, num_mem_objects as usize) }?;
         // CL_INVALID_CONTEXT if the context associated with command_queue and memory objects in
         // mem_objects are not the same.
         if mems.iter().any(|m| !Arc::ptr_eq(&m.context, &q.context)) {

@@ -171,7 +171,7 @@ pub unsafe extern "C" fn clCreateSubBuffer(
         {
             return Err(ClError(CL_INVALID_VALUE));
         }
-        if region.origin as u64 % BUFFER_ALIGNMENT != 0 {
+        if !(region.origin as u64).is_multiple_of(BUFFER_ALIGNMENT) {
             return Err(ClError(CL_MISALIGNED_SUB_BUFFER_OFFSET));
         }
         let mut f = flags;
@@ -258,6 +258,9 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
     })
 }
 
+/// The queue, buffer and wait list of a buffer command.
+type CommandArgs = (Arc<CommandQueue>, Arc<Mem>, Vec<Arc<Event>>);
+
 /// The queue, buffer and wait list of a buffer command, checked.
 /// Errors: `CL_INVALID_COMMAND_QUEUE`, `CL_INVALID_MEM_OBJECT`, `CL_INVALID_CONTEXT`
 /// (buffer or events of another context), `CL_INVALID_EVENT_WAIT_LIST`.
@@ -269,7 +272,7 @@ unsafe fn command_args(
     buffer: cl_mem,
     num: cl_uint,
     list: *const cl_event,
-) -> ClResult<(Arc<CommandQueue>, Arc<Mem>, Vec<Arc<Event>>)> {
+) -> ClResult<CommandArgs> {
     let q = lookup::<CommandQueue>(queue as *const c_void)?;
     let m = lookup::<Mem>(buffer as *const c_void)?;
     if !Arc::ptr_eq(&q.context, &m.context) {

@@ -46,7 +46,7 @@ impl Side {
         let min_slice = region[1].checked_mul(row).ok_or(INVALID)?;
         // CL_INVALID_VALUE if slice_pitch is not 0 and is less than region[1] x row_pitch and
         // not a multiple of row_pitch (read as "or": a smaller pitch would overlap slices).
-        if slice_pitch != 0 && (slice_pitch < min_slice || slice_pitch % row != 0) {
+        if slice_pitch != 0 && (slice_pitch < min_slice || !slice_pitch.is_multiple_of(row)) {
             return Err(INVALID);
         }
         let slice = if slice_pitch == 0 {

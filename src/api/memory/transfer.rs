@@ -176,8 +176,8 @@ pub unsafe extern "C" fn clEnqueueFillBuffer(
         if pattern.is_null()
             || !pattern_size.is_power_of_two()
             || pattern_size > 128
-            || offset % pattern_size != 0
-            || size % pattern_size != 0
+            || !offset.is_multiple_of(pattern_size)
+            || !size.is_multiple_of(pattern_size)
         {
             return Err(ClError(CL_INVALID_VALUE));
         }
@@ -189,7 +189,7 @@ pub unsafe extern "C" fn clEnqueueFillBuffer(
         let word_periodic = pattern_size <= 4 || pat.chunks(4).all(|c| c == &pat[..4]);
         let work = if size == 0 {
             Work::Nop
-        } else if word_periodic && abs % 4 == 0 && size % 4 == 0 {
+        } else if word_periodic && abs.is_multiple_of(4) && size.is_multiple_of(4) {
             let mut w = [0u8; 4];
             for (i, b) in w.iter_mut().enumerate() {
                 *b = pat[i % pattern_size];
