@@ -98,6 +98,24 @@ fn overlaps(a: impl Iterator<Item = usize>, b: impl Iterator<Item = usize>, len:
     false
 }
 
+/// The `vkCmdCopyBuffer` regions (source offset, destination offset, size) of a row-by-row
+/// copy of `len`-byte rows, rows that continue the previous one on both sides merged.
+fn copy_regions(
+    src: impl Iterator<Item = usize>,
+    dst: impl Iterator<Item = usize>,
+    len: usize,
+) -> Vec<(u64, u64, u64)> {
+    let mut out: Vec<(u64, u64, u64)> = Vec::new();
+    for (s, d) in src.zip(dst) {
+        let (s, d, n) = (s as u64, d as u64, len as u64);
+        match out.last_mut() {
+            Some(last) if last.0 + last.2 == s && last.1 + last.2 == d => last.2 += n,
+            _ => out.push((s, d, n)),
+        }
+    }
+    out
+}
+
 /// Reads three `size_t`s. Errors: `CL_INVALID_VALUE` for NULL.
 ///
 /// # Safety
@@ -369,11 +387,11 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
         {
             return Err(ClError(CL_MEM_COPY_OVERLAP));
         }
-        let regions: Vec<(u64, u64, u64)> = s
-            .rows(region)
-            .zip(d.rows(region))
-            .map(|(a, b)| ((sbase + a) as u64, (dbase + b) as u64, region[0] as u64))
-            .collect();
+        let regions = copy_regions(
+            s.rows(region).map(|o| sbase + o),
+            d.rows(region).map(|o| dbase + o),
+            region[0],
+        );
         let (sb, db) = (src.storage.clone(), dst.storage.clone());
         let work = Work::Gpu(Box::new(move |r| r.copy_buffer(&sb, &db, &regions)));
         let mut k = keep(&src);
@@ -430,6 +448,16 @@ mod tests {
         let s = Side::new([1, 1, 0], r, 5, 20).unwrap();
         assert_eq!(s.end(r), Some(6 + 20 + 10 + 4));
         assert_eq!(s.rows(r).collect::<Vec<_>>(), vec![6, 11, 16, 26, 31, 36]);
+    }
+
+    #[test]
+    fn contiguous_rows_merge() {
+        let r = copy_regions(
+            [0usize, 4, 8, 20].into_iter(),
+            [100usize, 104, 110, 122].into_iter(),
+            4,
+        );
+        assert_eq!(r, vec![(0, 100, 8), (8, 110, 4), (20, 122, 4)]);
     }
 
     #[test]
