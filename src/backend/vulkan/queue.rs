@@ -102,6 +102,27 @@ impl Recorder<'_> {
         }
     }
 
+    /// Makes every device write recorded before it available and visible to host reads once
+    /// the job's timeline value is reached (the device-to-host domain operation Vulkan
+    /// requires before the host reads mapped memory the device wrote).
+    pub fn host_barrier(&mut self) {
+        let mb = [vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ | vk::AccessFlags::HOST_WRITE)];
+        // SAFETY: as above.
+        unsafe {
+            self.device.raw.cmd_pipeline_barrier(
+                self.cmd,
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &mb,
+                &[],
+                &[],
+            )
+        };
+    }
+
     /// A full memory barrier between everything recorded before and after.
     pub fn barrier(&mut self) {
         let mb = [vk::MemoryBarrier::default()
@@ -325,7 +346,9 @@ fn worker(
                         && device.raw.begin_command_buffer(cmd, &begin).is_ok()
                 };
                 if ok {
-                    record(&mut Recorder { device: &device, cmd });
+                    let mut r = Recorder { device: &device, cmd };
+                    record(&mut r);
+                    r.host_barrier();
                 }
                 // SAFETY: recording was begun above.
                 let ok = ok && unsafe { device.raw.end_command_buffer(cmd) }.is_ok();
