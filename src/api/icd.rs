@@ -16,7 +16,7 @@ macro_rules! entry_points {
             let mut t: cl_icd_dispatch = unsafe { std::mem::zeroed() };
             $( t.$name = Some($path); )*
             // The OpenCL 3.1 slot (an integer in the 3.0 layout of opencl-sys).
-            t.clGetKernelSuggestedLocalWorkSize = kernel::clGetKernelSuggestedLocalWorkSizeKHR as usize as _;
+            t.clGetKernelSuggestedLocalWorkSize = kernel::clGetKernelSuggestedLocalWorkSizeKHR as *const () as usize as _;
             t
         }
         fn core_address(name: &[u8]) -> *mut c_void {

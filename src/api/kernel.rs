@@ -366,7 +366,7 @@ pub(crate) fn check_range(
                 }
                 // CL_INVALID_WORK_GROUP_SIZE if a local size is 0 or (no non-uniform work-groups)
                 // does not divide the global size.
-                if l[i] == 0 || (r.global[i] != 0 && r.global[i] % l[i] as u64 != 0) {
+                if l[i] == 0 || (r.global[i] != 0 && !r.global[i].is_multiple_of(l[i] as u64)) {
                     return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
                 }
                 r.local[i] = l[i] as u32;
@@ -383,7 +383,7 @@ pub(crate) fn check_range(
         }
         None => {
             if let Some(req) = reqd {
-                if (0..n).any(|i| r.global[i] % req[i] as u64 != 0) {
+                if (0..n).any(|i| !r.global[i].is_multiple_of(req[i] as u64)) {
                     return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
                 }
                 r.local = req;

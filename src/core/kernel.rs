@@ -118,7 +118,7 @@ pub fn pick_local_size(global: [u64; 3], work_dim: u32, max: usize, max_sizes: [
     let mut budget = max.max(1) as u64;
     for d in 0..work_dim as usize {
         let cap = budget.min(max_sizes[d] as u64).min(global[d]).max(1);
-        let best = (1..=cap).rev().find(|l| global[d] % l == 0).unwrap_or(1);
+        let best = (1..=cap).rev().find(|l| global[d].is_multiple_of(*l)).unwrap_or(1);
         local[d] = best as u32;
         budget /= best;
     }
