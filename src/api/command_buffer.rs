@@ -10,7 +10,7 @@
 use super::event::wait_list;
 use super::info::InfoOut;
 use super::kernel::check_range;
-use super::memory::{check_copy, check_fill, FillPlan};
+use super::memory::{check_copy, check_copy_rect, check_fill, FillPlan};
 use super::{properties, slice_from, status};
 use crate::backend::vulkan::queue::Work;
 use crate::backend::vulkan::secondary::{self, pattern_buffer};
@@ -67,15 +67,20 @@ pub unsafe extern "C" fn clCreateCommandBufferKHR(
         let pairs = unsafe { properties(props) }.map_err(|_| ClError(CL_INVALID_VALUE))?;
         for (key, value) in &pairs {
             match *key {
-                CL_COMMAND_BUFFER_FLAGS_KHR if value & !LAYERED_FLAGS != 0 => return Err(ClError(CL_INVALID_VALUE)),
+                CL_COMMAND_BUFFER_FLAGS_KHR if value & !LAYERED_FLAGS != 0 => {
+                    return Err(ClError(CL_INVALID_VALUE))
+                }
                 // CL_INVALID_PROPERTY if values specified in properties are valid but are not
                 // supported by all the devices associated with command-queues in queues.
-                CL_COMMAND_BUFFER_FLAGS_KHR if *value != 0 => return Err(ClError(CL_INVALID_PROPERTY)),
+                CL_COMMAND_BUFFER_FLAGS_KHR if *value != 0 => {
+                    return Err(ClError(CL_INVALID_PROPERTY))
+                }
                 CL_COMMAND_BUFFER_FLAGS_KHR => {}
                 _ => return Err(ClError(CL_INVALID_VALUE)),
             }
         }
-        let mut list: Vec<cl_command_buffer_properties_khr> = pairs.iter().flat_map(|(k, v)| [*k, *v]).collect();
+        let mut list: Vec<cl_command_buffer_properties_khr> =
+            pairs.iter().flat_map(|(k, v)| [*k, *v]).collect();
         if !props.is_null() {
             list.push(0);
         }
@@ -96,7 +101,9 @@ pub unsafe extern "C" fn clRetainCommandBufferKHR(command_buffer: cl_command_buf
 ///
 /// # Safety
 /// Any pointer value is accepted.
-pub unsafe extern "C" fn clReleaseCommandBufferKHR(command_buffer: cl_command_buffer_khr) -> cl_int {
+pub unsafe extern "C" fn clReleaseCommandBufferKHR(
+    command_buffer: cl_command_buffer_khr,
+) -> cl_int {
     status(|| object::release::<CommandBuffer>(command_buffer).map(|_| ()))
 }
 
@@ -106,7 +113,9 @@ pub unsafe extern "C" fn clReleaseCommandBufferKHR(command_buffer: cl_command_bu
 ///
 /// # Safety
 /// Any pointer value is accepted.
-pub unsafe extern "C" fn clFinalizeCommandBufferKHR(command_buffer: cl_command_buffer_khr) -> cl_int {
+pub unsafe extern "C" fn clFinalizeCommandBufferKHR(
+    command_buffer: cl_command_buffer_khr,
+) -> cl_int {
     status(|| lookup::<CommandBuffer>(command_buffer)?.finalize())
 }
 
@@ -115,7 +124,8 @@ pub unsafe extern "C" fn clFinalizeCommandBufferKHR(command_buffer: cl_command_b
 // The required set is empty today; the check stays for when it is not.
 #[allow(clippy::bad_bit_mask)]
 fn compatible(props: cl_command_queue_properties) -> bool {
-    props & !SUPPORTED_QUEUE_PROPERTIES == 0 && props & REQUIRED_QUEUE_PROPERTIES == REQUIRED_QUEUE_PROPERTIES
+    props & !SUPPORTED_QUEUE_PROPERTIES == 0
+        && props & REQUIRED_QUEUE_PROPERTIES == REQUIRED_QUEUE_PROPERTIES
 }
 
 /// clEnqueueCommandBufferKHR. Errors: `CL_INVALID_COMMAND_BUFFER_KHR`, `CL_INVALID_OPERATION`
@@ -202,7 +212,10 @@ unsafe fn recording(
     cb.check_recording(&[])?;
     // CL_INVALID_VALUE if values specified in properties are not valid (none are defined).
     // SAFETY: NULL or zero-terminated per the caller.
-    if !unsafe { properties(props) }.map_err(|_| ClError(CL_INVALID_VALUE))?.is_empty() {
+    if !unsafe { properties(props) }
+        .map_err(|_| ClError(CL_INVALID_VALUE))?
+        .is_empty()
+    {
         return Err(ClError(CL_INVALID_VALUE));
     }
     // CL_INVALID_VALUE if mutable_handle is not NULL.
@@ -267,7 +280,16 @@ pub unsafe extern "C" fn clCommandBarrierWithWaitListKHR(
 ) -> cl_int {
     status(|| {
         // SAFETY: forwarded.
-        let (cb, wait) = unsafe { recording(command_buffer, command_queue, props, num, list, mutable_handle) }?;
+        let (cb, wait) = unsafe {
+            recording(
+                command_buffer,
+                command_queue,
+                props,
+                num,
+                list,
+                mutable_handle,
+            )
+        }?;
         let sp = cb.record_barrier(&wait)?;
         // SAFETY: NULL or valid per the API.
         unsafe { super::write_opt(sync_point, sp) };
@@ -297,128 +319,29 @@ pub unsafe extern "C" fn clCommandCopyBufferKHR(
 ) -> cl_int {
     status(|| {
         // SAFETY: forwarded.
-        let (cb, wait) = unsafe { recording(command_buffer, command_queue, props, num, list, mutable_handle) }?;
+        let (cb, wait) = unsafe {
+            recording(
+                command_buffer,
+                command_queue,
+                props,
+                num,
+                list,
+                mutable_handle,
+            )
+        }?;
         let (src, dst) = (buffer_of(&cb, src_buffer)?, buffer_of(&cb, dst_buffer)?);
         let (s, d) = check_copy(&src, &dst, src_offset, dst_offset, size)?;
         let op = if size == 0 {
             Op::Order
         } else {
             let (sb, db) = (src.storage.clone(), dst.storage.clone());
-            Op::Gpu(Box::new(move |r| r.copy_buffer(&sb, &db, &[(s, d, size as u64)])))
+            Op::Gpu(Box::new(move |r| {
+                r.copy_buffer(&sb, &db, &[(s, d, size as u64)])
+            }))
         };
         // SAFETY: forwarded.
         unsafe { finish(&cb, &wait, op, vec![src, dst], sync_point) }
     })
-}
-
-/// The byte regions (source offset, destination offset, size) of a rectangular copy, from
-/// checked arguments: one region per row, or per slice where rows are contiguous on both
-/// sides. Offsets are relative to the buffers' starts.
-fn rect_regions(
-    so: [usize; 3],
-    d_o: [usize; 3],
-    region: [usize; 3],
-    sp: (usize, usize),
-    dp: (usize, usize),
-) -> Vec<(u64, u64, u64)> {
-    let mut out = Vec::new();
-    let contiguous = sp.0 == region[0] && dp.0 == region[0];
-    for z in 0..region[2] {
-        let s0 = so[0] + so[1] * sp.0 + (so[2] + z) * sp.1;
-        let d0 = d_o[0] + d_o[1] * dp.0 + (d_o[2] + z) * dp.1;
-        if contiguous {
-            out.push((s0 as u64, d0 as u64, (region[0] * region[1]) as u64));
-            continue;
-        }
-        for y in 0..region[1] {
-            out.push(((s0 + y * sp.0) as u64, (d0 + y * dp.0) as u64, region[0] as u64));
-        }
-    }
-    out
-}
-
-/// Whether two sorted lists of disjoint byte ranges (offset, size) intersect.
-fn ranges_intersect(a: &[(u64, u64)], b: &[(u64, u64)]) -> bool {
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        let (x, y) = (a[i], b[j]);
-        if x.0 < y.0 + y.1 && y.0 < x.0 + x.1 {
-            return true;
-        }
-        if x.0 + x.1 <= y.0 + y.1 {
-            i += 1;
-        } else {
-            j += 1;
-        }
-    }
-    false
-}
-
-/// Checks the arguments of a rectangular buffer copy as clEnqueueCopyBufferRect (OpenCL 3.0
-/// section 5.2.3) and returns the storage regions to copy. Errors: `CL_INVALID_VALUE` (NULL
-/// origin or region, a region element 0, a pitch too small or a slice pitch not a multiple of
-/// the row pitch, a region out of bounds, the same buffer with both pitches different),
-/// `CL_MEM_COPY_OVERLAP`.
-#[allow(clippy::too_many_arguments)]
-fn check_rect(
-    src: &Mem,
-    dst: &Mem,
-    so: Option<[usize; 3]>,
-    d_o: Option<[usize; 3]>,
-    region: Option<[usize; 3]>,
-    src_pitch: (usize, usize),
-    dst_pitch: (usize, usize),
-) -> ClResult<Vec<(u64, u64, u64)>> {
-    let bad = || ClError(CL_INVALID_VALUE);
-    // CL_INVALID_VALUE if src_origin, dst_origin, or region is NULL.
-    let (so, d_o, region) = (so.ok_or_else(bad)?, d_o.ok_or_else(bad)?, region.ok_or_else(bad)?);
-    // CL_INVALID_VALUE if any region array element is 0.
-    if region.contains(&0) {
-        return Err(bad());
-    }
-    let pitches = |(row, slice): (usize, usize)| -> ClResult<(usize, usize)> {
-        // CL_INVALID_VALUE if a row pitch is not 0 and is less than region[0].
-        let row = if row == 0 { region[0] } else { row };
-        if row < region[0] {
-            return Err(bad());
-        }
-        // CL_INVALID_VALUE if a slice pitch is not 0 and is less than region[1] * row pitch
-        // or is not a multiple of the row pitch.
-        let min = region[1].checked_mul(row).ok_or_else(bad)?;
-        let slice = if slice == 0 { min } else { slice };
-        if slice < min || slice % row != 0 {
-            return Err(bad());
-        }
-        Ok((row, slice))
-    };
-    let (sp, dp) = (pitches(src_pitch)?, pitches(dst_pitch)?);
-    // CL_INVALID_VALUE if the source or destination rectangle reaches outside its buffer.
-    let last = |o: [usize; 3], p: (usize, usize)| -> Option<usize> {
-        let start = o[0].checked_add(o[1].checked_mul(p.0)?)?.checked_add(o[2].checked_mul(p.1)?)?;
-        start
-            .checked_add((region[2] - 1).checked_mul(p.1)?)?
-            .checked_add((region[1] - 1).checked_mul(p.0)?)?
-            .checked_add(region[0])
-    };
-    if last(so, sp).is_none_or(|e| e > src.size) || last(d_o, dp).is_none_or(|e| e > dst.size) {
-        return Err(bad());
-    }
-    let same = Arc::ptr_eq(&src.storage, &dst.storage);
-    // CL_INVALID_VALUE if src_buffer and dst_buffer are the same buffer object and
-    // src_slice_pitch is not equal to dst_slice_pitch and src_row_pitch is not equal to
-    // dst_row_pitch.
-    if std::ptr::eq(src, dst) && sp.1 != dp.1 && sp.0 != dp.0 {
-        return Err(bad());
-    }
-    let regions = rect_regions(so, d_o, region, sp, dp);
-    let shift = |r: &(u64, u64, u64)| ((r.0 + src.offset as u64, r.2), (r.1 + dst.offset as u64, r.2));
-    let (s, d): (Vec<_>, Vec<_>) = regions.iter().map(shift).unzip();
-    // CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same buffer or sub-buffer
-    // object and the source and destination regions overlap.
-    if same && ranges_intersect(&s, &d) {
-        return Err(ClError(CL_MEM_COPY_OVERLAP));
-    }
-    Ok(s.iter().zip(&d).map(|(a, b)| (a.0, b.0, a.1)).collect())
 }
 
 /// clCommandCopyBufferRectKHR: one `vkCmdCopyBuffer` with a region per row (per slice where
@@ -448,19 +371,31 @@ pub unsafe extern "C" fn clCommandCopyBufferRectKHR(
 ) -> cl_int {
     status(|| {
         // SAFETY: forwarded.
-        let (cb, wait) = unsafe { recording(command_buffer, command_queue, props, num, list, mutable_handle) }?;
+        let (cb, wait) = unsafe {
+            recording(
+                command_buffer,
+                command_queue,
+                props,
+                num,
+                list,
+                mutable_handle,
+            )
+        }?;
         let (src, dst) = (buffer_of(&cb, src_buffer)?, buffer_of(&cb, dst_buffer)?);
-        // SAFETY: each non-NULL pointer holds 3 values per the API.
-        let three = |p: *const usize| (!p.is_null()).then(|| unsafe { [*p, *p.add(1), *p.add(2)] });
-        let regions = check_rect(
-            &src,
-            &dst,
-            three(src_origin),
-            three(dst_origin),
-            three(region),
-            (src_row_pitch, src_slice_pitch),
-            (dst_row_pitch, dst_slice_pitch),
-        )?;
+        // SAFETY: each non-NULL array holds 3 values per the API.
+        let regions = unsafe {
+            check_copy_rect(
+                &src,
+                &dst,
+                [src_origin, dst_origin, region],
+                [
+                    src_row_pitch,
+                    src_slice_pitch,
+                    dst_row_pitch,
+                    dst_slice_pitch,
+                ],
+            )
+        }?;
         let (sb, db) = (src.storage.clone(), dst.storage.clone());
         let op = Op::Gpu(Box::new(move |r| r.copy_buffer(&sb, &db, &regions)));
         // SAFETY: forwarded.
@@ -491,22 +426,36 @@ pub unsafe extern "C" fn clCommandFillBufferKHR(
 ) -> cl_int {
     status(|| {
         // SAFETY: forwarded.
-        let (cb, wait) = unsafe { recording(command_buffer, command_queue, props, num, list, mutable_handle) }?;
+        let (cb, wait) = unsafe {
+            recording(
+                command_buffer,
+                command_queue,
+                props,
+                num,
+                list,
+                mutable_handle,
+            )
+        }?;
         let m = buffer_of(&cb, buffer)?;
         let storage = m.storage.clone();
         let mut keep: Keep = vec![m.clone()];
         // SAFETY: pattern holds pattern_size bytes per the API.
         let op = match unsafe { check_fill(&m, pattern, pattern_size, offset, size) }? {
             FillPlan::Empty => Op::Order,
-            FillPlan::Words { offset, size, word } => {
-                Op::Gpu(Box::new(move |r| r.fill_buffer(&storage, offset, size, word)))
-            }
+            FillPlan::Words { offset, size, word } => Op::Gpu(Box::new(move |r| {
+                r.fill_buffer(&storage, offset, size, word)
+            })),
             FillPlan::Bytes(pat) => {
                 let vk = cb.queue.device.vk()?;
-                let src = Arc::new(pattern_buffer(vk, &pat, size as u64).map_err(|_| ClError(CL_OUT_OF_RESOURCES))?);
+                let src = Arc::new(
+                    pattern_buffer(vk, &pat, size as u64)
+                        .map_err(|_| ClError(CL_OUT_OF_RESOURCES))?,
+                );
                 keep.push(src.clone());
                 let at = (m.offset + offset) as u64;
-                Op::Gpu(Box::new(move |r| r.copy_buffer(&src, &storage, &[(0, at, size as u64)])))
+                Op::Gpu(Box::new(move |r| {
+                    r.copy_buffer(&src, &storage, &[(0, at, size as u64)])
+                }))
             }
         };
         // SAFETY: forwarded.
@@ -537,7 +486,16 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
 ) -> cl_int {
     status(|| {
         // SAFETY: forwarded.
-        let (cb, wait) = unsafe { recording(command_buffer, command_queue, props, num, list, mutable_handle) }?;
+        let (cb, wait) = unsafe {
+            recording(
+                command_buffer,
+                command_queue,
+                props,
+                num,
+                list,
+                mutable_handle,
+            )
+        }?;
         let k = lookup::<Kernel>(kernel as *const c_void)?;
         // CL_INVALID_CONTEXT if the context associated with command_buffer and kernel is not
         // the same.
@@ -553,8 +511,14 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
             // SAFETY: each non-NULL array holds work_dim entries per the API.
             (!p.is_null()).then(|| unsafe { slice_from(p, n) })
         };
-        let range =
-            check_range(&k, device, work_dim, opt(global_work_offset), opt(global_work_size), opt(local_work_size))?;
+        let range = check_range(
+            &k,
+            device,
+            work_dim,
+            opt(global_work_offset),
+            opt(global_work_size),
+            opt(local_work_size),
+        )?;
         let (op, keep) = if range.global.contains(&0) {
             (Op::Order, Vec::new())
         } else {
@@ -585,7 +549,16 @@ unsafe fn unsupported(
 ) -> cl_int {
     status(|| {
         // SAFETY: forwarded.
-        unsafe { recording(command_buffer, command_queue, props, num, list, mutable_handle) }?;
+        unsafe {
+            recording(
+                command_buffer,
+                command_queue,
+                props,
+                num,
+                list,
+                mutable_handle,
+            )
+        }?;
         // CL_INVALID_OPERATION if the device does not support images (CL_DEVICE_IMAGE_SUPPORT
         // is CL_FALSE) / SVM (no CL_DEVICE_SVM_CAPABILITIES).
         Err(ClError(CL_INVALID_OPERATION))
@@ -612,7 +585,16 @@ pub unsafe extern "C" fn clCommandCopyBufferToImageKHR(
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
     // SAFETY: forwarded.
-    unsafe { unsupported(command_buffer, command_queue, props, num, list, mutable_handle) }
+    unsafe {
+        unsupported(
+            command_buffer,
+            command_queue,
+            props,
+            num,
+            list,
+            mutable_handle,
+        )
+    }
 }
 
 /// clCommandCopyImageKHR: vkcl devices have no images. Errors: those of [`recording`], then
@@ -635,7 +617,16 @@ pub unsafe extern "C" fn clCommandCopyImageKHR(
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
     // SAFETY: forwarded.
-    unsafe { unsupported(command_buffer, command_queue, props, num, list, mutable_handle) }
+    unsafe {
+        unsupported(
+            command_buffer,
+            command_queue,
+            props,
+            num,
+            list,
+            mutable_handle,
+        )
+    }
 }
 
 /// clCommandCopyImageToBufferKHR: vkcl devices have no images. Errors: those of
@@ -658,7 +649,16 @@ pub unsafe extern "C" fn clCommandCopyImageToBufferKHR(
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
     // SAFETY: forwarded.
-    unsafe { unsupported(command_buffer, command_queue, props, num, list, mutable_handle) }
+    unsafe {
+        unsupported(
+            command_buffer,
+            command_queue,
+            props,
+            num,
+            list,
+            mutable_handle,
+        )
+    }
 }
 
 /// clCommandFillImageKHR: vkcl devices have no images. Errors: those of [`recording`], then
@@ -680,7 +680,16 @@ pub unsafe extern "C" fn clCommandFillImageKHR(
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
     // SAFETY: forwarded.
-    unsafe { unsupported(command_buffer, command_queue, props, num, list, mutable_handle) }
+    unsafe {
+        unsupported(
+            command_buffer,
+            command_queue,
+            props,
+            num,
+            list,
+            mutable_handle,
+        )
+    }
 }
 
 /// clCommandSVMMemcpyKHR: vkcl devices have no SVM. Errors: those of [`recording`], then
@@ -701,7 +710,16 @@ pub unsafe extern "C" fn clCommandSVMMemcpyKHR(
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
     // SAFETY: forwarded.
-    unsafe { unsupported(command_buffer, command_queue, props, num, list, mutable_handle) }
+    unsafe {
+        unsupported(
+            command_buffer,
+            command_queue,
+            props,
+            num,
+            list,
+            mutable_handle,
+        )
+    }
 }
 
 /// clCommandSVMMemFillKHR: vkcl devices have no SVM. Errors: those of [`recording`], then
@@ -723,7 +741,16 @@ pub unsafe extern "C" fn clCommandSVMMemFillKHR(
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
     // SAFETY: forwarded.
-    unsafe { unsupported(command_buffer, command_queue, props, num, list, mutable_handle) }
+    unsafe {
+        unsupported(
+            command_buffer,
+            command_queue,
+            props,
+            num,
+            list,
+            mutable_handle,
+        )
+    }
 }
 
 /// clGetCommandBufferInfoKHR. Errors: `CL_INVALID_COMMAND_BUFFER_KHR`, `CL_INVALID_VALUE`
@@ -776,26 +803,4 @@ pub unsafe extern "C" fn vkcl_debug_stats(out: *mut u64, n: usize) -> usize {
         }
     }
     values.len()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{ranges_intersect, rect_regions};
-
-    #[test]
-    fn rect_rows_and_slices() {
-        // 2 rows of 4 bytes, pitches 8 / 16 -> one region per row.
-        let r = rect_regions([1, 1, 0], [0, 0, 0], [4, 2, 1], (8, 16), (4, 8));
-        assert_eq!(r, vec![(9, 0, 4), (17, 4, 4)]);
-        // Rows contiguous on both sides -> one region per slice.
-        let r = rect_regions([0, 0, 1], [0, 0, 0], [4, 2, 2], (4, 8), (4, 8));
-        assert_eq!(r, vec![(8, 0, 8), (16, 8, 8)]);
-    }
-
-    #[test]
-    fn interval_sweep() {
-        assert!(!ranges_intersect(&[(0, 4), (8, 4)], &[(4, 4), (12, 4)]));
-        assert!(ranges_intersect(&[(0, 4), (8, 4)], &[(4, 4), (11, 4)]));
-        assert!(ranges_intersect(&[(0, 100)], &[(50, 1)]));
-    }
 }

@@ -15,6 +15,8 @@ macro_rules! entry_points {
             // SAFETY: every field is an `Option` of a function pointer; all-zero is `None`.
             let mut t: cl_icd_dispatch = unsafe { std::mem::zeroed() };
             $( t.$name = Some($path); )*
+            // The OpenCL 3.1 slot (an integer in the 3.0 layout of opencl-sys).
+            t.clGetKernelSuggestedLocalWorkSize = kernel::clGetKernelSuggestedLocalWorkSizeKHR as *const () as usize as _;
             t
         }
         fn core_address(name: &[u8]) -> *mut c_void {
@@ -61,6 +63,12 @@ entry_points! {
     clEnqueueWriteBuffer => memory::clEnqueueWriteBuffer,
     clEnqueueCopyBuffer => memory::clEnqueueCopyBuffer,
     clEnqueueFillBuffer => memory::clEnqueueFillBuffer,
+    clEnqueueReadBufferRect => memory::clEnqueueReadBufferRect,
+    clEnqueueWriteBufferRect => memory::clEnqueueWriteBufferRect,
+    clEnqueueCopyBufferRect => memory::clEnqueueCopyBufferRect,
+    clEnqueueMapBuffer => memory::clEnqueueMapBuffer,
+    clEnqueueUnmapMemObject => memory::clEnqueueUnmapMemObject,
+    clEnqueueMigrateMemObjects => memory::clEnqueueMigrateMemObjects,
     clCreateProgramWithSource => program::clCreateProgramWithSource,
     clCreateProgramWithIL => program::clCreateProgramWithIL,
     clCreateProgramWithBinary => program::clCreateProgramWithBinary,
@@ -152,6 +160,22 @@ entry_points! {
     clEnqueueSVMUnmap => unsupported::clEnqueueSVMUnmap,
     clEnqueueSVMMigrateMem => unsupported::clEnqueueSVMMigrateMem,
     clSetDefaultDeviceCommandQueue => unsupported::clSetDefaultDeviceCommandQueue,
+    clGetDeviceIDsFromD3D10KHR => unsupported::clGetDeviceIDsFromD3D10KHR,
+    clCreateFromD3D10BufferKHR => unsupported::clCreateFromD3D10BufferKHR,
+    clCreateFromD3D10Texture2DKHR => unsupported::clCreateFromD3D10Texture2DKHR,
+    clCreateFromD3D10Texture3DKHR => unsupported::clCreateFromD3D10Texture3DKHR,
+    clEnqueueAcquireD3D10ObjectsKHR => unsupported::clEnqueueAcquireD3D10ObjectsKHR,
+    clEnqueueReleaseD3D10ObjectsKHR => unsupported::clEnqueueReleaseD3D10ObjectsKHR,
+    clGetDeviceIDsFromD3D11KHR => unsupported::clGetDeviceIDsFromD3D11KHR,
+    clCreateFromD3D11BufferKHR => unsupported::clCreateFromD3D11BufferKHR,
+    clCreateFromD3D11Texture2DKHR => unsupported::clCreateFromD3D11Texture2DKHR,
+    clCreateFromD3D11Texture3DKHR => unsupported::clCreateFromD3D11Texture3DKHR,
+    clEnqueueAcquireD3D11ObjectsKHR => unsupported::clEnqueueAcquireD3D11ObjectsKHR,
+    clEnqueueReleaseD3D11ObjectsKHR => unsupported::clEnqueueReleaseD3D11ObjectsKHR,
+    clGetDeviceIDsFromDX9MediaAdapterKHR => unsupported::clGetDeviceIDsFromDX9MediaAdapterKHR,
+    clCreateFromDX9MediaSurfaceKHR => unsupported::clCreateFromDX9MediaSurfaceKHR,
+    clEnqueueAcquireDX9MediaSurfacesKHR => unsupported::clEnqueueAcquireDX9MediaSurfacesKHR,
+    clEnqueueReleaseDX9MediaSurfacesKHR => unsupported::clEnqueueReleaseDX9MediaSurfacesKHR,
     clGetExtensionFunctionAddress => extension_function_address,
     clGetExtensionFunctionAddressForPlatform => extension_function_address_for_platform,
 }
@@ -167,6 +191,7 @@ pub fn dispatch_table() -> &'static cl_icd_dispatch {
 fn extension_address(name: &[u8]) -> *mut c_void {
     match name {
         b"clIcdGetPlatformIDsKHR" => icd_get_platform_ids as *mut c_void,
+        b"clGetKernelSuggestedLocalWorkSizeKHR" => kernel::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void,
         _ => command_buffer_address(name),
     }
 }
@@ -296,4 +321,21 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
 ) -> *mut c_void {
     // SAFETY: same contract.
     unsafe { extension_function_address_for_platform(platform, func_name) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every slot of the dispatch table is filled: the loader calls through it blindly, so an
+    /// empty slot would be a NULL call in the application.
+    #[test]
+    fn dispatch_table_has_no_empty_slot() {
+        let t = dispatch_table();
+        let n = std::mem::size_of::<cl_icd_dispatch>() / std::mem::size_of::<usize>();
+        // SAFETY: the table is a repr(C) struct of pointer-sized Option<fn> fields.
+        let slots = unsafe { std::slice::from_raw_parts(t as *const cl_icd_dispatch as *const usize, n) };
+        let empty: Vec<usize> = slots.iter().enumerate().filter(|(_, s)| **s == 0).map(|(i, _)| i).collect();
+        assert!(empty.is_empty(), "empty dispatch slots (indices): {empty:?}");
+    }
 }

@@ -37,7 +37,8 @@
 //!
 //! ## Argument block (device memory at `args_address`)
 //! Every argument that is not a `__local` pointer lives at [`KernelArgInfo::offset`], aligned
-//! with OpenCL C rules (scalars and vectors: their size, 3-component vectors like 4-component
+//! with OpenCL C rules (scalars and vectors: their size, so an `int8` is 32 bytes and
+//! 32-aligned and a `ulong16` 128 bytes and 128-aligned; 3-component vectors like 4-component
 //! ones, structs: the largest member alignment, pointers: 8). [`KernelInfo::args_size`] is the
 //! block size, rounded up to 8 bytes.
 //! - [`ArgKind::Buffer`] (`__global`/`__constant` pointer): the 8-byte device address (0 for

@@ -92,7 +92,10 @@ impl ClObject for CommandBuffer {
 
 impl CommandBuffer {
     /// A command buffer in the Recording state on `queue` (properties already checked).
-    pub fn new(queue: Arc<CommandQueue>, properties: Vec<cl_command_buffer_properties_khr>) -> CommandBuffer {
+    pub fn new(
+        queue: Arc<CommandQueue>,
+        properties: Vec<cl_command_buffer_properties_khr>,
+    ) -> CommandBuffer {
         CommandBuffer {
             header: Header::new(Kind::CommandBuffer),
             context: queue.context.clone(),
@@ -127,7 +130,10 @@ impl CommandBuffer {
         match &*self.lock() {
             State::Executable(_) => Err(ClError(CL_INVALID_OPERATION)),
             State::Recording(r) => {
-                if wait.iter().any(|&s| s == 0 || s as usize > r.commands.len()) {
+                if wait
+                    .iter()
+                    .any(|&s| s == 0 || s as usize > r.commands.len())
+                {
                     return Err(ClError(CL_INVALID_SYNC_POINT_WAIT_LIST_KHR));
                 }
                 Ok(())
@@ -167,12 +173,19 @@ impl CommandBuffer {
             deps.push(index - 1);
         }
         deps.extend(r.last_barrier);
-        let mut after = deps.into_iter().filter_map(|d| latest(&r.commands[d], d)).max();
+        let mut after = deps
+            .into_iter()
+            .filter_map(|d| latest(&r.commands[d], d))
+            .max();
         if barrier && wait.is_empty() {
             after = after.max(r.last_gpu);
         }
         let gpu = matches!(op, Op::Gpu(_));
-        r.commands.push(Command { op: Some(op), gpu, after });
+        r.commands.push(Command {
+            op: Some(op),
+            gpu,
+            after,
+        });
         r.keep.extend(keep);
         if barrier {
             r.last_barrier = Some(index);
@@ -216,9 +229,19 @@ impl CommandBuffer {
             tracing::error!("command buffer secondary: {e}");
             ClError(CL_OUT_OF_RESOURCES)
         })?;
-        let exe = Executable { secondary, _keep: std::mem::take(&mut r.keep), commands: r.commands.len(), barriers };
-        secondary::SECONDARY_BARRIERS.fetch_add(barriers as u64, std::sync::atomic::Ordering::Relaxed);
-        tracing::debug!("command buffer finalized: {} commands, {} barriers", exe.commands, exe.barriers);
+        let exe = Executable {
+            secondary,
+            _keep: std::mem::take(&mut r.keep),
+            commands: r.commands.len(),
+            barriers,
+        };
+        secondary::SECONDARY_BARRIERS
+            .fetch_add(barriers as u64, std::sync::atomic::Ordering::Relaxed);
+        tracing::debug!(
+            "command buffer finalized: {} commands, {} barriers",
+            exe.commands,
+            exe.barriers
+        );
         *st = State::Executable(Arc::new(exe));
         Ok(())
     }
@@ -234,7 +257,11 @@ impl CommandBuffer {
     /// clEnqueueCommandBufferKHR on `queue` (already checked compatible): one job that executes
     /// the secondary after `wait_list`. The job keeps the command buffer alive until it
     /// completes. Errors: `CL_INVALID_OPERATION` if not finalized.
-    pub fn enqueue(self: &Arc<Self>, queue: &Arc<CommandQueue>, wait_list: &[Arc<Event>]) -> ClResult<Arc<Event>> {
+    pub fn enqueue(
+        self: &Arc<Self>,
+        queue: &Arc<CommandQueue>,
+        wait_list: &[Arc<Event>],
+    ) -> ClResult<Arc<Event>> {
         let exe = self.executable()?;
         let keep: Keep = vec![exe.clone(), self.clone()];
         let work = Work::Gpu(Box::new(move |r| r.execute(&exe.secondary)));

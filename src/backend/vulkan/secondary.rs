@@ -52,12 +52,20 @@ unsafe impl Sync for Secondary {}
 impl Secondary {
     /// Records a secondary command buffer for the compute queue family of `device` with
     /// `record`. Errors: the `vk::Result` of pool or buffer creation, begin or end.
-    pub fn record(device: &Arc<Device>, record: impl FnOnce(&mut Recorder)) -> Result<Secondary, vk::Result> {
-        let info = vk::CommandPoolCreateInfo::default().queue_family_index(device.phys.compute_queue_family);
+    pub fn record(
+        device: &Arc<Device>,
+        record: impl FnOnce(&mut Recorder),
+    ) -> Result<Secondary, vk::Result> {
+        let info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(device.phys.compute_queue_family);
         // SAFETY: valid create info on a live device.
         let pool = unsafe { device.raw.create_command_pool(&info, None) }?;
         // From here on `Drop` frees the pool (and the buffer with it) on every path.
-        let mut sec = Secondary { device: device.clone(), pool, raw: vk::CommandBuffer::null() };
+        let mut sec = Secondary {
+            device: device.clone(),
+            pool,
+            raw: vk::CommandBuffer::null(),
+        };
         let alloc = vk::CommandBufferAllocateInfo::default()
             .command_pool(pool)
             .level(vk::CommandBufferLevel::SECONDARY)
@@ -71,7 +79,10 @@ impl Secondary {
             .inheritance_info(&inheritance);
         // SAFETY: a new command buffer in the initial state.
         unsafe { device.raw.begin_command_buffer(sec.raw, &begin) }?;
-        record(&mut Recorder { device, cmd: sec.raw });
+        record(&mut Recorder {
+            device,
+            cmd: sec.raw,
+        });
         // SAFETY: recording was begun above.
         unsafe { device.raw.end_command_buffer(sec.raw) }?;
         Ok(sec)
@@ -93,14 +104,22 @@ impl Recorder<'_> {
         SECONDARIES_EXECUTED.fetch_add(1, Ordering::Relaxed);
         // SAFETY: the primary is recording; the secondary is executable, SIMULTANEOUS_USE, and
         // kept alive by the job until the submission completes.
-        unsafe { self.device.raw.cmd_execute_commands(self.cmd, &[secondary.raw]) };
+        unsafe {
+            self.device
+                .raw
+                .cmd_execute_commands(self.cmd, &[secondary.raw])
+        };
     }
 }
 
 /// A buffer of `size` bytes (> 0) holding `pattern` repeated (the last repetition cut short),
 /// the source of a recorded fill whose pattern `vkCmdFillBuffer` cannot write.
 /// Errors: as [`Buffer::new`].
-pub fn pattern_buffer(device: &Arc<Device>, pattern: &[u8], size: u64) -> Result<Buffer, MemoryError> {
+pub fn pattern_buffer(
+    device: &Arc<Device>,
+    pattern: &[u8],
+    size: u64,
+) -> Result<Buffer, MemoryError> {
     let buf = Buffer::new(device, size)?;
     // SAFETY: the buffer is mapped, `size` bytes long, and no device work uses it yet.
     let bytes = unsafe { std::slice::from_raw_parts_mut(buf.mapped(), size as usize) };

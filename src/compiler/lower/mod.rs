@@ -9,8 +9,9 @@
 //!    argument arrays, work-group size spec constants, the `GLCompute` entry point.
 //! 5. [`memory`]: logical pointers (Function/Workgroup/Private) folded into `OpAccessChain`,
 //!    physical pointer fixes, memcpy, vector loads/stores, atomics and barriers.
-//! 6. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
-//! 7. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
+//! 6. [`widevec`]: vectors of 8 and 16 components -> 4-component parts (arrays in memory).
+//! 7. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
+//! 8. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
 
 mod cfg;
 mod ctx;
@@ -20,6 +21,7 @@ mod finish;
 mod memory;
 mod select;
 mod types;
+mod widevec;
 
 use rspirv::binary::Assemble;
 use rspirv::dr::Module;
@@ -51,6 +53,7 @@ pub(crate) fn lower_kernel(
     types::lower_types(&mut ctx)?;
     let sizes = entry::lower_entry(&mut ctx, info)?;
     memory::lower_memory(&mut ctx)?;
+    widevec::lower_wide_vectors(&mut ctx)?;
     extinst::lower_ext_inst(&mut ctx)?;
     finish::finish(&mut ctx, caps)?;
     Ok(Lowered {
