@@ -117,7 +117,11 @@ pub fn compile_source(
 ) -> Result<CompiledProgram, BuildFailure> {
     let opts = options::parse(options, caps)?;
     let front = frontend::compile_c(tools, source, &opts, caps)?;
-    finish(front.spirv, front.log, caps)
+    let mut program = finish(front.spirv, front.log, caps)?;
+    for k in &mut program.kernels {
+        reflect::restore_hint_signedness(k, source);
+    }
+    Ok(program)
 }
 
 /// Builds a program from OpenCL (Kernel-capability) SPIR-V `il` (`clCreateProgramWithIL`,
