@@ -167,3 +167,40 @@ fn missing_compiler_gives_compiler_not_available() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && text.contains("1 passed"), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn program_from_spirv_il() {
+    // Make OpenCL SPIR-V with the same tools an application would use.
+    let dir = std::env::temp_dir().join(format!("vkcl-il-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cl = dir.join("k.cl");
+    std::fs::write(&cl, "__kernel void twice(__global int *a) { a[get_global_id(0)] *= 2; }\n").unwrap();
+    let bc = dir.join("k.bc");
+    let spv = dir.join("k.spv");
+    let st = std::process::Command::new("clang-15")
+        .args(["-x", "cl", "-target", "spir64", "-emit-llvm", "-c", "-O1"])
+        .arg(&cl)
+        .arg("-o")
+        .arg(&bc)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let st = std::process::Command::new("llvm-spirv-15").arg(&bc).arg("-o").arg(&spv).status().unwrap();
+    assert!(st.success());
+    let il = std::fs::read(&spv).unwrap();
+    let e = Env::new();
+    let mut err = 0;
+    let p = unsafe { cl!(clCreateProgramWithIL)(e.context, il.as_ptr() as *const c_void, il.len(), &mut err) };
+    ok(err);
+    ok(unsafe { cl!(clBuildProgram)(p, 0, null(), null(), None, null_mut()) });
+    assert_eq!(run_twice(&e, p), (0..64).map(|v| v * 2).collect::<Vec<i32>>());
+    let mut n = 0;
+    ok(unsafe { cl!(clGetProgramInfo)(p, CL_PROGRAM_IL, 0, null_mut(), &mut n) });
+    assert_eq!(n, il.len(), "CL_PROGRAM_IL returns the IL given");
+    // Not SPIR-V at all.
+    let junk = [0u8; 64];
+    let q = unsafe { cl!(clCreateProgramWithIL)(e.context, junk.as_ptr() as *const c_void, junk.len(), &mut err) };
+    assert!(q.is_null());
+    assert_eq!(err, CL_INVALID_VALUE);
+    let _ = std::fs::remove_dir_all(&dir);
+}
