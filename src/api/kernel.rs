@@ -402,6 +402,21 @@ pub(crate) fn check_range(
     Ok(r)
 }
 
+/// The queue and kernel of a launch, checked against each other.
+/// Errors: `CL_INVALID_COMMAND_QUEUE`, `CL_INVALID_KERNEL`, `CL_INVALID_CONTEXT` (different
+/// contexts), `CL_INVALID_PROGRAM_EXECUTABLE` (no program built for the queue's device).
+pub(crate) fn queue_and_kernel(queue: cl_command_queue, kernel: cl_kernel) -> ClResult<(Arc<CommandQueue>, Arc<Kernel>)> {
+    let q = lookup::<CommandQueue>(queue as *const c_void)?;
+    let k = lookup::<Kernel>(kernel as *const c_void)?;
+    if !Arc::ptr_eq(&q.context, &k.program.context) {
+        return Err(ClError(CL_INVALID_CONTEXT));
+    }
+    if !k.program.devices.iter().any(|d| Arc::ptr_eq(d, &q.device)) {
+        return Err(ClError(CL_INVALID_PROGRAM_EXECUTABLE));
+    }
+    Ok((q, k))
+}
+
 /// clEnqueueNDRangeKernel. Errors: `CL_INVALID_COMMAND_QUEUE`, `CL_INVALID_KERNEL`,
 /// `CL_INVALID_CONTEXT`, `CL_INVALID_PROGRAM_EXECUTABLE`, the size errors of the NDRange,
 /// `CL_INVALID_KERNEL_ARGS`, `CL_INVALID_EVENT_WAIT_LIST`, `CL_OUT_OF_RESOURCES`.
@@ -421,14 +436,7 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let q = lookup::<CommandQueue>(queue as *const c_void)?;
-        let k = lookup::<Kernel>(kernel as *const c_void)?;
-        if !Arc::ptr_eq(&q.context, &k.program.context) {
-            return Err(ClError(CL_INVALID_CONTEXT));
-        }
-        if !k.program.devices.iter().any(|d| Arc::ptr_eq(d, &q.device)) {
-            return Err(ClError(CL_INVALID_PROGRAM_EXECUTABLE));
-        }
+        let (q, k) = queue_and_kernel(queue, kernel)?;
         let n = work_dim.min(3) as usize;
         let opt = |p: *const usize| {
             // SAFETY: each non-NULL array holds work_dim entries per the API.
@@ -482,14 +490,7 @@ pub unsafe extern "C" fn clGetKernelSuggestedLocalWorkSizeKHR(
     suggested_local_work_size: *mut usize,
 ) -> cl_int {
     status(|| {
-        let q = lookup::<CommandQueue>(queue as *const c_void)?;
-        let k = lookup::<Kernel>(kernel as *const c_void)?;
-        if !Arc::ptr_eq(&q.context, &k.program.context) {
-            return Err(ClError(CL_INVALID_CONTEXT));
-        }
-        if !k.program.devices.iter().any(|d| Arc::ptr_eq(d, &q.device)) {
-            return Err(ClError(CL_INVALID_PROGRAM_EXECUTABLE));
-        }
+        let (q, k) = queue_and_kernel(queue, kernel)?;
         let n = work_dim.min(3) as usize;
         // SAFETY: each non-NULL array holds work_dim entries per the API.
         let offset = (!global_work_offset.is_null()).then(|| unsafe { slice_from(global_work_offset, n) });
