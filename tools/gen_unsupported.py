@@ -7,7 +7,7 @@ without the feature. Run: python3 tools/gen_unsupported.py <opencl-sys src dir> 
 import re, sys
 
 src = sys.argv[1]
-text = "".join(open(f"{src}/{f}").read() for f in ["cl_function_types.rs", "cl_gl.rs", "cl_egl.rs", "cl_ext.rs"])
+text = "".join(open(f"{src}/{f}").read() for f in ["cl_function_types.rs", "cl_gl.rs", "cl_egl.rs", "cl_ext.rs", "cl_d3d10.rs", "cl_d3d11.rs", "cl_dx9_media_sharing.rs"])
 sigs = {}
 for m in re.finditer(r"pub type (cl\w+)_t = Option<\s*unsafe extern \"C\" fn\((.*?)\)\s*(?:->\s*([\w\s\*]+?))?,?\s*>;", text, re.S):
     sigs.setdefault(m.group(1), (m.group(2), (m.group(3) or "").strip()))
@@ -62,6 +62,22 @@ FUNCS = {
     "clEnqueueSVMUnmap": ("CL_INVALID_OPERATION", "no device supports shared virtual memory"),
     "clEnqueueSVMMigrateMem": ("CL_INVALID_OPERATION", "no device supports shared virtual memory"),
     "clSetDefaultDeviceCommandQueue": ("CL_INVALID_OPERATION", "no device supports on-device queues"),
+    "clGetDeviceIDsFromD3D10KHR": ("CL_INVALID_PLATFORM", "Direct3D 10 sharing is not supported (Windows only)"),
+    "clCreateFromD3D10BufferKHR": ("CL_INVALID_CONTEXT", "Direct3D 10 sharing is not supported"),
+    "clCreateFromD3D10Texture2DKHR": ("CL_INVALID_CONTEXT", "Direct3D 10 sharing is not supported"),
+    "clCreateFromD3D10Texture3DKHR": ("CL_INVALID_CONTEXT", "Direct3D 10 sharing is not supported"),
+    "clEnqueueAcquireD3D10ObjectsKHR": ("CL_INVALID_CONTEXT", "Direct3D 10 sharing is not supported"),
+    "clEnqueueReleaseD3D10ObjectsKHR": ("CL_INVALID_CONTEXT", "Direct3D 10 sharing is not supported"),
+    "clGetDeviceIDsFromD3D11KHR": ("CL_INVALID_PLATFORM", "Direct3D 11 sharing is not supported (Windows only)"),
+    "clCreateFromD3D11BufferKHR": ("CL_INVALID_CONTEXT", "Direct3D 11 sharing is not supported"),
+    "clCreateFromD3D11Texture2DKHR": ("CL_INVALID_CONTEXT", "Direct3D 11 sharing is not supported"),
+    "clCreateFromD3D11Texture3DKHR": ("CL_INVALID_CONTEXT", "Direct3D 11 sharing is not supported"),
+    "clEnqueueAcquireD3D11ObjectsKHR": ("CL_INVALID_CONTEXT", "Direct3D 11 sharing is not supported"),
+    "clEnqueueReleaseD3D11ObjectsKHR": ("CL_INVALID_CONTEXT", "Direct3D 11 sharing is not supported"),
+    "clGetDeviceIDsFromDX9MediaAdapterKHR": ("CL_INVALID_PLATFORM", "DX9 media sharing is not supported (Windows only)"),
+    "clCreateFromDX9MediaSurfaceKHR": ("CL_INVALID_CONTEXT", "DX9 media sharing is not supported"),
+    "clEnqueueAcquireDX9MediaSurfacesKHR": ("CL_INVALID_CONTEXT", "DX9 media sharing is not supported"),
+    "clEnqueueReleaseDX9MediaSurfacesKHR": ("CL_INVALID_CONTEXT", "DX9 media sharing is not supported"),
 }
 
 CHECK = {"cl_command_queue": "CommandQueue", "cl_context": "Context", "cl_kernel": None, "cl_program": None}
@@ -77,9 +93,12 @@ out = ["//! Entry points of features vkcl does not offer: images, samplers, pipe
        "use crate::core::error::ClError;",
        "use crate::core::object::lookup;",
        "use crate::core::queue::CommandQueue;",
-       "use libc::{c_char, c_void, size_t};",
+       "use libc::{c_void, size_t};",
        "use opencl_sys::*;",
        "use opencl_sys::cl_egl::*;",
+       "use opencl_sys::cl_d3d10::*;",
+       "use opencl_sys::cl_d3d11::*;",
+       "use opencl_sys::cl_dx9_media_sharing::*;",
        ""]
 for name, (code, doc) in FUNCS.items():
     if name not in sigs:

@@ -277,8 +277,13 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_PARTITION_TYPE => out.slice::<cl_device_partition_property>(&[]),
         CL_DEVICE_REFERENCE_COUNT => out.scalar(1 as cl_uint),
         CL_DEVICE_SVM_CAPABILITIES => out.scalar(0 as cl_device_svm_capabilities),
-        CL_DEVICE_IL_VERSION => out.string(""),
-        CL_DEVICE_ILS_WITH_VERSION => out.slice::<cl_name_version>(&[]),
+        // llvm-spirv-15 reads SPIR-V up to 1.4; the IL path needs the same tools as source.
+        CL_DEVICE_IL_VERSION => out.string(if compiler { "SPIR-V_1.0 SPIR-V_1.1 SPIR-V_1.2 SPIR-V_1.3 SPIR-V_1.4" } else { "" }),
+        CL_DEVICE_ILS_WITH_VERSION => out.slice(&if compiler {
+            name_versions(&(0..=4).map(|m| ("SPIR-V", make_version(1, m, 0))).collect::<Vec<_>>())
+        } else {
+            Vec::new()
+        }),
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS
         | CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT
         | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
@@ -300,6 +305,14 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_LUID_VALID_KHR => out.scalar(CL_FALSE),
         CL_DEVICE_LUID_KHR => out.slice(&[0u8; 8]),
         CL_DEVICE_NODE_MASK_KHR => out.scalar(0 as cl_uint),
+        // cl_khr_command_buffer 0.9.8.
+        CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR => out.scalar(super::command_buffer::CAPABILITIES),
+        CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR => {
+            out.scalar(super::command_buffer::REQUIRED_QUEUE_PROPERTIES)
+        }
+        CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR => {
+            out.scalar(super::command_buffer::SUPPORTED_QUEUE_PROPERTIES)
+        }
         CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => out.string("v0000-01-01-00"),
         _ => {
             let _ = lim;

@@ -15,6 +15,8 @@ macro_rules! entry_points {
             // SAFETY: every field is an `Option` of a function pointer; all-zero is `None`.
             let mut t: cl_icd_dispatch = unsafe { std::mem::zeroed() };
             $( t.$name = Some($path); )*
+            // The OpenCL 3.1 slot (an integer in the 3.0 layout of opencl-sys).
+            t.clGetKernelSuggestedLocalWorkSize = kernel::clGetKernelSuggestedLocalWorkSizeKHR as *const () as usize as _;
             t
         }
         fn core_address(name: &[u8]) -> *mut c_void {
@@ -61,6 +63,12 @@ entry_points! {
     clEnqueueWriteBuffer => memory::clEnqueueWriteBuffer,
     clEnqueueCopyBuffer => memory::clEnqueueCopyBuffer,
     clEnqueueFillBuffer => memory::clEnqueueFillBuffer,
+    clEnqueueReadBufferRect => memory::clEnqueueReadBufferRect,
+    clEnqueueWriteBufferRect => memory::clEnqueueWriteBufferRect,
+    clEnqueueCopyBufferRect => memory::clEnqueueCopyBufferRect,
+    clEnqueueMapBuffer => memory::clEnqueueMapBuffer,
+    clEnqueueUnmapMemObject => memory::clEnqueueUnmapMemObject,
+    clEnqueueMigrateMemObjects => memory::clEnqueueMigrateMemObjects,
     clCreateProgramWithSource => program::clCreateProgramWithSource,
     clCreateProgramWithIL => program::clCreateProgramWithIL,
     clCreateProgramWithBinary => program::clCreateProgramWithBinary,
@@ -152,8 +160,24 @@ entry_points! {
     clEnqueueSVMUnmap => unsupported::clEnqueueSVMUnmap,
     clEnqueueSVMMigrateMem => unsupported::clEnqueueSVMMigrateMem,
     clSetDefaultDeviceCommandQueue => unsupported::clSetDefaultDeviceCommandQueue,
-    clGetExtensionFunctionAddress => clGetExtensionFunctionAddress,
-    clGetExtensionFunctionAddressForPlatform => clGetExtensionFunctionAddressForPlatform,
+    clGetDeviceIDsFromD3D10KHR => unsupported::clGetDeviceIDsFromD3D10KHR,
+    clCreateFromD3D10BufferKHR => unsupported::clCreateFromD3D10BufferKHR,
+    clCreateFromD3D10Texture2DKHR => unsupported::clCreateFromD3D10Texture2DKHR,
+    clCreateFromD3D10Texture3DKHR => unsupported::clCreateFromD3D10Texture3DKHR,
+    clEnqueueAcquireD3D10ObjectsKHR => unsupported::clEnqueueAcquireD3D10ObjectsKHR,
+    clEnqueueReleaseD3D10ObjectsKHR => unsupported::clEnqueueReleaseD3D10ObjectsKHR,
+    clGetDeviceIDsFromD3D11KHR => unsupported::clGetDeviceIDsFromD3D11KHR,
+    clCreateFromD3D11BufferKHR => unsupported::clCreateFromD3D11BufferKHR,
+    clCreateFromD3D11Texture2DKHR => unsupported::clCreateFromD3D11Texture2DKHR,
+    clCreateFromD3D11Texture3DKHR => unsupported::clCreateFromD3D11Texture3DKHR,
+    clEnqueueAcquireD3D11ObjectsKHR => unsupported::clEnqueueAcquireD3D11ObjectsKHR,
+    clEnqueueReleaseD3D11ObjectsKHR => unsupported::clEnqueueReleaseD3D11ObjectsKHR,
+    clGetDeviceIDsFromDX9MediaAdapterKHR => unsupported::clGetDeviceIDsFromDX9MediaAdapterKHR,
+    clCreateFromDX9MediaSurfaceKHR => unsupported::clCreateFromDX9MediaSurfaceKHR,
+    clEnqueueAcquireDX9MediaSurfacesKHR => unsupported::clEnqueueAcquireDX9MediaSurfacesKHR,
+    clEnqueueReleaseDX9MediaSurfacesKHR => unsupported::clEnqueueReleaseDX9MediaSurfacesKHR,
+    clGetExtensionFunctionAddress => extension_function_address,
+    clGetExtensionFunctionAddressForPlatform => extension_function_address_for_platform,
 }
 
 static TABLE: LazyLock<cl_icd_dispatch> = LazyLock::new(build_table);
@@ -166,9 +190,42 @@ pub fn dispatch_table() -> &'static cl_icd_dispatch {
 /// Extension functions reachable by name (`clGetExtensionFunctionAddressForPlatform`).
 fn extension_address(name: &[u8]) -> *mut c_void {
     match name {
-        b"clIcdGetPlatformIDsKHR" => clIcdGetPlatformIDsKHR as *mut c_void,
-        _ => std::ptr::null_mut(),
+        b"clIcdGetPlatformIDsKHR" => icd_get_platform_ids as *mut c_void,
+        b"clGetKernelSuggestedLocalWorkSizeKHR" => kernel::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void,
+        _ => command_buffer_address(name),
     }
+}
+
+/// The `cl_khr_command_buffer` entry points by name.
+fn command_buffer_address(name: &[u8]) -> *mut c_void {
+    use super::command_buffer as cb;
+    macro_rules! by_name {
+        ($($f:ident),* $(,)?) => {
+            match name {
+                $( n if n == stringify!($f).as_bytes() => cb::$f as *mut c_void, )*
+                _ => std::ptr::null_mut(),
+            }
+        };
+    }
+    by_name!(
+        clCreateCommandBufferKHR,
+        clRetainCommandBufferKHR,
+        clReleaseCommandBufferKHR,
+        clFinalizeCommandBufferKHR,
+        clEnqueueCommandBufferKHR,
+        clCommandBarrierWithWaitListKHR,
+        clCommandCopyBufferKHR,
+        clCommandCopyBufferRectKHR,
+        clCommandCopyBufferToImageKHR,
+        clCommandCopyImageKHR,
+        clCommandCopyImageToBufferKHR,
+        clCommandFillBufferKHR,
+        clCommandFillImageKHR,
+        clCommandNDRangeKernelKHR,
+        clCommandSVMMemcpyKHR,
+        clCommandSVMMemFillKHR,
+        clGetCommandBufferInfoKHR,
+    )
 }
 
 /// `clIcdGetPlatformIDsKHR` (cl_khr_icd): the loader's way to list vkcl's platform.
@@ -183,18 +240,35 @@ pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(
     platforms: *mut cl_platform_id,
     num_platforms: *mut cl_uint,
 ) -> cl_int {
+    // SAFETY: same contract.
+    unsafe { icd_get_platform_ids(num_entries, platforms, num_platforms) }
+}
+
+// The exported names above and below are only thin wrappers: everything inside vkcl (the
+// dispatch table, the lookup answers) uses these private functions. An application linked
+// against the loader (-lOpenCL) puts the loader's functions of the same names first in the
+// global symbol scope, so a reference to an exported name from inside vkcl could bind to the
+// loader's function: the loader's clGetExtensionFunctionAddressForPlatform then dispatches to
+// itself forever.
+
+/// `clIcdGetPlatformIDsKHR` as reached through vkcl's own tables.
+///
+/// # Safety
+/// As [`clIcdGetPlatformIDsKHR`].
+unsafe extern "C" fn icd_get_platform_ids(
+    num_entries: cl_uint,
+    platforms: *mut cl_platform_id,
+    num_platforms: *mut cl_uint,
+) -> cl_int {
     // SAFETY: same contract as clGetPlatformIDs.
     unsafe { platform::clGetPlatformIDs(num_entries, platforms, num_platforms) }
 }
 
-/// `clGetExtensionFunctionAddress`: vkcl's extension functions and the ICD entry point by
-/// name; NULL for a name vkcl does not know (OpenCL 3.0 section 9.2). Core functions are also
-/// answered, which the Khronos loader uses when it asks.
+/// `clGetExtensionFunctionAddress` as reached through the dispatch table.
 ///
 /// # Safety
-/// `func_name` must be NULL or a NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn clGetExtensionFunctionAddress(func_name: *const c_char) -> *mut c_void {
+/// As [`clGetExtensionFunctionAddress`].
+unsafe extern "C" fn extension_function_address(func_name: *const c_char) -> *mut c_void {
     if func_name.is_null() {
         return std::ptr::null_mut();
     }
@@ -208,6 +282,33 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddress(func_name: *const c_char)
     }
 }
 
+/// `clGetExtensionFunctionAddressForPlatform` as reached through the dispatch table.
+///
+/// # Safety
+/// As [`clGetExtensionFunctionAddressForPlatform`].
+unsafe extern "C" fn extension_function_address_for_platform(
+    platform: cl_platform_id,
+    func_name: *const c_char,
+) -> *mut c_void {
+    if !object::is_live::<Platform>(platform as *const c_void) {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: same contract.
+    unsafe { extension_function_address(func_name) }
+}
+
+/// `clGetExtensionFunctionAddress`: vkcl's extension functions and the ICD entry point by
+/// name; NULL for a name vkcl does not know (OpenCL 3.0 section 9.2). Core functions are also
+/// answered, which the Khronos loader uses when it asks.
+///
+/// # Safety
+/// `func_name` must be NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn clGetExtensionFunctionAddress(func_name: *const c_char) -> *mut c_void {
+    // SAFETY: same contract.
+    unsafe { extension_function_address(func_name) }
+}
+
 /// `clGetExtensionFunctionAddressForPlatform`: as [`clGetExtensionFunctionAddress`] for
 /// vkcl's platform; NULL for another platform or an unknown name.
 ///
@@ -218,9 +319,23 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
     platform: cl_platform_id,
     func_name: *const c_char,
 ) -> *mut c_void {
-    if !object::is_live::<Platform>(platform as *const c_void) {
-        return std::ptr::null_mut();
-    }
     // SAFETY: same contract.
-    unsafe { clGetExtensionFunctionAddress(func_name) }
+    unsafe { extension_function_address_for_platform(platform, func_name) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every slot of the dispatch table is filled: the loader calls through it blindly, so an
+    /// empty slot would be a NULL call in the application.
+    #[test]
+    fn dispatch_table_has_no_empty_slot() {
+        let t = dispatch_table();
+        let n = std::mem::size_of::<cl_icd_dispatch>() / std::mem::size_of::<usize>();
+        // SAFETY: the table is a repr(C) struct of pointer-sized Option<fn> fields.
+        let slots = unsafe { std::slice::from_raw_parts(t as *const cl_icd_dispatch as *const usize, n) };
+        let empty: Vec<usize> = slots.iter().enumerate().filter(|(_, s)| **s == 0).map(|(i, _)| i).collect();
+        assert!(empty.is_empty(), "empty dispatch slots (indices): {empty:?}");
+    }
 }

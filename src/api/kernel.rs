@@ -116,7 +116,7 @@ pub unsafe extern "C" fn clSetKernelArg(kernel: cl_kernel, arg_index: cl_uint, a
                     if !Arc::ptr_eq(&m.context, &k.program.context) {
                         return Err(ClError(CL_INVALID_MEM_OBJECT));
                     }
-                    ArgValue::Buffer(Some(m))
+                    ArgValue::Buffer(Some(Arc::downgrade(&m)))
                 }
             }
             ArgKind::Local { .. } => {
@@ -166,12 +166,14 @@ pub unsafe extern "C" fn clSetKernelArgSVMPointer(kernel: cl_kernel, _index: cl_
 pub unsafe extern "C" fn clSetKernelExecInfo(kernel: cl_kernel, name: cl_kernel_exec_info, _size: usize, value: *const c_void) -> cl_int {
     status(|| {
         lookup::<Kernel>(kernel as *const c_void)?;
-        if value.is_null() {
-            return Err(ClError(CL_INVALID_VALUE));
-        }
         match name {
+            // CL_INVALID_OPERATION for the SVM parameters when no device supports SVM.
             CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => Err(ClError(CL_INVALID_OPERATION)),
-            _ => Err(ClError(CL_INVALID_VALUE)),
+            // CL_INVALID_VALUE if param_name is not valid or param_value is NULL.
+            _ => {
+                let _ = value;
+                Err(ClError(CL_INVALID_VALUE))
+            }
         }
     })
 }
@@ -338,8 +340,13 @@ pub(crate) fn check_range(
         return Err(ClError(CL_INVALID_WORK_DIMENSION));
     }
     let n = work_dim as usize;
-    let global = global.ok_or(ClError(CL_INVALID_GLOBAL_WORK_SIZE))?;
     let mut r = NdRange { work_dim, offset: [0; 3], global: [1; 3], local: [1; 3] };
+    // Since OpenCL 2.1 a NULL global_work_size (like a zero in it) is an empty NDRange: the
+    // command runs nothing and completes (CL_INVALID_GLOBAL_WORK_SIZE for it is deprecated).
+    let Some(global) = global else {
+        r.global = [0; 3];
+        return Ok(r);
+    };
     for i in 0..n {
         r.global[i] = global[i] as u64;
         r.offset[i] = offset.map_or(0, |o| o[i] as u64);
@@ -359,7 +366,7 @@ pub(crate) fn check_range(
                 }
                 // CL_INVALID_WORK_GROUP_SIZE if a local size is 0 or (no non-uniform work-groups)
                 // does not divide the global size.
-                if l[i] == 0 || (r.global[i] != 0 && r.global[i] % l[i] as u64 != 0) {
+                if l[i] == 0 || (r.global[i] != 0 && !r.global[i].is_multiple_of(l[i] as u64)) {
                     return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
                 }
                 r.local[i] = l[i] as u32;
@@ -376,7 +383,7 @@ pub(crate) fn check_range(
         }
         None => {
             if let Some(req) = reqd {
-                if (0..n).any(|i| r.global[i] % req[i] as u64 != 0) {
+                if (0..n).any(|i| !r.global[i].is_multiple_of(req[i] as u64)) {
                     return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
                 }
                 r.local = req;
@@ -385,11 +392,29 @@ pub(crate) fn check_range(
             }
         }
     }
+    if r.global.contains(&0) {
+        return Ok(r);
+    }
     // Each dimension's group count must fit the launch header's 32-bit fields.
     if (0..3).any(|i| r.global[i] / r.local[i] as u64 > u32::MAX as u64) {
         return Err(ClError(CL_INVALID_GLOBAL_WORK_SIZE));
     }
     Ok(r)
+}
+
+/// The queue and kernel of a launch, checked against each other.
+/// Errors: `CL_INVALID_COMMAND_QUEUE`, `CL_INVALID_KERNEL`, `CL_INVALID_CONTEXT` (different
+/// contexts), `CL_INVALID_PROGRAM_EXECUTABLE` (no program built for the queue's device).
+pub(crate) fn queue_and_kernel(queue: cl_command_queue, kernel: cl_kernel) -> ClResult<(Arc<CommandQueue>, Arc<Kernel>)> {
+    let q = lookup::<CommandQueue>(queue as *const c_void)?;
+    let k = lookup::<Kernel>(kernel as *const c_void)?;
+    if !Arc::ptr_eq(&q.context, &k.program.context) {
+        return Err(ClError(CL_INVALID_CONTEXT));
+    }
+    if !k.program.devices.iter().any(|d| Arc::ptr_eq(d, &q.device)) {
+        return Err(ClError(CL_INVALID_PROGRAM_EXECUTABLE));
+    }
+    Ok((q, k))
 }
 
 /// clEnqueueNDRangeKernel. Errors: `CL_INVALID_COMMAND_QUEUE`, `CL_INVALID_KERNEL`,
@@ -411,14 +436,7 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let q = lookup::<CommandQueue>(queue as *const c_void)?;
-        let k = lookup::<Kernel>(kernel as *const c_void)?;
-        if !Arc::ptr_eq(&q.context, &k.program.context) {
-            return Err(ClError(CL_INVALID_CONTEXT));
-        }
-        if !k.program.devices.iter().any(|d| Arc::ptr_eq(d, &q.device)) {
-            return Err(ClError(CL_INVALID_PROGRAM_EXECUTABLE));
-        }
+        let (q, k) = queue_and_kernel(queue, kernel)?;
         let n = work_dim.min(3) as usize;
         let opt = |p: *const usize| {
             // SAFETY: each non-NULL array holds work_dim entries per the API.
@@ -453,4 +471,43 @@ pub unsafe extern "C" fn clEnqueueTask(
     let one = [1usize];
     // SAFETY: forwarded with valid one-element arrays.
     unsafe { clEnqueueNDRangeKernel(queue, kernel, 1, std::ptr::null(), one.as_ptr(), one.as_ptr(), num, list, event) }
+}
+
+/// clGetKernelSuggestedLocalWorkSizeKHR (cl_khr_suggested_local_work_size): the local size
+/// vkcl would pick for a NULL `local_work_size`. Errors: `CL_INVALID_COMMAND_QUEUE`,
+/// `CL_INVALID_KERNEL`, `CL_INVALID_CONTEXT`, `CL_INVALID_PROGRAM_EXECUTABLE`,
+/// `CL_INVALID_WORK_DIMENSION`, `CL_INVALID_GLOBAL_WORK_SIZE` (NULL or a zero entry),
+/// `CL_INVALID_GLOBAL_OFFSET`, `CL_INVALID_VALUE` (NULL `suggested_local_work_size`).
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clGetKernelSuggestedLocalWorkSizeKHR(
+    queue: cl_command_queue,
+    kernel: cl_kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    suggested_local_work_size: *mut usize,
+) -> cl_int {
+    status(|| {
+        let (q, k) = queue_and_kernel(queue, kernel)?;
+        let n = work_dim.min(3) as usize;
+        // SAFETY: each non-NULL array holds work_dim entries per the API.
+        let offset = (!global_work_offset.is_null()).then(|| unsafe { slice_from(global_work_offset, n) });
+        // SAFETY: as above.
+        let global = (!global_work_size.is_null()).then(|| unsafe { slice_from(global_work_size, n) });
+        // CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL or any of its values is 0.
+        if (1..=3).contains(&work_dim) && global.is_none_or(|g| g.contains(&0)) {
+            return Err(ClError(CL_INVALID_GLOBAL_WORK_SIZE));
+        }
+        let r = check_range(&k, &q.device, work_dim, offset, global, None)?;
+        if suggested_local_work_size.is_null() {
+            return Err(ClError(CL_INVALID_VALUE));
+        }
+        for (i, l) in r.local.iter().take(n).enumerate() {
+            // SAFETY: the output holds work_dim entries.
+            unsafe { suggested_local_work_size.add(i).write(*l as usize) };
+        }
+        Ok(())
+    })
 }

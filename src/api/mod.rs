@@ -3,6 +3,7 @@
 //! checks and `clGet*Info` writers. The only module that touches raw pointers from the
 //! application.
 
+pub mod command_buffer;
 pub mod context;
 pub mod device;
 pub mod event;

@@ -32,7 +32,7 @@ fn encode_binary(spirv: &[u32]) -> Vec<u8> {
 
 /// The SPIR-V inside a vkcl binary. Errors: `CL_INVALID_BINARY` for anything else.
 fn decode_binary(b: &[u8]) -> ClResult<Vec<u8>> {
-    if b.len() < 12 + 20 || &b[..8] != BINARY_MAGIC || b[8..12] != BINARY_VERSION.to_le_bytes() || (b.len() - 12) % 4 != 0 {
+    if b.len() < 12 + 20 || &b[..8] != BINARY_MAGIC || b[8..12] != BINARY_VERSION.to_le_bytes() || !(b.len() - 12).is_multiple_of(4) {
         return Err(ClError(CL_INVALID_BINARY));
     }
     if b[12..16] != 0x0723_0203u32.to_le_bytes() {
@@ -130,6 +130,10 @@ pub unsafe extern "C" fn clCreateProgramWithIL(
 ) -> cl_program {
     super::object(errcode_ret, || {
         let c = lookup::<Context>(context as *const c_void)?;
+        // CL_INVALID_OPERATION if no devices in context support intermediate language programs.
+        if !crate::compiler_available() {
+            return Err(ClError(CL_INVALID_OPERATION));
+        }
         if il.is_null() || length < 20 {
             return Err(ClError(CL_INVALID_VALUE));
         }

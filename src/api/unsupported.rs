@@ -9,9 +9,12 @@ use crate::core::context::Context;
 use crate::core::error::ClError;
 use crate::core::object::lookup;
 use crate::core::queue::CommandQueue;
-use libc::{c_char, c_void, size_t};
+use libc::{c_void, size_t};
 use opencl_sys::*;
 use opencl_sys::cl_egl::*;
+use opencl_sys::cl_d3d10::*;
+use opencl_sys::cl_d3d11::*;
+use opencl_sys::cl_dx9_media_sharing::*;
 
 /// clGetSupportedImageFormats: no image formats: the device has no image support (CL_DEVICE_IMAGE_SUPPORT is CL_FALSE).
 ///
@@ -507,6 +510,173 @@ pub unsafe extern "C" fn clSetDefaultDeviceCommandQueue(context: cl_context, dev
     status(|| {
         lookup::<Context>(context as *const c_void)?;
         Err(ClError(CL_INVALID_OPERATION))
+    })
+}
+
+/// clGetDeviceIDsFromD3D10KHR: Direct3D 10 sharing is not supported (Windows only).
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clGetDeviceIDsFromD3D10KHR(platform: cl_platform_id, d3d_device_source: cl_d3d10_device_source_khr, d3d_object: *mut c_void, d3d_device_set: cl_d3d10_device_set_khr, num_entries: cl_uint, devices: *mut cl_device_id, num_devices: *mut cl_uint) -> cl_int {
+    status(|| Err(ClError(CL_INVALID_PLATFORM)))
+}
+
+/// clCreateFromD3D10BufferKHR: Direct3D 10 sharing is not supported.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCreateFromD3D10BufferKHR(context: cl_context, flags: cl_mem_flags, resource: ID3D10Buffer_ptr, errcode_ret: *mut cl_int) -> cl_mem {
+    super::object(errcode_ret, || {
+        lookup::<Context>(context as *const c_void)?;
+        Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
+    })
+}
+
+/// clCreateFromD3D10Texture2DKHR: Direct3D 10 sharing is not supported.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCreateFromD3D10Texture2DKHR(context: cl_context, flags: cl_mem_flags, resource: ID3D10Texture2D_ptr, subresource: cl_uint, errcode_ret: *mut cl_int) -> cl_mem {
+    super::object(errcode_ret, || {
+        lookup::<Context>(context as *const c_void)?;
+        Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
+    })
+}
+
+/// clCreateFromD3D10Texture3DKHR: Direct3D 10 sharing is not supported.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCreateFromD3D10Texture3DKHR(context: cl_context, flags: cl_mem_flags, resource: ID3D10Texture3D_ptr, subresource: cl_uint, errcode_ret: *mut cl_int) -> cl_mem {
+    super::object(errcode_ret, || {
+        lookup::<Context>(context as *const c_void)?;
+        Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
+    })
+}
+
+/// clEnqueueAcquireD3D10ObjectsKHR: Direct3D 10 sharing is not supported.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clEnqueueAcquireD3D10ObjectsKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+    status(|| {
+        lookup::<CommandQueue>(command_queue as *const c_void)?;
+        Err(ClError(CL_INVALID_CONTEXT))
+    })
+}
+
+/// clEnqueueReleaseD3D10ObjectsKHR: Direct3D 10 sharing is not supported.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clEnqueueReleaseD3D10ObjectsKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+    status(|| {
+        lookup::<CommandQueue>(command_queue as *const c_void)?;
+        Err(ClError(CL_INVALID_CONTEXT))
+    })
+}
+
+/// clGetDeviceIDsFromD3D11KHR: Direct3D 11 sharing is not supported (Windows only).
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clGetDeviceIDsFromD3D11KHR(platform: cl_platform_id, d3d_device_source: cl_d3d11_device_source_khr, d3d_object: *mut c_void, d3d_device_set: cl_d3d11_device_set_khr, num_entries: cl_uint, devices: *mut cl_device_id, num_devices: *mut cl_uint) -> cl_int {
+    status(|| Err(ClError(CL_INVALID_PLATFORM)))
+}
+
+/// clCreateFromD3D11BufferKHR: Direct3D 11 sharing is not supported.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCreateFromD3D11BufferKHR(context: cl_context, flags: cl_mem_flags, resource: ID3D11Buffer_ptr, errcode_ret: *mut cl_int) -> cl_mem {
+    super::object(errcode_ret, || {
+        lookup::<Context>(context as *const c_void)?;
+        Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
+    })
+}
+
+/// clCreateFromD3D11Texture2DKHR: Direct3D 11 sharing is not supported.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCreateFromD3D11Texture2DKHR(context: cl_context, flags: cl_mem_flags, resource: ID3D11Texture2D_ptr, subresource: cl_uint, errcode_ret: *mut cl_int) -> cl_mem {
+    super::object(errcode_ret, || {
+        lookup::<Context>(context as *const c_void)?;
+        Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
+    })
+}
+
+/// clCreateFromD3D11Texture3DKHR: Direct3D 11 sharing is not supported.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCreateFromD3D11Texture3DKHR(context: cl_context, flags: cl_mem_flags, resource: ID3D11Texture3D_ptr, subresource: cl_uint, errcode_ret: *mut cl_int) -> cl_mem {
+    super::object(errcode_ret, || {
+        lookup::<Context>(context as *const c_void)?;
+        Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
+    })
+}
+
+/// clEnqueueAcquireD3D11ObjectsKHR: Direct3D 11 sharing is not supported.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clEnqueueAcquireD3D11ObjectsKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+    status(|| {
+        lookup::<CommandQueue>(command_queue as *const c_void)?;
+        Err(ClError(CL_INVALID_CONTEXT))
+    })
+}
+
+/// clEnqueueReleaseD3D11ObjectsKHR: Direct3D 11 sharing is not supported.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clEnqueueReleaseD3D11ObjectsKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+    status(|| {
+        lookup::<CommandQueue>(command_queue as *const c_void)?;
+        Err(ClError(CL_INVALID_CONTEXT))
+    })
+}
+
+/// clGetDeviceIDsFromDX9MediaAdapterKHR: DX9 media sharing is not supported (Windows only).
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clGetDeviceIDsFromDX9MediaAdapterKHR(platform: cl_platform_id, num_media_adapters: cl_uint, media_adapter_type: *mut cl_dx9_media_adapter_type_khr, media_adapters: *mut c_void, media_adapter_set: cl_dx9_media_adapter_set_khr, num_entries: cl_uint, devices: *mut cl_device_id, num_devices: *mut cl_uint) -> cl_int {
+    status(|| Err(ClError(CL_INVALID_PLATFORM)))
+}
+
+/// clCreateFromDX9MediaSurfaceKHR: DX9 media sharing is not supported.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCreateFromDX9MediaSurfaceKHR(context: cl_context, flags: cl_mem_flags, adapter_type: cl_dx9_media_adapter_type_khr, surface_info: *mut c_void, plane: cl_uint, errcode_ret: *mut cl_int) -> cl_mem {
+    super::object(errcode_ret, || {
+        lookup::<Context>(context as *const c_void)?;
+        Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
+    })
+}
+
+/// clEnqueueAcquireDX9MediaSurfacesKHR: DX9 media sharing is not supported.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clEnqueueAcquireDX9MediaSurfacesKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+    status(|| {
+        lookup::<CommandQueue>(command_queue as *const c_void)?;
+        Err(ClError(CL_INVALID_CONTEXT))
+    })
+}
+
+/// clEnqueueReleaseDX9MediaSurfacesKHR: DX9 media sharing is not supported.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clEnqueueReleaseDX9MediaSurfacesKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+    status(|| {
+        lookup::<CommandQueue>(command_queue as *const c_void)?;
+        Err(ClError(CL_INVALID_CONTEXT))
     })
 }
 

@@ -42,7 +42,8 @@
 //!
 //! ## Argument block (device memory at `args_address`)
 //! Every argument that is not a `__local` pointer lives at [`KernelArgInfo::offset`], aligned
-//! with OpenCL C rules (scalars and vectors: their size, 3-component vectors like 4-component
+//! with OpenCL C rules (scalars and vectors: their size, so an `int8` is 32 bytes and
+//! 32-aligned and a `ulong16` 128 bytes and 128-aligned; 3-component vectors like 4-component
 //! ones, structs: the largest member alignment, pointers: 8). [`KernelInfo::args_size`] is the
 //! block size, rounded up to 8 bytes.
 //! - [`ArgKind::Buffer`] (`__global`/`__constant` pointer): the 8-byte device address (0 for
@@ -127,7 +128,11 @@ pub fn compile_source(
 ) -> Result<CompiledProgram, BuildFailure> {
     let opts = options::parse(options, caps)?;
     let front = frontend::compile_c(tools, source, &opts, caps)?;
-    finish(front.spirv, front.log, caps, SPIRV_OPT && !opts.opt_disable)
+    let mut program = finish(front.spirv, front.log, caps, SPIRV_OPT && !opts.opt_disable)?;
+    for k in &mut program.kernels {
+        reflect::restore_hint_signedness(k, source);
+    }
+    Ok(program)
 }
 
 /// Builds a program from OpenCL (Kernel-capability) SPIR-V `il` (`clCreateProgramWithIL`,

@@ -160,6 +160,46 @@ fn vec_type_name(hint: u32) -> String {
     }
 }
 
+/// SPIR-V's `VecTypeHint` encodes no signedness, so a hint of `uint4` comes back as `int4`.
+/// Where the OpenCL C source of kernel `k` spells the hint with an unsigned type of the same
+/// shape, use that name instead (for `CL_KERNEL_ATTRIBUTES`).
+pub(crate) fn restore_hint_signedness(k: &mut KernelInfo, source: &str) {
+    let Some(hint) = k.vec_type_hint.clone() else { return };
+    // The declaration of the kernel: from the end of the previous declaration to `name(`.
+    let Some(at) = find_declaration(source, &k.name) else { return };
+    let start = source[..at].rfind([';', '}']).map_or(0, |i| i + 1);
+    let decl = &source[start..at];
+    let Some(p) = decl.find("vec_type_hint") else { return };
+    let rest = &decl[p + "vec_type_hint".len()..];
+    let name: String = rest
+        .trim_start()
+        .trim_start_matches('(')
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    let unsigned = name.strip_prefix('u').map(String::from);
+    if unsigned.as_deref() == Some(hint.as_str()) {
+        k.attributes = k.attributes.replace(&format!("vec_type_hint({hint})"), &format!("vec_type_hint({name})"));
+        k.vec_type_hint = Some(name);
+    }
+}
+
+/// Byte offset of `name` followed by `(` as a whole word in `source`, the first such place.
+fn find_declaration(source: &str, name: &str) -> Option<usize> {
+    let bytes = source.as_bytes();
+    let mut from = 0;
+    while let Some(i) = source[from..].find(name).map(|i| i + from) {
+        let before_ok = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        let after = source[i + name.len()..].trim_start();
+        if before_ok && after.starts_with('(') {
+            return Some(i);
+        }
+        from = i + name.len();
+    }
+    None
+}
+
 /// Reflects every kernel entry point of `module`.
 ///
 /// # Errors

@@ -299,3 +299,15 @@ fn loop_exit_values_stay_in_native_widths() {
         "",
     );
 }
+
+#[test]
+fn unsigned_vec_type_hint_keeps_its_name() {
+    let src = "__kernel __attribute__((vec_type_hint(uint4))) void a(__global int *p) { p[0] = 1; }\n\
+               __kernel __attribute__((vec_type_hint(int2))) void b(__global int *p) { p[0] = 2; }\n";
+    let p = compile_source(&tools(), src, "", &DeviceCaps::default()).unwrap();
+    let a = p.kernels.iter().find(|k| k.name == "a").unwrap();
+    let b = p.kernels.iter().find(|k| k.name == "b").unwrap();
+    assert_eq!(a.vec_type_hint.as_deref(), Some("uint4"));
+    assert_eq!(a.attributes, "vec_type_hint(uint4)");
+    assert_eq!(b.vec_type_hint.as_deref(), Some("int2"));
+}

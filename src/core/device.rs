@@ -141,6 +141,8 @@ impl Device {
             ("cl_khr_local_int32_base_atomics", make_version(1, 0, 0)),
             ("cl_khr_local_int32_extended_atomics", make_version(1, 0, 0)),
             ("cl_khr_device_uuid", make_version(1, 0, 0)),
+            ("cl_khr_suggested_local_work_size", make_version(1, 0, 0)),
+            ("cl_khr_command_buffer", make_version(0, 9, 8)),
         ];
         if self.phys.storage_8bit {
             v.push(("cl_khr_byte_addressable_store", make_version(1, 0, 0)));

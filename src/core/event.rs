@@ -8,6 +8,7 @@ use super::queue::CommandQueue;
 use super::UserPtr;
 use crate::backend::vulkan::queue::{host_ns, JobDependency, JobObserver, TimelinePoint};
 use opencl_sys::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 /// `pfn_notify` of clSetEventCallback.
@@ -30,6 +31,9 @@ pub struct Event {
     /// `CL_EVENT_COMMAND_TYPE`.
     pub command_type: cl_command_type,
     point: OnceLock<TimelinePoint>,
+    /// Whether the timeline value is signalled by a device submission already made (so a
+    /// dependant may wait on it from the device); false for host-run commands.
+    device_signal: AtomicBool,
     state: Mutex<State>,
     cond: Condvar,
 }
@@ -61,6 +65,7 @@ impl Event {
             queue,
             command_type,
             point: OnceLock::new(),
+            device_signal: AtomicBool::new(false),
             state: Mutex::new(State { status, callbacks: Vec::new(), times: [now, 0, 0, 0, 0] }),
             cond: Condvar::new(),
         }
@@ -174,13 +179,16 @@ impl JobObserver for EventLink {
     fn assigned(&self, point: TimelinePoint) {
         let _ = self.0.point.set(point);
     }
-    fn submitted(&self, ns: u64) {
+    fn submitted(&self, ns: u64, device_signal: bool) {
+        self.0.device_signal.store(device_signal, Ordering::Release);
+        self.0.lock().times[1] = ns;
+        self.0.set_status(CL_SUBMITTED);
+    }
+    fn running(&self, ns: u64) {
         {
             let mut st = self.0.lock();
-            st.times[1] = ns;
-            st.times[2] = ns;
+            st.times[2] = ns.max(st.times[1]);
         }
-        self.0.set_status(CL_SUBMITTED);
         self.0.set_status(CL_RUNNING);
     }
     fn completed(&self, status: i32, start: u64, end: u64) {
@@ -201,10 +209,13 @@ impl JobDependency for EventLink {
     fn wait_submitted(&self) -> Result<Option<TimelinePoint>, ()> {
         let ev = &self.0;
         let mut st = ev.lock();
-        // A command's event is ready to be waited on by the device once submitted; a user
-        // event (signalled by the host) only once complete.
-        let ready = if ev.queue.is_some() { CL_SUBMITTED } else { CL_COMPLETE };
-        while st.status > ready {
+        // A command's event is ready to be waited on by the device once its signal has been
+        // submitted to the device; host-run commands and user events only once complete (the
+        // device never waits for a signal that is not yet submitted).
+        let ready = |st: &State| {
+            st.status <= CL_COMPLETE || (st.status <= CL_SUBMITTED && ev.device_signal.load(Ordering::Acquire))
+        };
+        while !ready(&st) {
             st = ev.cond.wait(st).unwrap_or_else(|e| e.into_inner());
         }
         if st.status < 0 {

@@ -11,13 +11,14 @@ use crate::compiler::{ArgKind, CompiledProgram, KernelInfo};
 use opencl_sys::*;
 use std::any::Any;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 /// The value of one kernel argument, as set by clSetKernelArg.
 #[derive(Clone)]
 pub enum ArgValue {
-    /// A buffer (None: NULL).
-    Buffer(Option<Arc<Mem>>),
+    /// A buffer (None: NULL). Held weakly: clSetKernelArg does not retain the memory object,
+    /// so releasing it still destroys it (and runs its destructor callbacks).
+    Buffer(Option<Weak<Mem>>),
     /// A `__local` size in bytes.
     Local(usize),
     /// Bytes copied verbatim into the argument block.
@@ -117,7 +118,7 @@ pub fn pick_local_size(global: [u64; 3], work_dim: u32, max: usize, max_sizes: [
     let mut budget = max.max(1) as u64;
     for d in 0..work_dim as usize {
         let cap = budget.min(max_sizes[d] as u64).min(global[d]).max(1);
-        let best = (1..=cap).rev().find(|l| global[d] % l == 0).unwrap_or(1);
+        let best = (1..=cap).rev().find(|l| global[d].is_multiple_of(*l)).unwrap_or(1);
         local[d] = best as u32;
         budget /= best;
     }
@@ -150,10 +151,15 @@ impl Kernel {
             let at = a.offset as usize;
             match (a.kind, v) {
                 (ArgKind::Buffer, ArgValue::Buffer(m)) => {
+                    // CL_INVALID_KERNEL_ARGS if a buffer argument was released since it was set.
+                    let m = match m {
+                        Some(w) => Some(w.upgrade().ok_or(ClError(CL_INVALID_KERNEL_ARGS))?),
+                        None => None,
+                    };
                     let addr = m.as_ref().map_or(0, |m| m.device_address());
                     block[at..at + 8].copy_from_slice(&addr.to_le_bytes());
                     if let Some(m) = m {
-                        keep.push(m.clone());
+                        keep.push(m);
                     }
                 }
                 (ArgKind::Local { spec_id, elem_size }, ArgValue::Local(n)) => {

@@ -73,9 +73,15 @@ impl Mem {
         if flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 {
             // SAFETY: the application promises host_ptr holds `size` bytes (clCreateBuffer);
             // the mapped storage holds `size` bytes.
-            unsafe { std::ptr::copy_nonoverlapping(host_ptr.0 as *const u8, storage.mapped(), size) };
+            unsafe {
+                std::ptr::copy_nonoverlapping(host_ptr.0 as *const u8, storage.mapped(), size)
+            };
         }
-        let host_ptr = if flags & CL_MEM_USE_HOST_PTR != 0 { host_ptr } else { UserPtr::NULL };
+        let host_ptr = if flags & CL_MEM_USE_HOST_PTR != 0 {
+            host_ptr
+        } else {
+            UserPtr::NULL
+        };
         Ok(Mem {
             header: Header::new(Kind::Mem),
             context,
@@ -92,7 +98,12 @@ impl Mem {
     }
 
     /// A sub-buffer of `parent` (itself not a sub-buffer) at `origin`, `size` bytes.
-    pub fn new_sub_buffer(parent: &Arc<Mem>, flags: cl_mem_flags, origin: usize, size: usize) -> Mem {
+    pub fn new_sub_buffer(
+        parent: &Arc<Mem>,
+        flags: cl_mem_flags,
+        origin: usize,
+        size: usize,
+    ) -> Mem {
         let host_ptr = if parent.host_ptr.0.is_null() {
             UserPtr::NULL
         } else {
@@ -123,16 +134,52 @@ impl Mem {
         self.storage.address + self.offset as u64
     }
 
+    /// The host pointer a map of `[offset, offset + size)` hands out: inside the application's
+    /// `host_ptr` for `CL_MEM_USE_HOST_PTR` objects (OpenCL 3.0 section 5.5.2: the map must
+    /// return host_ptr + offset), else inside the mapped storage.
+    pub fn map_pointer(&self, offset: usize) -> UserPtr {
+        if self.flags & CL_MEM_USE_HOST_PTR != 0 {
+            UserPtr(self.host_ptr.0.wrapping_byte_add(offset))
+        } else {
+            UserPtr(self.mapped().wrapping_add(offset) as *mut std::ffi::c_void)
+        }
+    }
+
+    /// Records a live mapping (counted by `CL_MEM_MAP_COUNT` until unmapped).
+    pub fn add_mapping(&self, m: Mapping) {
+        self.maps.lock().unwrap_or_else(|e| e.into_inner()).push(m);
+    }
+
+    /// Removes and returns the most recent live mapping handed out as `ptr`; None if `ptr` is not
+    /// mapped from this object.
+    pub fn take_mapping(&self, ptr: *mut std::ffi::c_void) -> Option<Mapping> {
+        let mut maps = self.maps.lock().unwrap_or_else(|e| e.into_inner());
+        let i = maps.iter().rposition(|x| x.ptr.0 == ptr)?;
+        Some(maps.remove(i))
+    }
+
+    /// `CL_MEM_MAP_COUNT`: the number of live mappings.
+    pub fn map_count(&self) -> cl_uint {
+        self.maps.lock().unwrap_or_else(|e| e.into_inner()).len() as cl_uint
+    }
+
     /// clSetMemObjectDestructorCallback: called in reverse order when the object is freed.
     pub fn add_destructor(&self, f: MemDestructor, user: UserPtr) {
-        self.destructors.lock().unwrap_or_else(|e| e.into_inner()).push((f, user));
+        self.destructors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((f, user));
     }
 }
 
 impl Drop for Mem {
     fn drop(&mut self) {
         let handle = self.header.handle() as cl_mem;
-        let list = std::mem::take(self.destructors.get_mut().unwrap_or_else(|e| e.into_inner()));
+        let list = std::mem::take(
+            self.destructors
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
         for (f, user) in list.into_iter().rev() {
             // SAFETY: callback registered by the application; the handle is only passed back.
             unsafe { f(handle, user.0) };

@@ -23,9 +23,14 @@ pub fn icd_dir() -> PathBuf {
         let dir = std::env::temp_dir().join(format!("vkcl-test-icd-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let lib = vkcl_library();
-        assert!(lib.exists(), "{} not built: run `cargo build` before `cargo test`", lib.display());
+        assert!(
+            lib.exists(),
+            "{} not built: run `cargo build` before `cargo test`",
+            lib.display()
+        );
         // cargo test does not relink the cdylib: refuse to test one older than the sources.
-        let modified = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).unwrap();
+        let modified =
+            |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).unwrap();
         let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let newest = newest_file(&src).unwrap_or(std::time::SystemTime::UNIX_EPOCH);
         assert!(
@@ -42,7 +47,11 @@ pub fn icd_dir() -> PathBuf {
 fn newest_file(dir: &std::path::Path) -> Option<std::time::SystemTime> {
     let mut newest = None;
     for e in std::fs::read_dir(dir).ok()?.flatten() {
-        let t = if e.path().is_dir() { newest_file(&e.path()) } else { e.metadata().ok()?.modified().ok() };
+        let t = if e.path().is_dir() {
+            newest_file(&e.path())
+        } else {
+            e.metadata().ok()?.modified().ok()
+        };
         newest = newest.max(t);
     }
     newest
@@ -61,7 +70,8 @@ pub fn loader() -> &'static libloading::Library {
             }
         }
         // SAFETY: loading the system ICD loader.
-        unsafe { libloading::Library::new("libOpenCL.so.1") }.expect("libOpenCL.so.1 (ocl-icd-libopencl1)")
+        unsafe { libloading::Library::new("libOpenCL.so.1") }
+            .expect("libOpenCL.so.1 (ocl-icd-libopencl1)")
     })
 }
 
@@ -120,12 +130,20 @@ impl Env {
         let platform = platform();
         let device = device();
         let mut err = 0;
-        let context = unsafe { cl!(clCreateContext)(null(), 1, &device, None, null_mut(), &mut err) };
+        let context =
+            unsafe { cl!(clCreateContext)(null(), 1, &device, None, null_mut(), &mut err) };
         ok(err);
         let p = [CL_QUEUE_PROPERTIES as cl_queue_properties, props, 0];
-        let queue = unsafe { cl!(clCreateCommandQueueWithProperties)(context, device, p.as_ptr(), &mut err) };
+        let queue = unsafe {
+            cl!(clCreateCommandQueueWithProperties)(context, device, p.as_ptr(), &mut err)
+        };
         ok(err);
-        Env { platform, device, context, queue }
+        Env {
+            platform,
+            device,
+            context,
+            queue,
+        }
     }
 
     /// A buffer of `size` bytes with `flags`, initialised from `data` if given.
@@ -144,7 +162,17 @@ impl Env {
     pub fn read<T: Copy + Default>(&self, mem: cl_mem, n: usize) -> Vec<T> {
         let mut v = vec![T::default(); n];
         ok(unsafe {
-            cl!(clEnqueueReadBuffer)(self.queue, mem, CL_TRUE, 0, n * std::mem::size_of::<T>(), v.as_mut_ptr() as *mut c_void, 0, null(), null_mut())
+            cl!(clEnqueueReadBuffer)(
+                self.queue,
+                mem,
+                CL_TRUE,
+                0,
+                n * std::mem::size_of::<T>(),
+                v.as_mut_ptr() as *mut c_void,
+                0,
+                null(),
+                null_mut(),
+            )
         });
         v
     }
@@ -154,7 +182,15 @@ impl Env {
         let mut err = 0;
         let src = CString::new(source).unwrap();
         let ptrs = [src.as_ptr()];
-        let p = unsafe { cl!(clCreateProgramWithSource)(self.context, 1, ptrs.as_ptr() as *mut _, null(), &mut err) };
+        let p = unsafe {
+            cl!(clCreateProgramWithSource)(
+                self.context,
+                1,
+                ptrs.as_ptr() as *mut _,
+                null(),
+                &mut err,
+            )
+        };
         ok(err);
         let opts = CString::new(options).unwrap();
         let r = unsafe { cl!(clBuildProgram)(p, 1, &self.device, opts.as_ptr(), None, null_mut()) };
@@ -166,7 +202,8 @@ impl Env {
 
     /// Builds `source` or panics with the log.
     pub fn build(&self, source: &str) -> cl_program {
-        self.try_build(source, "").unwrap_or_else(|(e, log)| panic!("build failed ({e}):\n{log}"))
+        self.try_build(source, "")
+            .unwrap_or_else(|(e, log)| panic!("build failed ({e}):\n{log}"))
     }
 
     /// A kernel of a built program.
@@ -199,13 +236,31 @@ pub fn build_log(p: cl_program, device: cl_device_id) -> String {
     let mut n = 0;
     unsafe { cl!(clGetProgramBuildInfo)(p, device, CL_PROGRAM_BUILD_LOG, 0, null_mut(), &mut n) };
     let mut buf = vec![0u8; n];
-    unsafe { cl!(clGetProgramBuildInfo)(p, device, CL_PROGRAM_BUILD_LOG, n, buf.as_mut_ptr() as *mut c_void, null_mut()) };
-    String::from_utf8_lossy(&buf).trim_end_matches('\0').to_string()
+    unsafe {
+        cl!(clGetProgramBuildInfo)(
+            p,
+            device,
+            CL_PROGRAM_BUILD_LOG,
+            n,
+            buf.as_mut_ptr() as *mut c_void,
+            null_mut(),
+        )
+    };
+    String::from_utf8_lossy(&buf)
+        .trim_end_matches('\0')
+        .to_string()
 }
 
 /// Sets kernel argument `i` to the bytes of `v`.
 pub fn set_arg<T>(k: cl_kernel, i: u32, v: &T) {
-    ok(unsafe { cl!(clSetKernelArg)(k, i, std::mem::size_of::<T>(), v as *const T as *const c_void) });
+    ok(unsafe {
+        cl!(clSetKernelArg)(
+            k,
+            i,
+            std::mem::size_of::<T>(),
+            v as *const T as *const c_void,
+        )
+    });
 }
 
 /// A string-valued info query through a generic getter.
@@ -222,7 +277,11 @@ pub fn info_string(get: impl Fn(usize, *mut c_void, *mut usize) -> cl_int) -> St
 pub fn info_scalar<T: Copy + Default>(get: impl Fn(usize, *mut c_void, *mut usize) -> cl_int) -> T {
     let mut v = T::default();
     let mut n = 0;
-    ok(get(std::mem::size_of::<T>(), &mut v as *mut T as *mut c_void, &mut n));
+    ok(get(
+        std::mem::size_of::<T>(),
+        &mut v as *mut T as *mut c_void,
+        &mut n,
+    ));
     assert_eq!(n, std::mem::size_of::<T>());
     v
 }

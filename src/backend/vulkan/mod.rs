@@ -5,6 +5,7 @@ pub mod instance;
 pub mod memory;
 pub mod pipeline;
 pub mod queue;
+pub mod secondary;
 
 pub use device::Device;
 pub use instance::{Instance, PhysicalDevice};

@@ -23,16 +23,19 @@ use std::time::Instant;
 pub struct Timeline {
     device: Arc<Device>,
     pub raw: vk::Semaphore,
+    /// The index of the `VkQueue` whose submissions signal this timeline.
+    pub queue_index: usize,
 }
 
 impl Timeline {
-    /// Creates a timeline semaphore at value 0. Errors: `vkCreateSemaphore`'s result.
-    pub fn new(device: &Arc<Device>) -> Result<Arc<Timeline>, vk::Result> {
+    /// Creates a timeline semaphore at value 0, signalled by submissions to queue
+    /// `queue_index`. Errors: `vkCreateSemaphore`'s result.
+    pub fn new(device: &Arc<Device>, queue_index: usize) -> Result<Arc<Timeline>, vk::Result> {
         let mut ty = vk::SemaphoreTypeCreateInfo::default().semaphore_type(vk::SemaphoreType::TIMELINE).initial_value(0);
         let info = vk::SemaphoreCreateInfo::default().push_next(&mut ty);
         // SAFETY: valid create info on a live device.
         let raw = unsafe { device.raw.create_semaphore(&info, None) }?;
-        Ok(Arc::new(Timeline { device: device.clone(), raw }))
+        Ok(Arc::new(Timeline { device: device.clone(), raw, queue_index }))
     }
 
     /// The current counter value.
@@ -80,6 +83,7 @@ pub struct Recorder<'a> {
 impl Recorder<'_> {
     /// `vkCmdCopyBuffer`: each region is (source offset, destination offset, size), bytes.
     pub fn copy_buffer(&mut self, src: &Buffer, dst: &Buffer, regions: &[(u64, u64, u64)]) {
+        super::secondary::count_command();
         let r: Vec<vk::BufferCopy> =
             regions.iter().map(|&(s, d, n)| vk::BufferCopy { src_offset: s, dst_offset: d, size: n }).collect();
         // SAFETY: the command buffer is recording; buffers are alive (the job keeps them).
@@ -88,18 +92,41 @@ impl Recorder<'_> {
 
     /// `vkCmdFillBuffer` with a 32-bit pattern; offset and size multiples of 4.
     pub fn fill_buffer(&mut self, dst: &Buffer, offset: u64, size: u64, word: u32) {
+        super::secondary::count_command();
         // SAFETY: as above.
         unsafe { self.device.raw.cmd_fill_buffer(self.cmd, dst.raw, offset, size, word) };
     }
 
     /// Binds `pipeline`, pushes the 32-byte constant block and dispatches `groups` work-groups.
     pub fn dispatch(&mut self, pipeline: &super::pipeline::Pipeline, push: &[u8; 32], groups: [u32; 3]) {
+        super::secondary::count_command();
         // SAFETY: as above; the pipeline's layout declares exactly this push-constant range.
         unsafe {
             self.device.raw.cmd_bind_pipeline(self.cmd, vk::PipelineBindPoint::COMPUTE, pipeline.raw);
             self.device.raw.cmd_push_constants(self.cmd, pipeline.layout, vk::ShaderStageFlags::COMPUTE, 0, push);
             self.device.raw.cmd_dispatch(self.cmd, groups[0], groups[1], groups[2]);
         }
+    }
+
+    /// Makes every device write recorded before it available and visible to host reads once
+    /// the job's timeline value is reached (the device-to-host domain operation Vulkan
+    /// requires before the host reads mapped memory the device wrote).
+    pub fn host_barrier(&mut self) {
+        let mb = [vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ | vk::AccessFlags::HOST_WRITE)];
+        // SAFETY: as above.
+        unsafe {
+            self.device.raw.cmd_pipeline_barrier(
+                self.cmd,
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &mb,
+                &[],
+                &[],
+            )
+        };
     }
 
     /// A full memory barrier between everything recorded before and after.
@@ -137,8 +164,12 @@ pub trait JobDependency: Send + Sync {
 pub trait JobObserver: Send + Sync {
     /// The job's timeline point, given before the job reaches the worker.
     fn assigned(&self, point: TimelinePoint);
-    /// The job was submitted to the device (or started on the host); `ns` is host time.
-    fn submitted(&self, ns: u64);
+    /// The job was submitted (`device_signal`: its timeline value will be signalled by a
+    /// device submission already made; false for host work, whose value the host signals when
+    /// it completes); `ns` is host time.
+    fn submitted(&self, ns: u64, device_signal: bool);
+    /// Everything the job waits for has completed, so it runs now; `ns` is host time.
+    fn running(&self, ns: u64);
     /// The job finished with `status` (`0` = CL_COMPLETE, negative = error); `start`/`end`
     /// are its execution times in host nanoseconds.
     fn completed(&self, status: i32, start: u64, end: u64);
@@ -179,6 +210,9 @@ struct Done {
     value: u64,
     status: i32,
     start: u64,
+    /// Timeline points a device job waits on: kept alive (semaphores of other queues too)
+    /// until the job completes, and waited for on the host to tell when it starts running.
+    waits: Vec<TimelinePoint>,
     gpu: Option<vk::CommandBuffer>,
     observer: Arc<dyn JobObserver>,
     keep: Vec<Arc<dyn Any + Send + Sync>>,
@@ -204,7 +238,7 @@ impl Engine {
     /// Starts an engine on queue `queue_index` of `device`'s compute family.
     /// Errors: Vulkan object creation failures.
     pub fn new(device: &Arc<Device>, queue_index: usize) -> Result<Engine, vk::Result> {
-        let timeline = Timeline::new(device)?;
+        let timeline = Timeline::new(device, queue_index)?;
         let info = vk::CommandPoolCreateInfo::default()
             .queue_family_index(device.phys.compute_queue_family)
             .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
@@ -292,7 +326,7 @@ fn worker(
         let host_done = |status: i32, start: u64, keep| {
             let _ = timeline.wait(value - 1);
             let _ = timeline.signal(value);
-            Done { value, status, start, gpu: None, observer: observer.clone(), keep }
+            Done { value, status, start, waits: Vec::new(), gpu: None, observer: observer.clone(), keep }
         };
         if failed {
             let now = host_ns();
@@ -325,16 +359,24 @@ fn worker(
                         && device.raw.begin_command_buffer(cmd, &begin).is_ok()
                 };
                 if ok {
-                    record(&mut Recorder { device: &device, cmd });
+                    let mut r = Recorder { device: &device, cmd };
+                    // Orders this job after everything submitted before it to the same VkQueue
+                    // (its own earlier jobs, and dependencies signalled on this VkQueue), in
+                    // place of semaphore waits on values whose signal may still be pending.
+                    r.barrier();
+                    record(&mut r);
+                    r.host_barrier();
                 }
                 // SAFETY: recording was begun above.
                 let ok = ok && unsafe { device.raw.end_command_buffer(cmd) }.is_ok();
                 if value > 1 {
                     waits.push((timeline.clone(), value - 1));
                 }
-                let wait_sems: Vec<vk::Semaphore> = waits.iter().map(|(t, _)| t.raw).collect();
-                let wait_values: Vec<u64> = waits.iter().map(|(_, v)| *v).collect();
-                let stages = vec![vk::PipelineStageFlags::ALL_COMMANDS; waits.len()];
+                // Only dependencies signalled on other VkQueues need a semaphore wait.
+                let sem_waits: Vec<&TimelinePoint> = waits.iter().filter(|(t, _)| t.queue_index != queue_index).collect();
+                let wait_sems: Vec<vk::Semaphore> = sem_waits.iter().map(|(t, _)| t.raw).collect();
+                let wait_values: Vec<u64> = sem_waits.iter().map(|(_, v)| *v).collect();
+                let stages = vec![vk::PipelineStageFlags::ALL_COMMANDS; sem_waits.len()];
                 let signal_sems = [timeline.raw];
                 let signal_values = [value];
                 let mut tl = vk::TimelineSemaphoreSubmitInfo::default()
@@ -350,12 +392,14 @@ fn worker(
                 let start = host_ns();
                 let submitted = ok && {
                     let q = device.queues[queue_index].lock().unwrap_or_else(|e| e.into_inner());
+                    super::secondary::count_submit();
                     // SAFETY: the queue is externally synchronised by the lock; all handles live.
                     unsafe { device.raw.queue_submit(*q, &[submit], vk::Fence::null()) }.is_ok()
                 };
+                drop(sem_waits);
                 if submitted {
-                    observer.submitted(start);
-                    let _ = done_tx.send(Done { value, status: 0, start, gpu: Some(cmd), observer, keep });
+                    observer.submitted(start, true);
+                    let _ = done_tx.send(Done { value, status: 0, start, waits, gpu: Some(cmd), observer, keep });
                 } else {
                     free.push(cmd);
                     let _ = done_tx.send(host_done(CL_OUT_OF_RESOURCES, start, keep));
@@ -367,7 +411,8 @@ fn worker(
                 }
                 let _ = timeline.wait(value - 1);
                 let start = host_ns();
-                observer.submitted(start);
+                observer.submitted(start, false);
+                observer.running(start);
                 let status = run();
                 let _ = done_tx.send(host_done(status, start, keep));
             }
@@ -376,7 +421,8 @@ fn worker(
                     let _ = t.wait(*v);
                 }
                 let start = host_ns();
-                observer.submitted(start);
+                observer.submitted(start, false);
+                observer.running(start);
                 let _ = done_tx.send(host_done(0, start, keep));
             }
         }
@@ -391,12 +437,22 @@ fn worker(
 fn completer(timeline: Arc<Timeline>, rx: Receiver<Done>, recycle: Sender<vk::CommandBuffer>, progress: Arc<Progress>) {
     for done in rx {
         let mut status = done.status;
-        if done.gpu.is_some() && timeline.wait(done.value).is_err() {
-            status = CL_OUT_OF_RESOURCES;
+        let mut start = done.start;
+        if done.gpu.is_some() {
+            // The job runs once what it waits for (the previous value included) completed.
+            for (t, v) in &done.waits {
+                let _ = t.wait(*v);
+            }
+            start = host_ns().max(done.start);
+            done.observer.running(start);
+            if timeline.wait(done.value).is_err() {
+                status = CL_OUT_OF_RESOURCES;
+            }
         }
-        let end = host_ns().max(done.start);
-        done.observer.completed(status, done.start, end);
+        let end = host_ns().max(start);
+        done.observer.completed(status, start, end);
         drop(done.keep);
+        drop(done.waits);
         if let Some(cmd) = done.gpu {
             let _ = recycle.send(cmd);
         }

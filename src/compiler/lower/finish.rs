@@ -233,7 +233,7 @@ fn capabilities(ctx: &mut Ctx, caps: &DeviceCaps) -> Result<(), String> {
                 c.push(Capability::Float64)
             }
             (Op::TypeVector, _) if lit_operand(i, 1).is_some_and(|n| n > 4) => {
-                return Err("vectors of 8 and 16 components are not supported yet".into())
+                return Err("internal error: a vector of 8 or 16 components was not split".into())
             }
             (Op::TypePointer, _)
                 if i.operands.first()

@@ -9,9 +9,9 @@
 //!    argument arrays, work-group size spec constants, the `GLCompute` entry point.
 //! 5. [`memory`]: logical pointers (Function/Workgroup/Private) folded into `OpAccessChain`,
 //!    physical pointer fixes, memcpy, vector loads/stores, atomics and barriers.
-//! 6. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
-//! 7. [`convert`]: saturating and rounding conversions.
-//! 8. [`wide`]: vectors of 8 and 16 components split into 4-component parts.
+//! 6. [`widevec`]: vectors of 8 and 16 components -> 4-component parts (arrays in memory).
+//! 7. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
+//! 8. [`convert`]: saturating and rounding conversions.
 //! 9. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
 
 mod cfg;
@@ -23,7 +23,7 @@ mod finish;
 mod memory;
 mod select;
 mod types;
-mod wide;
+mod widevec;
 
 use rspirv::binary::Assemble;
 use rspirv::dr::Module;
@@ -55,9 +55,9 @@ pub(crate) fn lower_kernel(
     types::lower_types(&mut ctx)?;
     let sizes = entry::lower_entry(&mut ctx, info)?;
     memory::lower_memory(&mut ctx)?;
+    widevec::lower_wide_vectors(&mut ctx)?;
     extinst::lower_ext_inst(&mut ctx)?;
     convert::lower_conversions(&mut ctx)?;
-    wide::split_wide_vectors(&mut ctx)?;
     finish::finish(&mut ctx, caps)?;
     Ok(Lowered {
         words: ctx.module.assemble(),

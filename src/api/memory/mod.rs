@@ -1,15 +1,26 @@
-//! Buffer entry points (OpenCL 3.0 section 5.2): creation, info, reads, writes, copies,
-//! fills and maps.
+//! Buffer entry points (OpenCL 3.0 section 5.2): creation, sub-buffers, info and the helpers
+//! shared by the enqueue functions of the submodules (whole-buffer transfers, rectangular
+//! transfers, maps and migration).
+
+mod map;
+mod rect;
+pub(crate) use rect::check_copy_rect;
+mod transfer;
+
+pub use map::{clEnqueueMapBuffer, clEnqueueMigrateMemObjects, clEnqueueUnmapMemObject};
+pub use rect::{clEnqueueCopyBufferRect, clEnqueueReadBufferRect, clEnqueueWriteBufferRect};
+pub use transfer::{
+    clEnqueueCopyBuffer, clEnqueueFillBuffer, clEnqueueReadBuffer, clEnqueueWriteBuffer,
+};
 
 use super::event::{return_event, wait_all, wait_list};
 use super::info::InfoOut;
 use super::{properties, status};
 use crate::backend::vulkan::memory::BUFFER_ALIGNMENT;
-use crate::backend::vulkan::queue::Work;
 use crate::core::context::Context;
 use crate::core::error::{ClError, ClResult};
 use crate::core::event::Event;
-use crate::core::memory::{Mapping, Mem, MemDestructor};
+use crate::core::memory::{Mem, MemDestructor};
 use crate::core::object::{self, handle_of, lookup, register, ClObject};
 use crate::core::queue::CommandQueue;
 use crate::core::UserPtr;
@@ -19,7 +30,8 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 const ACCESS: cl_mem_flags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
-const HOST_ACCESS: cl_mem_flags = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
+const HOST_ACCESS: cl_mem_flags =
+    CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
 const HOST_PTR: cl_mem_flags = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
 
 /// Checks buffer flags. Errors: `CL_INVALID_VALUE` for undefined bits or mutually exclusive
@@ -48,7 +60,11 @@ fn create_buffer(
     check_flags(flags)?;
     // CL_INVALID_BUFFER_SIZE if size is 0 or greater than CL_DEVICE_MAX_MEM_ALLOC_SIZE for all
     // devices in context.
-    if size == 0 || c.devices.iter().all(|d| size as u64 > d.max_mem_alloc_size()) {
+    if size == 0
+        || c.devices
+            .iter()
+            .all(|d| size as u64 > d.max_mem_alloc_size())
+    {
         return Err(ClError(CL_INVALID_BUFFER_SIZE));
     }
     // CL_INVALID_HOST_PTR if host_ptr is NULL and CL_MEM_USE_HOST_PTR or CL_MEM_COPY_HOST_PTR
@@ -57,7 +73,11 @@ fn create_buffer(
     if wants_ptr == host_ptr.is_null() {
         return Err(ClError(CL_INVALID_HOST_PTR));
     }
-    let flags = if flags & ACCESS == 0 { flags | CL_MEM_READ_WRITE } else { flags };
+    let flags = if flags & ACCESS == 0 {
+        flags | CL_MEM_READ_WRITE
+    } else {
+        flags
+    };
     let m = register(Mem::new_buffer(c, flags, size, UserPtr(host_ptr), props)?);
     Ok(handle_of(&m) as cl_mem)
 }
@@ -74,7 +94,9 @@ pub unsafe extern "C" fn clCreateBuffer(
     host_ptr: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    super::object(errcode_ret, || create_buffer(context, Vec::new(), flags, size, host_ptr))
+    super::object(errcode_ret, || {
+        create_buffer(context, Vec::new(), flags, size, host_ptr)
+    })
 }
 
 /// clCreateBufferWithProperties: no buffer properties are supported, so any property name
@@ -130,7 +152,8 @@ pub unsafe extern "C" fn clCreateSubBuffer(
             || (pf & CL_MEM_READ_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY) != 0)
             || (pf & CL_MEM_HOST_WRITE_ONLY != 0 && flags & CL_MEM_HOST_READ_ONLY != 0)
             || (pf & CL_MEM_HOST_READ_ONLY != 0 && flags & CL_MEM_HOST_WRITE_ONLY != 0)
-            || (pf & CL_MEM_HOST_NO_ACCESS != 0 && flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY) != 0)
+            || (pf & CL_MEM_HOST_NO_ACCESS != 0
+                && flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY) != 0)
         {
             return Err(ClError(CL_INVALID_VALUE));
         }
@@ -142,10 +165,14 @@ pub unsafe extern "C" fn clCreateSubBuffer(
         if region.size == 0 {
             return Err(ClError(CL_INVALID_BUFFER_SIZE));
         }
-        if region.origin.checked_add(region.size).is_none_or(|end| end > parent.size) {
+        if region
+            .origin
+            .checked_add(region.size)
+            .is_none_or(|end| end > parent.size)
+        {
             return Err(ClError(CL_INVALID_VALUE));
         }
-        if region.origin as u64 % BUFFER_ALIGNMENT != 0 {
+        if !(region.origin as u64).is_multiple_of(BUFFER_ALIGNMENT) {
             return Err(ClError(CL_MISALIGNED_SUB_BUFFER_OFFSET));
         }
         let mut f = flags;
@@ -189,7 +216,10 @@ pub unsafe extern "C" fn clSetMemObjectDestructorCallback(
 ) -> cl_int {
     status(|| {
         let m = lookup::<Mem>(mem as *const c_void)?;
-        m.add_destructor(pfn_notify.ok_or(ClError(CL_INVALID_VALUE))?, UserPtr(user_data));
+        m.add_destructor(
+            pfn_notify.ok_or(ClError(CL_INVALID_VALUE))?,
+            UserPtr(user_data),
+        );
         Ok(())
     })
 }
@@ -213,12 +243,14 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
             CL_MEM_FLAGS => out.scalar(m.flags),
             CL_MEM_SIZE => out.scalar(m.size),
             CL_MEM_HOST_PTR => out.scalar(m.host_ptr.0),
-            CL_MEM_MAP_COUNT => out.scalar(m.maps.lock().unwrap_or_else(|e| e.into_inner()).len() as cl_uint),
+            CL_MEM_MAP_COUNT => out.scalar(m.map_count()),
             CL_MEM_REFERENCE_COUNT => out.scalar(m.header().ref_count()),
             CL_MEM_CONTEXT => out.scalar(handle_of(&m.context) as cl_context),
-            CL_MEM_ASSOCIATED_MEMOBJECT => {
-                out.scalar(m.parent.as_ref().map_or(std::ptr::null_mut(), |(p, _)| handle_of(p)) as cl_mem)
-            }
+            CL_MEM_ASSOCIATED_MEMOBJECT => out.scalar(
+                m.parent
+                    .as_ref()
+                    .map_or(std::ptr::null_mut(), |(p, _)| handle_of(p)) as cl_mem,
+            ),
             CL_MEM_OFFSET => out.scalar(m.parent.as_ref().map_or(0, |(_, o)| *o)),
             CL_MEM_USES_SVM_POINTER => out.scalar(CL_FALSE),
             CL_MEM_PROPERTIES => out.slice(&m.properties),
@@ -226,6 +258,9 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
         }
     })
 }
+
+/// The queue, buffer and wait list of a buffer command.
+type CommandArgs = (Arc<CommandQueue>, Arc<Mem>, Vec<Arc<Event>>);
 
 /// The queue, buffer and wait list of a buffer command, checked.
 /// Errors: `CL_INVALID_COMMAND_QUEUE`, `CL_INVALID_MEM_OBJECT`, `CL_INVALID_CONTEXT`
@@ -238,7 +273,7 @@ unsafe fn command_args(
     buffer: cl_mem,
     num: cl_uint,
     list: *const cl_event,
-) -> ClResult<(Arc<CommandQueue>, Arc<Mem>, Vec<Arc<Event>>)> {
+) -> ClResult<CommandArgs> {
     let q = lookup::<CommandQueue>(queue as *const c_void)?;
     let m = lookup::<Mem>(buffer as *const c_void)?;
     if !Arc::ptr_eq(&q.context, &m.context) {
@@ -258,6 +293,64 @@ fn in_bounds(offset: usize, size: usize, len: usize) -> ClResult<()> {
     }
 }
 
+/// Checks the regions of a buffer-to-buffer copy (clEnqueueCopyBuffer, clCommandCopyBufferKHR)
+/// and returns the source and destination offsets in the underlying storage, bytes.
+/// Errors: `CL_INVALID_VALUE` (a region out of bounds), `CL_MEM_COPY_OVERLAP`.
+pub(crate) fn check_copy(src: &Mem, dst: &Mem, src_offset: usize, dst_offset: usize, size: usize) -> ClResult<(u64, u64)> {
+    in_bounds(src_offset, size, src.size)?;
+    in_bounds(dst_offset, size, dst.size)?;
+    let (s, d) = ((src.offset + src_offset) as u64, (dst.offset + dst_offset) as u64);
+    // CL_MEM_COPY_OVERLAP if the source and destination regions of the same buffer (or of
+    // sub-buffers of the same buffer) overlap.
+    if Arc::ptr_eq(&src.storage, &dst.storage) && s < d + size as u64 && d < s + size as u64 {
+        return Err(ClError(CL_MEM_COPY_OVERLAP));
+    }
+    Ok((s, d))
+}
+
+/// How a checked fill is carried out.
+pub(crate) enum FillPlan {
+    /// Nothing to do (size 0).
+    Empty,
+    /// `vkCmdFillBuffer` of `word` at storage offset `offset`, `size` bytes (all multiples of 4).
+    Words { offset: u64, size: u64, word: u32 },
+    /// Any other pattern: the pattern bytes, repeated over the region by other means.
+    Bytes(Vec<u8>),
+}
+
+/// Checks a fill (clEnqueueFillBuffer, clCommandFillBufferKHR), copies the pattern and picks
+/// how to carry it out. Errors: `CL_INVALID_VALUE` (NULL pattern, pattern size not 1..128 and
+/// a power of two, offset or size not a multiple of it, region out of bounds).
+///
+/// # Safety
+/// `pattern` must be NULL or hold `pattern_size` bytes.
+pub(crate) unsafe fn check_fill(m: &Mem, pattern: *const c_void, pattern_size: usize, offset: usize, size: usize) -> ClResult<FillPlan> {
+    if pattern.is_null()
+        || !pattern_size.is_power_of_two()
+        || pattern_size > 128
+        || !offset.is_multiple_of(pattern_size)
+        || !size.is_multiple_of(pattern_size)
+    {
+        return Err(ClError(CL_INVALID_VALUE));
+    }
+    in_bounds(offset, size, m.size)?;
+    // SAFETY: pattern holds pattern_size bytes; copied now, the application may reuse it.
+    let pat = unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) }.to_vec();
+    let abs = (m.offset + offset) as u64;
+    let word_periodic = pattern_size <= 4 || pat.chunks(4).all(|c| c == &pat[..4]);
+    Ok(if size == 0 {
+        FillPlan::Empty
+    } else if word_periodic && abs.is_multiple_of(4) && size.is_multiple_of(4) {
+        let mut w = [0u8; 4];
+        for (i, b) in w.iter_mut().enumerate() {
+            *b = pat[i % pattern_size];
+        }
+        FillPlan::Words { offset: abs, size: size as u64, word: u32::from_le_bytes(w) }
+    } else {
+        FillPlan::Bytes(pat)
+    })
+}
+
 /// Finishes an enqueue: hands out the event and, for blocking calls, waits for it.
 /// Errors: `CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST` when a blocking command failed.
 ///
@@ -274,199 +367,4 @@ unsafe fn finish_enqueue(ev: Arc<Event>, blocking: cl_bool, event: *mut cl_event
 
 fn keep(m: &Arc<Mem>) -> Vec<Arc<dyn Any + Send + Sync>> {
     vec![m.clone() as Arc<dyn Any + Send + Sync>]
-}
-
-/// clEnqueueReadBuffer. Errors: those of the queue, buffer and wait list; `CL_INVALID_VALUE`
-/// (region out of bounds, NULL ptr); `CL_INVALID_OPERATION` (buffer created with
-/// CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS);
-/// `CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST` for a blocking read after a failed event.
-///
-/// # Safety
-/// Pointers as the OpenCL API requires (`ptr` holds `size` bytes).
-pub unsafe extern "C" fn clEnqueueReadBuffer(
-    queue: cl_command_queue,
-    buffer: cl_mem,
-    blocking: cl_bool,
-    offset: usize,
-    size: usize,
-    ptr: *mut c_void,
-    num: cl_uint,
-    list: *const cl_event,
-    event: *mut cl_event,
-) -> cl_int {
-    status(|| {
-        // SAFETY: forwarded.
-        let (q, m, waits) = unsafe { command_args(queue, buffer, num, list) }?;
-        in_bounds(offset, size, m.size)?;
-        if ptr.is_null() {
-            return Err(ClError(CL_INVALID_VALUE));
-        }
-        if m.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
-            return Err(ClError(CL_INVALID_OPERATION));
-        }
-        let (src, dst) = (UserPtr(m.mapped().wrapping_add(offset) as *mut c_void), UserPtr(ptr));
-        let work = Work::Host(Box::new(move || {
-            // SAFETY: the source lies inside the mapped buffer (bounds checked); the
-            // application keeps `ptr` valid for `size` bytes until the read completes.
-            unsafe { std::ptr::copy_nonoverlapping(src.get() as *const u8, dst.get() as *mut u8, size) };
-            0
-        }));
-        let ev = q.enqueue(CL_COMMAND_READ_BUFFER, &waits, work, keep(&m));
-        // SAFETY: forwarded.
-        unsafe { finish_enqueue(ev, blocking, event) }
-    })
-}
-
-/// clEnqueueWriteBuffer. Errors as [`clEnqueueReadBuffer`], with `CL_INVALID_OPERATION` for
-/// buffers created with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS.
-///
-/// # Safety
-/// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueWriteBuffer(
-    queue: cl_command_queue,
-    buffer: cl_mem,
-    blocking: cl_bool,
-    offset: usize,
-    size: usize,
-    ptr: *const c_void,
-    num: cl_uint,
-    list: *const cl_event,
-    event: *mut cl_event,
-) -> cl_int {
-    status(|| {
-        // SAFETY: forwarded.
-        let (q, m, waits) = unsafe { command_args(queue, buffer, num, list) }?;
-        in_bounds(offset, size, m.size)?;
-        if ptr.is_null() {
-            return Err(ClError(CL_INVALID_VALUE));
-        }
-        if m.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
-            return Err(ClError(CL_INVALID_OPERATION));
-        }
-        let (src, dst) = (UserPtr(ptr as *mut c_void), UserPtr(m.mapped().wrapping_add(offset) as *mut c_void));
-        let work = Work::Host(Box::new(move || {
-            // SAFETY: as for reads, in the other direction.
-            unsafe { std::ptr::copy_nonoverlapping(src.get() as *const u8, dst.get() as *mut u8, size) };
-            0
-        }));
-        let ev = q.enqueue(CL_COMMAND_WRITE_BUFFER, &waits, work, keep(&m));
-        // SAFETY: forwarded.
-        unsafe { finish_enqueue(ev, blocking, event) }
-    })
-}
-
-/// clEnqueueCopyBuffer (recorded as `vkCmdCopyBuffer`). Errors: those of the queue, buffers
-/// and wait list; `CL_INVALID_VALUE` (regions out of bounds); `CL_MEM_COPY_OVERLAP` (regions of
-/// the same storage overlap).
-///
-/// # Safety
-/// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueCopyBuffer(
-    queue: cl_command_queue,
-    src_buffer: cl_mem,
-    dst_buffer: cl_mem,
-    src_offset: usize,
-    dst_offset: usize,
-    size: usize,
-    num: cl_uint,
-    list: *const cl_event,
-    event: *mut cl_event,
-) -> cl_int {
-    status(|| {
-        // SAFETY: forwarded.
-        let (q, src, waits) = unsafe { command_args(queue, src_buffer, num, list) }?;
-        let dst = lookup::<Mem>(dst_buffer as *const c_void)?;
-        if !Arc::ptr_eq(&q.context, &dst.context) {
-            return Err(ClError(CL_INVALID_CONTEXT));
-        }
-        in_bounds(src_offset, size, src.size)?;
-        in_bounds(dst_offset, size, dst.size)?;
-        let (s, d) = ((src.offset + src_offset) as u64, (dst.offset + dst_offset) as u64);
-        // CL_MEM_COPY_OVERLAP if the source and destination regions of the same buffer (or of
-        // sub-buffers of the same buffer) overlap.
-        if Arc::ptr_eq(&src.storage, &dst.storage) && s < d + size as u64 && d < s + size as u64 {
-            return Err(ClError(CL_MEM_COPY_OVERLAP));
-        }
-        let work = if size == 0 {
-            Work::Nop
-        } else {
-            let (sb, db) = (src.storage.clone(), dst.storage.clone());
-            Work::Gpu(Box::new(move |r| r.copy_buffer(&sb, &db, &[(s, d, size as u64)])))
-        };
-        let mut k = keep(&src);
-        k.push(dst.clone());
-        let ev = q.enqueue(CL_COMMAND_COPY_BUFFER, &waits, work, k);
-        // SAFETY: forwarded.
-        unsafe { finish_enqueue(ev, CL_FALSE, event) }
-    })
-}
-
-/// clEnqueueFillBuffer: `vkCmdFillBuffer` where the pattern repeats every 4 bytes and the
-/// region is 4-byte aligned, else written by the host into the (mapped) buffer.
-/// Errors: those of the queue, buffer and wait list; `CL_INVALID_VALUE` (NULL pattern,
-/// pattern size not 1..128 and a power of two, offset or size not a multiple of it, region out
-/// of bounds).
-///
-/// # Safety
-/// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueFillBuffer(
-    queue: cl_command_queue,
-    buffer: cl_mem,
-    pattern: *const c_void,
-    pattern_size: usize,
-    offset: usize,
-    size: usize,
-    num: cl_uint,
-    list: *const cl_event,
-    event: *mut cl_event,
-) -> cl_int {
-    status(|| {
-        // SAFETY: forwarded.
-        let (q, m, waits) = unsafe { command_args(queue, buffer, num, list) }?;
-        if pattern.is_null()
-            || !pattern_size.is_power_of_two()
-            || pattern_size > 128
-            || offset % pattern_size != 0
-            || size % pattern_size != 0
-        {
-            return Err(ClError(CL_INVALID_VALUE));
-        }
-        in_bounds(offset, size, m.size)?;
-        // SAFETY: pattern holds pattern_size bytes; copied now, the application may reuse it.
-        let pat = unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) }.to_vec();
-        let abs = (m.offset + offset) as u64;
-        let word_periodic = pattern_size <= 4 || pat.chunks(4).all(|c| c == &pat[..4]);
-        let work = if size == 0 {
-            Work::Nop
-        } else if word_periodic && abs % 4 == 0 && size % 4 == 0 {
-            let mut w = [0u8; 4];
-            for (i, b) in w.iter_mut().enumerate() {
-                *b = pat[i % pattern_size];
-            }
-            let word = u32::from_le_bytes(w);
-            let storage = m.storage.clone();
-            Work::Gpu(Box::new(move |r| r.fill_buffer(&storage, abs, size as u64, word)))
-        } else {
-            let dst = UserPtr(m.mapped().wrapping_add(offset) as *mut c_void);
-            Work::Host(Box::new(move || {
-                // SAFETY: the region lies inside the mapped buffer (bounds checked above).
-                let d = unsafe { std::slice::from_raw_parts_mut(dst.get() as *mut u8, size) };
-                for c in d.chunks_mut(pat.len()) {
-                    c.copy_from_slice(&pat[..c.len()]);
-                }
-                0
-            }))
-        };
-        let ev = q.enqueue(CL_COMMAND_FILL_BUFFER, &waits, work, keep(&m));
-        // SAFETY: forwarded.
-        unsafe { finish_enqueue(ev, CL_FALSE, event) }
-    })
-}
-
-/// The recorded mapping of `ptr` in `m`, removed. Errors: `CL_INVALID_VALUE` if `ptr` is not
-/// a pointer returned by a map of `m` that is still mapped.
-pub(crate) fn take_mapping(m: &Mem, ptr: *mut c_void) -> ClResult<Mapping> {
-    let mut maps = m.maps.lock().unwrap_or_else(|e| e.into_inner());
-    let i = maps.iter().position(|x| x.ptr.0 == ptr).ok_or(ClError(CL_INVALID_VALUE))?;
-    Ok(maps.remove(i))
 }

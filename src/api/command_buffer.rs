@@ -1,0 +1,806 @@
+//! `cl_khr_command_buffer` 0.9.8 entry points (OpenCL 3.0 API spec section 5.X,
+//! "Command-Buffers"): creation, recording, finalize, enqueue, queries.
+//!
+//! Only one queue per command buffer (no `cl_khr_command_buffer_multi_device`), so the
+//! `command_queue` argument of every recording function must be NULL; no command properties
+//! and no mutable handles (no `cl_khr_command_buffer_mutable_dispatch`). Image and SVM commands
+//! exist for the extension lookup and fail as their `clEnqueue*` counterparts do on a device
+//! without images or SVM (`CL_INVALID_OPERATION`).
+
+use super::event::wait_list;
+use super::info::InfoOut;
+use super::kernel::check_range;
+use super::memory::{check_copy, check_copy_rect, check_fill, FillPlan};
+use super::{properties, slice_from, status};
+use crate::backend::vulkan::queue::Work;
+use crate::backend::vulkan::secondary::{self, pattern_buffer};
+use crate::core::command_buffer::{CommandBuffer, Keep, Op, SyncPoint};
+use crate::core::error::{ClError, ClResult};
+use crate::core::kernel::Kernel;
+use crate::core::memory::Mem;
+use crate::core::object::{self, handle_of, lookup, register, ClObject};
+use crate::core::queue::CommandQueue;
+use opencl_sys::*;
+use std::ffi::c_void;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// `CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR`: none (the compiler has no printf and no
+/// device-side enqueue).
+pub const CAPABILITIES: cl_device_command_buffer_capabilities_khr = 0;
+/// `CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR`: none.
+pub const REQUIRED_QUEUE_PROPERTIES: cl_command_queue_properties = 0;
+/// `CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR`: every property vkcl queues have.
+pub const SUPPORTED_QUEUE_PROPERTIES: cl_command_queue_properties =
+    CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
+
+/// `cl_command_buffer_flags_khr` bits defined by layered extensions vkcl does not support
+/// (simultaneous use and mutable from `cl_khr_command_buffer_mutable_dispatch`, device-side
+/// sync from `cl_khr_command_buffer_multi_device`).
+const LAYERED_FLAGS: cl_command_buffer_flags_khr = (1 << 0) | (1 << 1) | (1 << 2);
+
+/// clCreateCommandBufferKHR. Errors: `CL_INVALID_VALUE` (`queues` NULL, `num_queues` not 1,
+/// an unknown property, a property given twice, undefined flag bits),
+/// `CL_INVALID_COMMAND_QUEUE`, `CL_INVALID_PROPERTY` (flags of layered extensions vkcl does
+/// not support).
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCreateCommandBufferKHR(
+    num_queues: cl_uint,
+    queues: *const cl_command_queue,
+    props: *const cl_command_buffer_properties_khr,
+    errcode_ret: *mut cl_int,
+) -> cl_command_buffer_khr {
+    super::object(errcode_ret, || {
+        // CL_INVALID_VALUE if queues is NULL.
+        // CL_INVALID_VALUE if cl_khr_command_buffer_multi_device is not supported and
+        // num_queues is not one.
+        if queues.is_null() || num_queues != 1 {
+            return Err(ClError(CL_INVALID_VALUE));
+        }
+        // SAFETY: queues holds num_queues (1) handles.
+        let q = lookup::<CommandQueue>(unsafe { *queues } as *const c_void)?;
+        // CL_INVALID_VALUE if values specified in properties are not valid, or if the same
+        // property name is specified more than once.
+        // SAFETY: NULL or zero-terminated per the API.
+        let pairs = unsafe { properties(props) }.map_err(|_| ClError(CL_INVALID_VALUE))?;
+        for (key, value) in &pairs {
+            match *key {
+                CL_COMMAND_BUFFER_FLAGS_KHR if value & !LAYERED_FLAGS != 0 => {
+                    return Err(ClError(CL_INVALID_VALUE))
+                }
+                // CL_INVALID_PROPERTY if values specified in properties are valid but are not
+                // supported by all the devices associated with command-queues in queues.
+                CL_COMMAND_BUFFER_FLAGS_KHR if *value != 0 => {
+                    return Err(ClError(CL_INVALID_PROPERTY))
+                }
+                CL_COMMAND_BUFFER_FLAGS_KHR => {}
+                _ => return Err(ClError(CL_INVALID_VALUE)),
+            }
+        }
+        let mut list: Vec<cl_command_buffer_properties_khr> =
+            pairs.iter().flat_map(|(k, v)| [*k, *v]).collect();
+        if !props.is_null() {
+            list.push(0);
+        }
+        Ok(handle_of(&register(CommandBuffer::new(q, list))))
+    })
+}
+
+/// clRetainCommandBufferKHR. Errors: `CL_INVALID_COMMAND_BUFFER_KHR`.
+///
+/// # Safety
+/// Any pointer value is accepted.
+pub unsafe extern "C" fn clRetainCommandBufferKHR(command_buffer: cl_command_buffer_khr) -> cl_int {
+    status(|| object::retain::<CommandBuffer>(command_buffer))
+}
+
+/// clReleaseCommandBufferKHR: at reference count 0 the handle dies; the command buffer itself
+/// lives until its pending enqueues complete. Errors: `CL_INVALID_COMMAND_BUFFER_KHR`.
+///
+/// # Safety
+/// Any pointer value is accepted.
+pub unsafe extern "C" fn clReleaseCommandBufferKHR(
+    command_buffer: cl_command_buffer_khr,
+) -> cl_int {
+    status(|| object::release::<CommandBuffer>(command_buffer).map(|_| ()))
+}
+
+/// clFinalizeCommandBufferKHR: records the commands once into a Vulkan secondary command
+/// buffer. Errors: `CL_INVALID_COMMAND_BUFFER_KHR`, `CL_INVALID_OPERATION` (not in the
+/// Recording state), `CL_OUT_OF_RESOURCES`.
+///
+/// # Safety
+/// Any pointer value is accepted.
+pub unsafe extern "C" fn clFinalizeCommandBufferKHR(
+    command_buffer: cl_command_buffer_khr,
+) -> cl_int {
+    status(|| lookup::<CommandBuffer>(command_buffer)?.finalize())
+}
+
+/// Whether a queue with `props` may run command buffers: none outside
+/// [`SUPPORTED_QUEUE_PROPERTIES`], all of [`REQUIRED_QUEUE_PROPERTIES`].
+// The required set is empty today; the check stays for when it is not.
+#[allow(clippy::bad_bit_mask)]
+fn compatible(props: cl_command_queue_properties) -> bool {
+    props & !SUPPORTED_QUEUE_PROPERTIES == 0
+        && props & REQUIRED_QUEUE_PROPERTIES == REQUIRED_QUEUE_PROPERTIES
+}
+
+/// clEnqueueCommandBufferKHR. Errors: `CL_INVALID_COMMAND_BUFFER_KHR`, `CL_INVALID_OPERATION`
+/// (not Executable), `CL_INVALID_VALUE` (`queues` NULL with `num_queues` > 0 or the reverse,
+/// `num_queues` not 1 when given), `CL_INVALID_COMMAND_QUEUE`,
+/// `CL_INCOMPATIBLE_COMMAND_QUEUE_KHR` (queue properties outside
+/// [`SUPPORTED_QUEUE_PROPERTIES`] or without [`REQUIRED_QUEUE_PROPERTIES`]),
+/// `CL_INVALID_DEVICE` / `CL_INVALID_CONTEXT` (queue of another device / context than the
+/// creation queue), `CL_INVALID_EVENT_WAIT_LIST`, `CL_INVALID_CONTEXT` (events of another
+/// context).
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clEnqueueCommandBufferKHR(
+    num_queues: cl_uint,
+    queues: *mut cl_command_queue,
+    command_buffer: cl_command_buffer_khr,
+    num_events: cl_uint,
+    event_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    status(|| {
+        let cb = lookup::<CommandBuffer>(command_buffer)?;
+        cb.executable()?;
+        // CL_INVALID_VALUE if queues is NULL and num_queues is > 0, or queues is not NULL and
+        // num_queues is 0; or num_queues is > 0 and not the number set on creation.
+        if queues.is_null() != (num_queues == 0) || num_queues > 1 {
+            return Err(ClError(CL_INVALID_VALUE));
+        }
+        let q = if queues.is_null() {
+            cb.queue.clone()
+        } else {
+            // SAFETY: queues holds num_queues (1) handles.
+            lookup::<CommandQueue>(unsafe { *queues } as *const c_void)?
+        };
+        let props = q.props();
+        // CL_INCOMPATIBLE_COMMAND_QUEUE_KHR if a queue has a property not in
+        // CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR or lacks one of
+        // CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR.
+        if !compatible(props) {
+            return Err(ClError(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR));
+        }
+        // CL_INVALID_DEVICE if a queue does not have the device of the creation queue.
+        if !Arc::ptr_eq(&q.device, &cb.queue.device) {
+            return Err(ClError(CL_INVALID_DEVICE));
+        }
+        // CL_INVALID_CONTEXT if a queue does not have the context of the creation queue.
+        if !Arc::ptr_eq(&q.context, &cb.context) {
+            return Err(ClError(CL_INVALID_CONTEXT));
+        }
+        // SAFETY: forwarded.
+        let waits = unsafe { wait_list(&q, num_events, event_list) }?;
+        let ev = cb.enqueue(&q, &waits)?;
+        // SAFETY: forwarded.
+        unsafe { super::event::return_event(event, ev) };
+        Ok(())
+    })
+}
+
+/// The checks every recording entry point starts with, in the spec's order; returns the
+/// command buffer and the sync-point wait list.
+/// Errors: `CL_INVALID_COMMAND_BUFFER_KHR`, `CL_INVALID_COMMAND_QUEUE` (`command_queue` not
+/// NULL: no multi-device extension), `CL_INVALID_OPERATION` (finalized), `CL_INVALID_VALUE`
+/// (any command property: none is defined; `mutable_handle` not NULL),
+/// `CL_INVALID_SYNC_POINT_WAIT_LIST_KHR` (list NULL with a count, a list with count 0, a sync
+/// point not issued by this command buffer).
+///
+/// # Safety
+/// `props` NULL or zero-terminated; `list` NULL or holding `num` sync points.
+unsafe fn recording(
+    command_buffer: cl_command_buffer_khr,
+    command_queue: cl_command_queue,
+    props: *const cl_command_properties_khr,
+    num: cl_uint,
+    list: *const cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> ClResult<(Arc<CommandBuffer>, Vec<SyncPoint>)> {
+    let cb = lookup::<CommandBuffer>(command_buffer)?;
+    // CL_INVALID_COMMAND_QUEUE if cl_khr_command_buffer_multi_device is not supported and
+    // command_queue is not NULL.
+    if !command_queue.is_null() {
+        return Err(ClError(CL_INVALID_COMMAND_QUEUE));
+    }
+    cb.check_recording(&[])?;
+    // CL_INVALID_VALUE if values specified in properties are not valid (none are defined).
+    // SAFETY: NULL or zero-terminated per the caller.
+    if !unsafe { properties(props) }
+        .map_err(|_| ClError(CL_INVALID_VALUE))?
+        .is_empty()
+    {
+        return Err(ClError(CL_INVALID_VALUE));
+    }
+    // CL_INVALID_VALUE if mutable_handle is not NULL.
+    if !mutable_handle.is_null() {
+        return Err(ClError(CL_INVALID_VALUE));
+    }
+    // CL_INVALID_SYNC_POINT_WAIT_LIST_KHR if sync_point_wait_list is NULL and
+    // num_sync_points_in_wait_list is > 0, or sync_point_wait_list is not NULL and
+    // num_sync_points_in_wait_list is 0, or if synchronization-point objects in
+    // sync_point_wait_list are not valid synchronization-points.
+    if list.is_null() != (num == 0) {
+        return Err(ClError(CL_INVALID_SYNC_POINT_WAIT_LIST_KHR));
+    }
+    // SAFETY: list holds num sync points.
+    let wait = unsafe { slice_from(list, num as usize) }.to_vec();
+    cb.check_recording(&wait)?;
+    Ok((cb, wait))
+}
+
+/// Records `op` and writes its sync point. Errors as [`CommandBuffer::record`].
+///
+/// # Safety
+/// `sync_point` NULL or valid for a write.
+unsafe fn finish(
+    cb: &CommandBuffer,
+    wait: &[SyncPoint],
+    op: Op,
+    keep: Keep,
+    sync_point: *mut cl_sync_point_khr,
+) -> ClResult<()> {
+    let sp = cb.record(wait, op, keep)?;
+    // SAFETY: forwarded.
+    unsafe { super::write_opt(sync_point, sp) };
+    Ok(())
+}
+
+/// A buffer of the command buffer's context. Errors: `CL_INVALID_MEM_OBJECT`,
+/// `CL_INVALID_CONTEXT`.
+fn buffer_of(cb: &CommandBuffer, mem: cl_mem) -> ClResult<Arc<Mem>> {
+    let m = lookup::<Mem>(mem as *const c_void)?;
+    // CL_INVALID_CONTEXT if the context associated with command_buffer and the buffers is not
+    // the same.
+    if !Arc::ptr_eq(&m.context, &cb.context) {
+        return Err(ClError(CL_INVALID_CONTEXT));
+    }
+    Ok(m)
+}
+
+/// clCommandBarrierWithWaitListKHR: waits for the listed commands (every earlier command when
+/// the list is empty); every later command waits for it. Errors: those of [`recording`].
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCommandBarrierWithWaitListKHR(
+    command_buffer: cl_command_buffer_khr,
+    command_queue: cl_command_queue,
+    props: *const cl_command_properties_khr,
+    num: cl_uint,
+    list: *const cl_sync_point_khr,
+    sync_point: *mut cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    status(|| {
+        // SAFETY: forwarded.
+        let (cb, wait) = unsafe {
+            recording(
+                command_buffer,
+                command_queue,
+                props,
+                num,
+                list,
+                mutable_handle,
+            )
+        }?;
+        let sp = cb.record_barrier(&wait)?;
+        // SAFETY: NULL or valid per the API.
+        unsafe { super::write_opt(sync_point, sp) };
+        Ok(())
+    })
+}
+
+/// clCommandCopyBufferKHR. Errors: those of [`recording`]; `CL_INVALID_MEM_OBJECT`,
+/// `CL_INVALID_CONTEXT` (a buffer of another context), `CL_INVALID_VALUE` (a region out of
+/// bounds), `CL_MEM_COPY_OVERLAP` (as clEnqueueCopyBuffer).
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCommandCopyBufferKHR(
+    command_buffer: cl_command_buffer_khr,
+    command_queue: cl_command_queue,
+    props: *const cl_command_properties_khr,
+    src_buffer: cl_mem,
+    dst_buffer: cl_mem,
+    src_offset: usize,
+    dst_offset: usize,
+    size: usize,
+    num: cl_uint,
+    list: *const cl_sync_point_khr,
+    sync_point: *mut cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    status(|| {
+        // SAFETY: forwarded.
+        let (cb, wait) = unsafe {
+            recording(
+                command_buffer,
+                command_queue,
+                props,
+                num,
+                list,
+                mutable_handle,
+            )
+        }?;
+        let (src, dst) = (buffer_of(&cb, src_buffer)?, buffer_of(&cb, dst_buffer)?);
+        let (s, d) = check_copy(&src, &dst, src_offset, dst_offset, size)?;
+        let op = if size == 0 {
+            Op::Order
+        } else {
+            let (sb, db) = (src.storage.clone(), dst.storage.clone());
+            Op::Gpu(Box::new(move |r| {
+                r.copy_buffer(&sb, &db, &[(s, d, size as u64)])
+            }))
+        };
+        // SAFETY: forwarded.
+        unsafe { finish(&cb, &wait, op, vec![src, dst], sync_point) }
+    })
+}
+
+/// clCommandCopyBufferRectKHR: one `vkCmdCopyBuffer` with a region per row (per slice where
+/// rows are contiguous). Errors: those of [`recording`]; `CL_INVALID_MEM_OBJECT`,
+/// `CL_INVALID_CONTEXT`, and the region errors of clEnqueueCopyBufferRect (`CL_INVALID_VALUE`,
+/// `CL_MEM_COPY_OVERLAP`).
+///
+/// # Safety
+/// Pointers as the OpenCL API requires (each non-NULL origin and region holds 3 values).
+pub unsafe extern "C" fn clCommandCopyBufferRectKHR(
+    command_buffer: cl_command_buffer_khr,
+    command_queue: cl_command_queue,
+    props: *const cl_command_properties_khr,
+    src_buffer: cl_mem,
+    dst_buffer: cl_mem,
+    src_origin: *const usize,
+    dst_origin: *const usize,
+    region: *const usize,
+    src_row_pitch: usize,
+    src_slice_pitch: usize,
+    dst_row_pitch: usize,
+    dst_slice_pitch: usize,
+    num: cl_uint,
+    list: *const cl_sync_point_khr,
+    sync_point: *mut cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    status(|| {
+        // SAFETY: forwarded.
+        let (cb, wait) = unsafe {
+            recording(
+                command_buffer,
+                command_queue,
+                props,
+                num,
+                list,
+                mutable_handle,
+            )
+        }?;
+        let (src, dst) = (buffer_of(&cb, src_buffer)?, buffer_of(&cb, dst_buffer)?);
+        // SAFETY: each non-NULL array holds 3 values per the API.
+        let regions = unsafe {
+            check_copy_rect(
+                &src,
+                &dst,
+                [src_origin, dst_origin, region],
+                [
+                    src_row_pitch,
+                    src_slice_pitch,
+                    dst_row_pitch,
+                    dst_slice_pitch,
+                ],
+            )
+        }?;
+        let (sb, db) = (src.storage.clone(), dst.storage.clone());
+        let op = Op::Gpu(Box::new(move |r| r.copy_buffer(&sb, &db, &regions)));
+        // SAFETY: forwarded.
+        unsafe { finish(&cb, &wait, op, vec![src, dst], sync_point) }
+    })
+}
+
+/// clCommandFillBufferKHR: `vkCmdFillBuffer` where the pattern repeats every 4 bytes and the
+/// region is 4-byte aligned, else a copy from a buffer filled with the pattern at record time.
+/// Errors: those of [`recording`]; `CL_INVALID_MEM_OBJECT`, `CL_INVALID_CONTEXT`,
+/// `CL_INVALID_VALUE` (as clEnqueueFillBuffer), `CL_OUT_OF_RESOURCES` (the pattern buffer).
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCommandFillBufferKHR(
+    command_buffer: cl_command_buffer_khr,
+    command_queue: cl_command_queue,
+    props: *const cl_command_properties_khr,
+    buffer: cl_mem,
+    pattern: *const c_void,
+    pattern_size: usize,
+    offset: usize,
+    size: usize,
+    num: cl_uint,
+    list: *const cl_sync_point_khr,
+    sync_point: *mut cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    status(|| {
+        // SAFETY: forwarded.
+        let (cb, wait) = unsafe {
+            recording(
+                command_buffer,
+                command_queue,
+                props,
+                num,
+                list,
+                mutable_handle,
+            )
+        }?;
+        let m = buffer_of(&cb, buffer)?;
+        let storage = m.storage.clone();
+        let mut keep: Keep = vec![m.clone()];
+        // SAFETY: pattern holds pattern_size bytes per the API.
+        let op = match unsafe { check_fill(&m, pattern, pattern_size, offset, size) }? {
+            FillPlan::Empty => Op::Order,
+            FillPlan::Words { offset, size, word } => Op::Gpu(Box::new(move |r| {
+                r.fill_buffer(&storage, offset, size, word)
+            })),
+            FillPlan::Bytes(pat) => {
+                let vk = cb.queue.device.vk()?;
+                let src = Arc::new(
+                    pattern_buffer(vk, &pat, size as u64)
+                        .map_err(|_| ClError(CL_OUT_OF_RESOURCES))?,
+                );
+                keep.push(src.clone());
+                let at = (m.offset + offset) as u64;
+                Op::Gpu(Box::new(move |r| {
+                    r.copy_buffer(&src, &storage, &[(0, at, size as u64)])
+                }))
+            }
+        };
+        // SAFETY: forwarded.
+        unsafe { finish(&cb, &wait, op, keep, sync_point) }
+    })
+}
+
+/// clCommandNDRangeKernelKHR: the arguments are captured now (later clSetKernelArg calls do
+/// not change the recorded command). Errors: those of [`recording`]; `CL_INVALID_KERNEL`,
+/// `CL_INVALID_CONTEXT` (kernel of another context), `CL_INVALID_PROGRAM_EXECUTABLE`, the
+/// NDRange errors of clEnqueueNDRangeKernel, `CL_INVALID_KERNEL_ARGS`, `CL_OUT_OF_RESOURCES`.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
+    command_buffer: cl_command_buffer_khr,
+    command_queue: cl_command_queue,
+    props: *const cl_command_properties_khr,
+    kernel: cl_kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    local_work_size: *const usize,
+    num: cl_uint,
+    list: *const cl_sync_point_khr,
+    sync_point: *mut cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    status(|| {
+        // SAFETY: forwarded.
+        let (cb, wait) = unsafe {
+            recording(
+                command_buffer,
+                command_queue,
+                props,
+                num,
+                list,
+                mutable_handle,
+            )
+        }?;
+        let k = lookup::<Kernel>(kernel as *const c_void)?;
+        // CL_INVALID_CONTEXT if the context associated with command_buffer and kernel is not
+        // the same.
+        if !Arc::ptr_eq(&cb.context, &k.program.context) {
+            return Err(ClError(CL_INVALID_CONTEXT));
+        }
+        let device = &cb.queue.device;
+        if !k.program.devices.iter().any(|d| Arc::ptr_eq(d, device)) {
+            return Err(ClError(CL_INVALID_PROGRAM_EXECUTABLE));
+        }
+        let n = work_dim.min(3) as usize;
+        let opt = |p: *const usize| {
+            // SAFETY: each non-NULL array holds work_dim entries per the API.
+            (!p.is_null()).then(|| unsafe { slice_from(p, n) })
+        };
+        let range = check_range(
+            &k,
+            device,
+            work_dim,
+            opt(global_work_offset),
+            opt(global_work_size),
+            opt(local_work_size),
+        )?;
+        let (op, keep) = if range.global.contains(&0) {
+            (Op::Order, Vec::new())
+        } else {
+            let launch = k.launch(device, range)?;
+            match launch.work {
+                Work::Gpu(f) => (Op::Gpu(f), launch.keep),
+                _ => (Op::Order, launch.keep),
+            }
+        };
+        // SAFETY: forwarded.
+        unsafe { finish(&cb, &wait, op, keep, sync_point) }
+    })
+}
+
+/// The image and SVM recording entry points: after the checks of [`recording`], the error of
+/// their clEnqueue* counterpart on a device without images or SVM.
+/// Errors: those of [`recording`], then `CL_INVALID_OPERATION`.
+///
+/// # Safety
+/// As [`recording`].
+unsafe fn unsupported(
+    command_buffer: cl_command_buffer_khr,
+    command_queue: cl_command_queue,
+    props: *const cl_command_properties_khr,
+    num: cl_uint,
+    list: *const cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    status(|| {
+        // SAFETY: forwarded.
+        unsafe {
+            recording(
+                command_buffer,
+                command_queue,
+                props,
+                num,
+                list,
+                mutable_handle,
+            )
+        }?;
+        // CL_INVALID_OPERATION if the device does not support images (CL_DEVICE_IMAGE_SUPPORT
+        // is CL_FALSE) / SVM (no CL_DEVICE_SVM_CAPABILITIES).
+        Err(ClError(CL_INVALID_OPERATION))
+    })
+}
+
+/// clCommandCopyBufferToImageKHR: vkcl devices have no images. Errors: those of
+/// [`recording`], then `CL_INVALID_OPERATION`.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCommandCopyBufferToImageKHR(
+    command_buffer: cl_command_buffer_khr,
+    command_queue: cl_command_queue,
+    props: *const cl_command_properties_khr,
+    _src_buffer: cl_mem,
+    _dst_image: cl_mem,
+    _src_offset: usize,
+    _dst_origin: *const usize,
+    _region: *const usize,
+    num: cl_uint,
+    list: *const cl_sync_point_khr,
+    _sync_point: *mut cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    // SAFETY: forwarded.
+    unsafe {
+        unsupported(
+            command_buffer,
+            command_queue,
+            props,
+            num,
+            list,
+            mutable_handle,
+        )
+    }
+}
+
+/// clCommandCopyImageKHR: vkcl devices have no images. Errors: those of [`recording`], then
+/// `CL_INVALID_OPERATION`.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCommandCopyImageKHR(
+    command_buffer: cl_command_buffer_khr,
+    command_queue: cl_command_queue,
+    props: *const cl_command_properties_khr,
+    _src_image: cl_mem,
+    _dst_image: cl_mem,
+    _src_origin: *const usize,
+    _dst_origin: *const usize,
+    _region: *const usize,
+    num: cl_uint,
+    list: *const cl_sync_point_khr,
+    _sync_point: *mut cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    // SAFETY: forwarded.
+    unsafe {
+        unsupported(
+            command_buffer,
+            command_queue,
+            props,
+            num,
+            list,
+            mutable_handle,
+        )
+    }
+}
+
+/// clCommandCopyImageToBufferKHR: vkcl devices have no images. Errors: those of
+/// [`recording`], then `CL_INVALID_OPERATION`.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCommandCopyImageToBufferKHR(
+    command_buffer: cl_command_buffer_khr,
+    command_queue: cl_command_queue,
+    props: *const cl_command_properties_khr,
+    _src_image: cl_mem,
+    _dst_buffer: cl_mem,
+    _src_origin: *const usize,
+    _region: *const usize,
+    _dst_offset: usize,
+    num: cl_uint,
+    list: *const cl_sync_point_khr,
+    _sync_point: *mut cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    // SAFETY: forwarded.
+    unsafe {
+        unsupported(
+            command_buffer,
+            command_queue,
+            props,
+            num,
+            list,
+            mutable_handle,
+        )
+    }
+}
+
+/// clCommandFillImageKHR: vkcl devices have no images. Errors: those of [`recording`], then
+/// `CL_INVALID_OPERATION`.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCommandFillImageKHR(
+    command_buffer: cl_command_buffer_khr,
+    command_queue: cl_command_queue,
+    props: *const cl_command_properties_khr,
+    _image: cl_mem,
+    _fill_color: *const c_void,
+    _origin: *const usize,
+    _region: *const usize,
+    num: cl_uint,
+    list: *const cl_sync_point_khr,
+    _sync_point: *mut cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    // SAFETY: forwarded.
+    unsafe {
+        unsupported(
+            command_buffer,
+            command_queue,
+            props,
+            num,
+            list,
+            mutable_handle,
+        )
+    }
+}
+
+/// clCommandSVMMemcpyKHR: vkcl devices have no SVM. Errors: those of [`recording`], then
+/// `CL_INVALID_OPERATION`.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCommandSVMMemcpyKHR(
+    command_buffer: cl_command_buffer_khr,
+    command_queue: cl_command_queue,
+    props: *const cl_command_properties_khr,
+    _dst_ptr: *mut c_void,
+    _src_ptr: *const c_void,
+    _size: usize,
+    num: cl_uint,
+    list: *const cl_sync_point_khr,
+    _sync_point: *mut cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    // SAFETY: forwarded.
+    unsafe {
+        unsupported(
+            command_buffer,
+            command_queue,
+            props,
+            num,
+            list,
+            mutable_handle,
+        )
+    }
+}
+
+/// clCommandSVMMemFillKHR: vkcl devices have no SVM. Errors: those of [`recording`], then
+/// `CL_INVALID_OPERATION`.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCommandSVMMemFillKHR(
+    command_buffer: cl_command_buffer_khr,
+    command_queue: cl_command_queue,
+    props: *const cl_command_properties_khr,
+    _svm_ptr: *mut c_void,
+    _pattern: *const c_void,
+    _pattern_size: usize,
+    _size: usize,
+    num: cl_uint,
+    list: *const cl_sync_point_khr,
+    _sync_point: *mut cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    // SAFETY: forwarded.
+    unsafe {
+        unsupported(
+            command_buffer,
+            command_queue,
+            props,
+            num,
+            list,
+            mutable_handle,
+        )
+    }
+}
+
+/// clGetCommandBufferInfoKHR. Errors: `CL_INVALID_COMMAND_BUFFER_KHR`, `CL_INVALID_VALUE`
+/// (unknown name, `param_value_size` too small).
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clGetCommandBufferInfoKHR(
+    command_buffer: cl_command_buffer_khr,
+    param_name: cl_command_buffer_info_khr,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> cl_int {
+    status(|| {
+        let cb = lookup::<CommandBuffer>(command_buffer)?;
+        let out = InfoOut::new(size, value, size_ret);
+        match param_name {
+            CL_COMMAND_BUFFER_QUEUES_KHR => out.slice(&[handle_of(&cb.queue) as cl_command_queue]),
+            CL_COMMAND_BUFFER_NUM_QUEUES_KHR => out.scalar(1 as cl_uint),
+            CL_COMMAND_BUFFER_REFERENCE_COUNT_KHR => out.scalar(cb.header().ref_count()),
+            CL_COMMAND_BUFFER_STATE_KHR => out.scalar(cb.state()),
+            CL_COMMAND_BUFFER_PROPERTIES_ARRAY_KHR => out.slice(&cb.properties),
+            CL_COMMAND_BUFFER_CONTEXT_KHR => out.scalar(handle_of(&cb.context) as cl_context),
+            _ => Err(ClError(CL_INVALID_VALUE)),
+        }
+    })
+}
+
+/// Debug statistics for tests (not an OpenCL entry point): writes up to `n` counters to
+/// `out` — [0] `vkQueueSubmit` calls, [1] device commands recorded into Vulkan command buffers
+/// (copies, fills, dispatches), [2] secondary command buffers executed, [3] pipeline barriers
+/// recorded into secondaries by finalize — all since the library was loaded — and returns how
+/// many counters exist.
+///
+/// # Safety
+/// `out` must be NULL or hold `n` writable `u64`s.
+#[no_mangle]
+pub unsafe extern "C" fn vkcl_debug_stats(out: *mut u64, n: usize) -> usize {
+    let values = [
+        secondary::QUEUE_SUBMITS.load(Ordering::Relaxed),
+        secondary::COMMANDS_RECORDED.load(Ordering::Relaxed),
+        secondary::SECONDARIES_EXECUTED.load(Ordering::Relaxed),
+        secondary::SECONDARY_BARRIERS.load(Ordering::Relaxed),
+    ];
+    if !out.is_null() {
+        for (i, v) in values.iter().take(n).enumerate() {
+            // SAFETY: out holds n values per the caller.
+            unsafe { out.add(i).write(*v) };
+        }
+    }
+    values.len()
+}
