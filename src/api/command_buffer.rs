@@ -504,8 +504,9 @@ pub unsafe extern "C" fn clCommandFillBufferKHR(
 /// Errors: those of [`recording`] (`CL_INVALID_VALUE` for another property, or for properties
 /// and handles while mutable dispatch is not reported); `CL_INVALID_KERNEL`,
 /// `CL_INVALID_CONTEXT` (kernel of another context), `CL_INVALID_PROGRAM_EXECUTABLE`, the
-/// NDRange errors of clEnqueueNDRangeKernel, `CL_INVALID_KERNEL_ARGS` (unless arguments are
-/// updatable: then they may be set by clUpdateMutableCommandsKHR before enqueue),
+/// NDRange errors of clEnqueueNDRangeKernel, `CL_INVALID_KERNEL_ARGS` (unless the properties
+/// name arguments as updatable in a mutable command buffer: then clUpdateMutableCommandsKHR
+/// may set them before enqueue),
 /// `CL_OUT_OF_RESOURCES`.
 ///
 /// # Safety
@@ -581,9 +582,13 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
         // Capture the arguments: values now, buffers retained by the command.
         let args = k.args.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let held = held_buffers(&args)?;
-        let deferred = mutable && updatable & CL_MUTABLE_DISPATCH_ARGUMENTS_KHR != 0;
+        // Deferred arguments: only where the command asks for updatable arguments explicitly
+        // and the command buffer can take updates.
+        let deferred = cb.is_mutable()
+            && seen.contains(&CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR)
+            && updatable & CL_MUTABLE_DISPATCH_ARGUMENTS_KHR != 0;
         // CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified
-        // (unless arguments are updatable).
+        // (unless arguments are explicitly updatable in a mutable command buffer).
         if !deferred && args.iter().any(|a| a.is_none()) {
             return Err(ClError(CL_INVALID_KERNEL_ARGS));
         }
