@@ -233,6 +233,9 @@ unsafe fn recording(
     Ok((cb, wait))
 }
 
+/// A command property and its value.
+type PropertyPair = (cl_command_properties_khr, cl_command_properties_khr);
+
 /// [`recording`] without the property and handle checks: returns the properties as pairs.
 /// Errors: as [`recording`], `CL_INVALID_VALUE` for a property list that is not
 /// zero-terminated pairs.
@@ -245,7 +248,7 @@ unsafe fn recording_with(
     props: *const cl_command_properties_khr,
     num: cl_uint,
     list: *const cl_sync_point_khr,
-) -> ClResult<(Arc<CommandBuffer>, Vec<SyncPoint>, Vec<(cl_command_properties_khr, cl_command_properties_khr)>)> {
+) -> ClResult<(Arc<CommandBuffer>, Vec<SyncPoint>, Vec<PropertyPair>)> {
     let cb = lookup::<CommandBuffer>(command_buffer)?;
     // CL_INVALID_COMMAND_QUEUE if cl_khr_command_buffer_multi_device is not supported and
     // command_queue is not NULL.
