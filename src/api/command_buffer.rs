@@ -2,19 +2,20 @@
 //! "Command-Buffers"): creation, recording, finalize, enqueue, queries.
 //!
 //! Only one queue per command buffer (no `cl_khr_command_buffer_multi_device`), so the
-//! `command_queue` argument of every recording function must be NULL; no command properties
-//! and no mutable handles (no `cl_khr_command_buffer_mutable_dispatch`). Image and SVM commands
-//! exist for the extension lookup and fail as their `clEnqueue*` counterparts do on a device
-//! without images or SVM (`CL_INVALID_OPERATION`).
+//! `command_queue` argument of every recording function must be NULL. NDRange commands take
+//! the properties and mutable handles of `cl_khr_command_buffer_mutable_dispatch` (see
+//! `mutable_dispatch.rs`); other commands take no property and no handle. Image and SVM
+//! commands exist for the extension lookup and fail as their `clEnqueue*` counterparts do on a
+//! device without images or SVM (`CL_INVALID_OPERATION`).
 
 use super::event::wait_list;
 use super::info::InfoOut;
 use super::kernel::check_range;
 use super::memory::{check_copy, check_copy_rect, check_fill, FillPlan};
 use super::{properties, slice_from, status};
-use crate::backend::vulkan::queue::Work;
 use crate::backend::vulkan::secondary::{self, pattern_buffer};
-use crate::core::command_buffer::{CommandBuffer, Keep, Op, SyncPoint};
+use crate::core::command_buffer::{CommandBuffer, Dispatch, Keep, KernelCommand, Op, SyncPoint};
+use crate::core::kernel::ArgValue;
 use crate::core::error::{ClError, ClResult};
 use crate::core::kernel::Kernel;
 use crate::core::memory::Mem;
@@ -25,19 +26,27 @@ use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-/// `CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR`: none (the compiler has no printf and no
-/// device-side enqueue).
-pub const CAPABILITIES: cl_device_command_buffer_capabilities_khr = 0;
+/// `CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR`: simultaneous use (a command buffer may be
+/// enqueued again while a run is pending: the secondary is recorded with `SIMULTANEOUS_USE`);
+/// no printf (the compiler has none) and no device-side enqueue.
+pub const CAPABILITIES: cl_device_command_buffer_capabilities_khr =
+    CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR;
 /// `CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR`: none.
 pub const REQUIRED_QUEUE_PROPERTIES: cl_command_queue_properties = 0;
 /// `CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR`: every property vkcl queues have.
 pub const SUPPORTED_QUEUE_PROPERTIES: cl_command_queue_properties =
     CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
 
-/// `cl_command_buffer_flags_khr` bits defined by layered extensions vkcl does not support
-/// (simultaneous use and mutable from `cl_khr_command_buffer_mutable_dispatch`, device-side
-/// sync from `cl_khr_command_buffer_multi_device`).
+/// `cl_command_buffer_flags_khr` bits defined by layered extensions: simultaneous use and
+/// mutable (`cl_khr_command_buffer_mutable_dispatch`, supported), device-side sync
+/// (`cl_khr_command_buffer_multi_device`, not supported).
 const LAYERED_FLAGS: cl_command_buffer_flags_khr = (1 << 0) | (1 << 1) | (1 << 2);
+/// The flags vkcl supports.
+const SUPPORTED_FLAGS: cl_command_buffer_flags_khr =
+    CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR | CL_COMMAND_BUFFER_MUTABLE_KHR;
+/// `CL_COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS_KHR` (the value in OpenCL-Headers; opencl-sys
+/// 0.6 has a stale one).
+pub const COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS: cl_command_buffer_properties_khr = 0x12B7;
 
 /// clCreateCommandBufferKHR. Errors: `CL_INVALID_VALUE` (`queues` NULL, `num_queues` not 1,
 /// an unknown property, a property given twice, undefined flag bits),
@@ -65,6 +74,7 @@ pub unsafe extern "C" fn clCreateCommandBufferKHR(
         // property name is specified more than once.
         // SAFETY: NULL or zero-terminated per the API.
         let pairs = unsafe { properties(props) }.map_err(|_| ClError(CL_INVALID_VALUE))?;
+        let (mut flags, mut asserts) = (0, 0);
         for (key, value) in &pairs {
             match *key {
                 CL_COMMAND_BUFFER_FLAGS_KHR if value & !LAYERED_FLAGS != 0 => {
@@ -72,19 +82,29 @@ pub unsafe extern "C" fn clCreateCommandBufferKHR(
                 }
                 // CL_INVALID_PROPERTY if values specified in properties are valid but are not
                 // supported by all the devices associated with command-queues in queues.
-                CL_COMMAND_BUFFER_FLAGS_KHR if *value != 0 => {
+                CL_COMMAND_BUFFER_FLAGS_KHR if value & !SUPPORTED_FLAGS != 0 => {
                     return Err(ClError(CL_INVALID_PROPERTY))
                 }
-                CL_COMMAND_BUFFER_FLAGS_KHR => {}
+                CL_COMMAND_BUFFER_FLAGS_KHR => flags = *value,
+                COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS
+                    if super::mutable_dispatch::enabled()
+                        && value & !crate::core::command_buffer::NO_ADDITIONAL_WORK_GROUPS == 0 =>
+                {
+                    asserts = *value
+                }
                 _ => return Err(ClError(CL_INVALID_VALUE)),
             }
+        }
+        // CL_INVALID_PROPERTY for the mutable flag where mutable dispatch is not reported.
+        if flags & CL_COMMAND_BUFFER_MUTABLE_KHR != 0 && !super::mutable_dispatch::enabled() {
+            return Err(ClError(CL_INVALID_PROPERTY));
         }
         let mut list: Vec<cl_command_buffer_properties_khr> =
             pairs.iter().flat_map(|(k, v)| [*k, *v]).collect();
         if !props.is_null() {
             list.push(0);
         }
-        Ok(handle_of(&register(CommandBuffer::new(q, list))))
+        Ok(handle_of(&register(CommandBuffer::new(q, list, flags, asserts))))
     })
 }
 
@@ -189,7 +209,7 @@ pub unsafe extern "C" fn clEnqueueCommandBufferKHR(
 /// command buffer and the sync-point wait list.
 /// Errors: `CL_INVALID_COMMAND_BUFFER_KHR`, `CL_INVALID_COMMAND_QUEUE` (`command_queue` not
 /// NULL: no multi-device extension), `CL_INVALID_OPERATION` (finalized), `CL_INVALID_VALUE`
-/// (any command property: none is defined; `mutable_handle` not NULL),
+/// (any command property: none is defined for these commands; `mutable_handle` not NULL),
 /// `CL_INVALID_SYNC_POINT_WAIT_LIST_KHR` (list NULL with a count, a list with count 0, a sync
 /// point not issued by this command buffer).
 ///
@@ -203,6 +223,32 @@ unsafe fn recording(
     list: *const cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> ClResult<(Arc<CommandBuffer>, Vec<SyncPoint>)> {
+    // SAFETY: forwarded.
+    let (cb, wait, pairs) = unsafe { recording_with(command_buffer, command_queue, props, num, list) }?;
+    // CL_INVALID_VALUE if values specified in properties are not valid (none are defined).
+    // CL_INVALID_VALUE if mutable_handle is not NULL.
+    if !pairs.is_empty() || !mutable_handle.is_null() {
+        return Err(ClError(CL_INVALID_VALUE));
+    }
+    Ok((cb, wait))
+}
+
+/// A command property and its value.
+type PropertyPair = (cl_command_properties_khr, cl_command_properties_khr);
+
+/// [`recording`] without the property and handle checks: returns the properties as pairs.
+/// Errors: as [`recording`], `CL_INVALID_VALUE` for a property list that is not
+/// zero-terminated pairs.
+///
+/// # Safety
+/// As [`recording`].
+unsafe fn recording_with(
+    command_buffer: cl_command_buffer_khr,
+    command_queue: cl_command_queue,
+    props: *const cl_command_properties_khr,
+    num: cl_uint,
+    list: *const cl_sync_point_khr,
+) -> ClResult<(Arc<CommandBuffer>, Vec<SyncPoint>, Vec<PropertyPair>)> {
     let cb = lookup::<CommandBuffer>(command_buffer)?;
     // CL_INVALID_COMMAND_QUEUE if cl_khr_command_buffer_multi_device is not supported and
     // command_queue is not NULL.
@@ -210,18 +256,8 @@ unsafe fn recording(
         return Err(ClError(CL_INVALID_COMMAND_QUEUE));
     }
     cb.check_recording(&[])?;
-    // CL_INVALID_VALUE if values specified in properties are not valid (none are defined).
     // SAFETY: NULL or zero-terminated per the caller.
-    if !unsafe { properties(props) }
-        .map_err(|_| ClError(CL_INVALID_VALUE))?
-        .is_empty()
-    {
-        return Err(ClError(CL_INVALID_VALUE));
-    }
-    // CL_INVALID_VALUE if mutable_handle is not NULL.
-    if !mutable_handle.is_null() {
-        return Err(ClError(CL_INVALID_VALUE));
-    }
+    let pairs = unsafe { properties(props) }.map_err(|_| ClError(CL_INVALID_VALUE))?;
     // CL_INVALID_SYNC_POINT_WAIT_LIST_KHR if sync_point_wait_list is NULL and
     // num_sync_points_in_wait_list is > 0, or sync_point_wait_list is not NULL and
     // num_sync_points_in_wait_list is 0, or if synchronization-point objects in
@@ -232,7 +268,7 @@ unsafe fn recording(
     // SAFETY: list holds num sync points.
     let wait = unsafe { slice_from(list, num as usize) }.to_vec();
     cb.check_recording(&wait)?;
-    Ok((cb, wait))
+    Ok((cb, wait, pairs))
 }
 
 /// Records `op` and writes its sync point. Errors as [`CommandBuffer::record`].
@@ -335,7 +371,7 @@ pub unsafe extern "C" fn clCommandCopyBufferKHR(
             Op::Order
         } else {
             let (sb, db) = (src.storage.clone(), dst.storage.clone());
-            Op::Gpu(Box::new(move |r| {
+            Op::Gpu(Arc::new(move |r, _| {
                 r.copy_buffer(&sb, &db, &[(s, d, size as u64)])
             }))
         };
@@ -397,7 +433,7 @@ pub unsafe extern "C" fn clCommandCopyBufferRectKHR(
             )
         }?;
         let (sb, db) = (src.storage.clone(), dst.storage.clone());
-        let op = Op::Gpu(Box::new(move |r| r.copy_buffer(&sb, &db, &regions)));
+        let op = Op::Gpu(Arc::new(move |r, _| r.copy_buffer(&sb, &db, &regions)));
         // SAFETY: forwarded.
         unsafe { finish(&cb, &wait, op, vec![src, dst], sync_point) }
     })
@@ -442,7 +478,7 @@ pub unsafe extern "C" fn clCommandFillBufferKHR(
         // SAFETY: pattern holds pattern_size bytes per the API.
         let op = match unsafe { check_fill(&m, pattern, pattern_size, offset, size) }? {
             FillPlan::Empty => Op::Order,
-            FillPlan::Words { offset, size, word } => Op::Gpu(Box::new(move |r| {
+            FillPlan::Words { offset, size, word } => Op::Gpu(Arc::new(move |r, _| {
                 r.fill_buffer(&storage, offset, size, word)
             })),
             FillPlan::Bytes(pat) => {
@@ -453,7 +489,7 @@ pub unsafe extern "C" fn clCommandFillBufferKHR(
                 );
                 keep.push(src.clone());
                 let at = (m.offset + offset) as u64;
-                Op::Gpu(Box::new(move |r| {
+                Op::Gpu(Arc::new(move |r, _| {
                     r.copy_buffer(&src, &storage, &[(0, at, size as u64)])
                 }))
             }
@@ -464,9 +500,17 @@ pub unsafe extern "C" fn clCommandFillBufferKHR(
 }
 
 /// clCommandNDRangeKernelKHR: the arguments are captured now (later clSetKernelArg calls do
-/// not change the recorded command). Errors: those of [`recording`]; `CL_INVALID_KERNEL`,
+/// not change the recorded command). With `mutable_handle`, returns the command's
+/// `cl_mutable_command_khr` (valid while the command buffer lives). Properties:
+/// `CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR` (default: every field of
+/// `CL_DEVICE_MUTABLE_DISPATCH_CAPABILITIES_KHR`) and `CL_MUTABLE_DISPATCH_ASSERTS_KHR`.
+/// Errors: those of [`recording`] (`CL_INVALID_VALUE` for another property, or for properties
+/// and handles while mutable dispatch is not reported); `CL_INVALID_KERNEL`,
 /// `CL_INVALID_CONTEXT` (kernel of another context), `CL_INVALID_PROGRAM_EXECUTABLE`, the
-/// NDRange errors of clEnqueueNDRangeKernel, `CL_INVALID_KERNEL_ARGS`, `CL_OUT_OF_RESOURCES`.
+/// NDRange errors of clEnqueueNDRangeKernel, `CL_INVALID_KERNEL_ARGS` (unless the properties
+/// name arguments as updatable in a mutable command buffer: then clUpdateMutableCommandsKHR
+/// may set them before enqueue),
+/// `CL_OUT_OF_RESOURCES`.
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
@@ -486,16 +530,35 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
 ) -> cl_int {
     status(|| {
         // SAFETY: forwarded.
-        let (cb, wait) = unsafe {
-            recording(
-                command_buffer,
-                command_queue,
-                props,
-                num,
-                list,
-                mutable_handle,
-            )
-        }?;
+        let (cb, wait, pairs) = unsafe { recording_with(command_buffer, command_queue, props, num, list) }?;
+        let mutable = super::mutable_dispatch::enabled();
+        let (mut updatable, mut asserts) = (super::mutable_dispatch::CAPABILITIES, 0);
+        let mut seen = Vec::new();
+        for (key, value) in &pairs {
+            // CL_INVALID_VALUE if values specified in properties are not valid, or a property
+            // is given twice.
+            if seen.contains(key) {
+                return Err(ClError(CL_INVALID_VALUE));
+            }
+            seen.push(*key);
+            match *key {
+                CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR
+                    if mutable && value & !super::mutable_dispatch::CAPABILITIES == 0 =>
+                {
+                    updatable = *value
+                }
+                CL_MUTABLE_DISPATCH_ASSERTS_KHR
+                    if mutable && value & !crate::core::command_buffer::NO_ADDITIONAL_WORK_GROUPS == 0 =>
+                {
+                    asserts = *value
+                }
+                _ => return Err(ClError(CL_INVALID_VALUE)),
+            }
+        }
+        // CL_INVALID_VALUE if mutable_handle is not NULL and mutable dispatch is not supported.
+        if !mutable_handle.is_null() && !mutable {
+            return Err(ClError(CL_INVALID_VALUE));
+        }
         let k = lookup::<Kernel>(kernel as *const c_void)?;
         // CL_INVALID_CONTEXT if the context associated with command_buffer and kernel is not
         // the same.
@@ -519,18 +582,56 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
             opt(global_work_size),
             opt(local_work_size),
         )?;
-        let (op, keep) = if range.global.contains(&0) {
-            (Op::Order, Vec::new())
-        } else {
-            let launch = k.launch(device, range)?;
-            match launch.work {
-                Work::Gpu(f) => (Op::Gpu(f), launch.keep),
-                _ => (Op::Order, launch.keep),
-            }
-        };
-        // SAFETY: forwarded.
-        unsafe { finish(&cb, &wait, op, keep, sync_point) }
+        // Capture the arguments: values now, buffers retained by the command.
+        let args = k.args.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let held = held_buffers(&args)?;
+        // Deferred arguments: only where the command asks for updatable arguments explicitly
+        // and the command buffer can take updates.
+        let deferred = cb.is_mutable()
+            && seen.contains(&CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR)
+            && updatable & CL_MUTABLE_DISPATCH_ARGUMENTS_KHR != 0;
+        // CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified
+        // (unless arguments are explicitly updatable in a mutable command buffer).
+        if !deferred && args.iter().any(|a| a.is_none()) {
+            return Err(ClError(CL_INVALID_KERNEL_ARGS));
+        }
+        let dispatch = Dispatch { range, local_given: !local_work_size.is_null(), args, held };
+        let mut list: Vec<cl_command_properties_khr> = pairs.iter().flat_map(|(k, v)| [*k, *v]).collect();
+        if !props.is_null() {
+            list.push(0);
+        }
+        let command = Arc::new(KernelCommand::new(
+            &cb,
+            command_buffer as usize,
+            k,
+            dispatch,
+            list,
+            updatable,
+            asserts,
+            deferred,
+        )?);
+        let sp = cb.record_kernel(&wait, command.clone())?;
+        if !mutable_handle.is_null() {
+            let h = handle_of(&object::register_arc(command)) as cl_mutable_command_khr;
+            // SAFETY: not NULL, writable per the API.
+            unsafe { mutable_handle.write(h) };
+        }
+        // SAFETY: NULL or valid per the API.
+        unsafe { super::write_opt(sync_point, sp) };
+        Ok(())
     })
+}
+
+/// Strong references to the buffers named by captured argument values.
+/// Errors: `CL_INVALID_KERNEL_ARGS` for a buffer released since it was set.
+pub(crate) fn held_buffers(args: &[Option<ArgValue>]) -> ClResult<Vec<Arc<Mem>>> {
+    let mut held = Vec::new();
+    for a in args.iter().flatten() {
+        if let ArgValue::Buffer(Some(w)) = a {
+            held.push(w.upgrade().ok_or(ClError(CL_INVALID_KERNEL_ARGS))?);
+        }
+    }
+    Ok(held)
 }
 
 /// The image and SVM recording entry points: after the checks of [`recording`], the error of

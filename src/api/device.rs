@@ -313,6 +313,10 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR => {
             out.scalar(super::command_buffer::SUPPORTED_QUEUE_PROPERTIES)
         }
+        // cl_khr_command_buffer_mutable_dispatch 0.9.5.
+        CL_DEVICE_MUTABLE_DISPATCH_CAPABILITIES_KHR if super::mutable_dispatch::enabled() => {
+            out.scalar(super::mutable_dispatch::CAPABILITIES)
+        }
         CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => out.string("v0000-01-01-00"),
         _ => {
             let _ = lim;

@@ -196,9 +196,39 @@ fn extension_address(name: &[u8]) -> *mut c_void {
     }
 }
 
-/// The `cl_khr_command_buffer` entry points by name.
+/// The `cl_khr_command_buffer` (and mutable dispatch) entry points by name; those of the
+/// 0.9.4 ABI under `VKCL_COMMAND_BUFFER_REVISION=0.9.4`.
 fn command_buffer_address(name: &[u8]) -> *mut c_void {
     use super::command_buffer as cb;
+    use super::command_buffer_094 as old;
+    use super::mutable_dispatch as md;
+    if crate::util::config::config().command_buffer_094 {
+        macro_rules! old_abi {
+            ($($f:ident),* $(,)?) => {
+                match name {
+                    $( n if n == stringify!($f).as_bytes() => return old::$f as *mut c_void, )*
+                    b"clCommandSVMMemcpyKHR" | b"clCommandSVMMemFillKHR" => return std::ptr::null_mut(),
+                    _ => {}
+                }
+            };
+        }
+        old_abi!(
+            clCommandBarrierWithWaitListKHR,
+            clCommandCopyBufferKHR,
+            clCommandCopyBufferRectKHR,
+            clCommandCopyBufferToImageKHR,
+            clCommandCopyImageKHR,
+            clCommandCopyImageToBufferKHR,
+            clCommandFillBufferKHR,
+            clCommandFillImageKHR,
+        );
+    } else {
+        match name {
+            b"clUpdateMutableCommandsKHR" => return md::clUpdateMutableCommandsKHR as *mut c_void,
+            b"clGetMutableCommandInfoKHR" => return md::clGetMutableCommandInfoKHR as *mut c_void,
+            _ => {}
+        }
+    }
     macro_rules! by_name {
         ($($f:ident),* $(,)?) => {
             match name {

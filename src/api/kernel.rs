@@ -101,6 +101,19 @@ pub unsafe extern "C" fn clCloneKernel(source: cl_kernel, errcode_ret: *mut cl_i
 pub unsafe extern "C" fn clSetKernelArg(kernel: cl_kernel, arg_index: cl_uint, arg_size: usize, arg_value: *const c_void) -> cl_int {
     status(|| {
         let k = lookup::<Kernel>(kernel as *const c_void)?;
+        // SAFETY: forwarded.
+        let value = unsafe { decode_arg(&k, arg_index, arg_size, arg_value) }?;
+        k.set_arg(arg_index as usize, value)
+    })
+}
+
+/// Decodes one argument value as clSetKernelArg takes it (also used by
+/// clUpdateMutableCommandsKHR). Errors: as [`clSetKernelArg`].
+///
+/// # Safety
+/// `arg_value` NULL or holding `arg_size` readable bytes.
+pub(crate) unsafe fn decode_arg(k: &Kernel, arg_index: cl_uint, arg_size: usize, arg_value: *const c_void) -> ClResult<ArgValue> {
+    {
         let a = k.info().args.get(arg_index as usize).ok_or(ClError(CL_INVALID_ARG_INDEX))?.clone();
         let value = match a.kind {
             ArgKind::Buffer => {
@@ -141,8 +154,8 @@ pub unsafe extern "C" fn clSetKernelArg(kernel: cl_kernel, arg_index: cl_uint, a
             ArgKind::Sampler => return Err(ClError(CL_INVALID_SAMPLER)),
             ArgKind::Image => return Err(ClError(CL_INVALID_MEM_OBJECT)),
         };
-        k.set_arg(arg_index as usize, value)
-    })
+        Ok(value)
+    }
 }
 
 /// clSetKernelArgSVMPointer: no device supports SVM. Errors: `CL_INVALID_KERNEL`,

@@ -4,6 +4,7 @@
 //! application.
 
 pub mod command_buffer;
+pub mod command_buffer_094;
 pub mod context;
 pub mod device;
 pub mod event;
@@ -11,6 +12,7 @@ pub mod icd;
 pub mod info;
 pub mod kernel;
 pub mod memory;
+pub mod mutable_dispatch;
 pub mod platform;
 pub mod program;
 pub mod queue;

@@ -14,7 +14,12 @@ use super::context::Context;
 use super::error::{ClError, ClResult};
 use super::event::Event;
 use super::object::{ClObject, Header, Kind};
+use super::device::Device;
+use super::kernel::{push_constants, record_split, ArgValue, Encoded, Kernel, NdRange, GROUPS_OFFSET};
+use super::memory::Mem;
 use super::queue::CommandQueue;
+use crate::backend::vulkan::memory::Buffer;
+use crate::backend::vulkan::pipeline::Pipeline;
 use crate::backend::vulkan::queue::{Recorder, Work};
 use crate::backend::vulkan::secondary::{self, Secondary};
 use opencl_sys::*;
@@ -28,10 +33,14 @@ pub type SyncPoint = cl_sync_point_khr;
 /// launch buffers).
 pub type Keep = Vec<Arc<dyn Any + Send + Sync>>;
 
+/// Records one command into a secondary; pushes what the recorded commands use (beyond what
+/// the recording keeps) onto the [`Keep`] list of the secondary.
+pub type RecordFn = Arc<dyn Fn(&mut Recorder, &mut Keep) + Send + Sync>;
+
 /// What a recorded command does when the secondary command buffer is recorded.
 pub enum Op {
-    /// Device commands, recorded once by finalize.
-    Gpu(Box<dyn FnOnce(&mut Recorder) + Send>),
+    /// Device commands, recorded by finalize (and again when a mutable update re-records).
+    Gpu(RecordFn),
     /// Nothing on the device (barrier commands, empty copies and fills, empty NDRanges): the
     /// command only orders others.
     Order,
@@ -53,12 +62,24 @@ struct Recording {
     last_barrier: Option<usize>,
     /// Index of the last device command.
     last_gpu: Option<usize>,
+    /// Every NDRange command, in recording order.
+    kernels: Vec<Arc<KernelCommand>>,
+}
+
+/// What finalize made of the recording: the device commands in order, each with whether a
+/// barrier goes before it. Kept to record the secondary again after a mutable update.
+struct Plan {
+    steps: Vec<(bool, RecordFn)>,
+    keep: Keep,
+    commands: usize,
+    barriers: usize,
+    kernels: Vec<Arc<KernelCommand>>,
 }
 
 /// A finalized command buffer: the recorded secondary and what it uses.
 pub struct Executable {
     pub secondary: Secondary,
-    _keep: Keep,
+    keep: Keep,
     /// Number of recorded commands (sync points issued).
     pub commands: usize,
     /// Number of pipeline barriers finalize put into the secondary.
@@ -67,7 +88,10 @@ pub struct Executable {
 
 enum State {
     Recording(Recording),
-    Executable(Arc<Executable>),
+    /// Finalized, but a mutable command still lacks an argument (deferred arguments): no
+    /// secondary yet, not enqueueable until an update sets it.
+    Finalized(Arc<Plan>),
+    Executable(Arc<Plan>, Arc<Executable>),
 }
 
 /// A `cl_command_buffer_khr`.
@@ -79,6 +103,10 @@ pub struct CommandBuffer {
     pub context: Arc<Context>,
     /// `CL_COMMAND_BUFFER_PROPERTIES_ARRAY_KHR`: as given with its 0, empty when NULL.
     pub properties: Vec<cl_command_buffer_properties_khr>,
+    /// `CL_COMMAND_BUFFER_FLAGS_KHR`.
+    pub flags: cl_command_buffer_flags_khr,
+    /// `CL_COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS_KHR`.
+    pub asserts: cl_bitfield,
     state: Mutex<State>,
 }
 
@@ -95,17 +123,22 @@ impl CommandBuffer {
     pub fn new(
         queue: Arc<CommandQueue>,
         properties: Vec<cl_command_buffer_properties_khr>,
+        flags: cl_command_buffer_flags_khr,
+        asserts: cl_bitfield,
     ) -> CommandBuffer {
         CommandBuffer {
             header: Header::new(Kind::CommandBuffer),
             context: queue.context.clone(),
             queue,
             properties,
+            flags,
+            asserts,
             state: Mutex::new(State::Recording(Recording {
                 commands: Vec::new(),
                 keep: Vec::new(),
                 last_barrier: None,
                 last_gpu: None,
+                kernels: Vec::new(),
             })),
         }
     }
@@ -114,11 +147,13 @@ impl CommandBuffer {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// `CL_COMMAND_BUFFER_STATE_KHR`: RECORDING until finalized, then EXECUTABLE.
+    /// `CL_COMMAND_BUFFER_STATE_KHR`: RECORDING until finalized, then EXECUTABLE (FINALIZED
+    /// while a mutable command lacks an argument).
     pub fn state(&self) -> cl_command_buffer_state_khr {
         match *self.lock() {
             State::Recording(_) => CL_COMMAND_BUFFER_STATE_RECORDING_KHR,
-            State::Executable(_) => CL_COMMAND_BUFFER_STATE_EXECUTABLE_KHR,
+            State::Finalized(_) => CL_COMMAND_BUFFER_STATE_FINALIZED_KHR,
+            State::Executable(..) => CL_COMMAND_BUFFER_STATE_EXECUTABLE_KHR,
         }
     }
 
@@ -128,7 +163,7 @@ impl CommandBuffer {
     /// sync point this command buffer did not issue.
     pub fn check_recording(&self, wait: &[SyncPoint]) -> ClResult<()> {
         match &*self.lock() {
-            State::Executable(_) => Err(ClError(CL_INVALID_OPERATION)),
+            State::Finalized(_) | State::Executable(..) => Err(ClError(CL_INVALID_OPERATION)),
             State::Recording(r) => {
                 if wait
                     .iter()
@@ -147,6 +182,17 @@ impl CommandBuffer {
     /// once `cl_uint` sync points run out.
     pub fn record(&self, wait: &[SyncPoint], op: Op, keep: Keep) -> ClResult<SyncPoint> {
         self.append(wait, op, keep, false)
+    }
+
+    /// Records an NDRange command ([`KernelCommand`]). Errors as [`record`](Self::record).
+    pub fn record_kernel(&self, wait: &[SyncPoint], command: Arc<KernelCommand>) -> ClResult<SyncPoint> {
+        let c = command.clone();
+        let op = Op::Gpu(Arc::new(move |r, keep| c.record(r, keep)));
+        let sp = self.append(wait, op, Vec::new(), false)?;
+        if let State::Recording(r) = &mut *self.lock() {
+            r.kernels.push(command);
+        }
+        Ok(sp)
     }
 
     /// clCommandBarrierWithWaitListKHR: a command that waits for the commands of `wait` (all
@@ -196,62 +242,142 @@ impl CommandBuffer {
         Ok(index as SyncPoint + 1)
     }
 
-    /// clFinalizeCommandBufferKHR: records every command once into a secondary command buffer
-    /// with the barriers the dependencies need. Errors: `CL_INVALID_OPERATION` if already
-    /// finalized, `CL_OUT_OF_RESOURCES` if the Vulkan command buffer cannot be made (the
-    /// recorded commands are consumed by the attempt: such a command buffer stays in the
-    /// Recording state but a later finalize would record an incomplete secondary).
+    /// clFinalizeCommandBufferKHR: turns the dependencies into barriers and records every
+    /// command once into a secondary command buffer (unless a mutable command still lacks an
+    /// argument: then the state is FINALIZED and recording waits for the update that sets it).
+    /// Errors: `CL_INVALID_OPERATION` if already finalized, `CL_OUT_OF_RESOURCES` if the
+    /// Vulkan command buffer cannot be made (the command buffer then stays finalized but not
+    /// executable).
     pub fn finalize(&self) -> ClResult<()> {
         let mut st = self.lock();
         let State::Recording(r) = &mut *st else {
             return Err(ClError(CL_INVALID_OPERATION));
         };
-        let vk = self.queue.device.vk()?;
         let mut barriers = 0;
-        let commands = &mut r.commands;
+        let mut steps = Vec::new();
+        // Every device command with an index below `fence` is ordered before whatever is
+        // recorded next.
+        let mut fence = 0;
+        for (i, c) in r.commands.iter_mut().enumerate() {
+            let Some(Op::Gpu(f)) = c.op.take() else {
+                continue;
+            };
+            let barrier = c.after.is_some_and(|a| a >= fence);
+            if barrier {
+                barriers += 1;
+                fence = i;
+            }
+            steps.push((barrier, f));
+        }
+        let plan = Arc::new(Plan {
+            steps,
+            keep: std::mem::take(&mut r.keep),
+            commands: r.commands.len(),
+            barriers,
+            kernels: std::mem::take(&mut r.kernels),
+        });
+        secondary::SECONDARY_BARRIERS.fetch_add(barriers as u64, std::sync::atomic::Ordering::Relaxed);
+        tracing::debug!("command buffer finalized: {} commands, {} barriers", plan.commands, plan.barriers);
+        *st = State::Finalized(plan.clone());
+        if plan.kernels.iter().all(|k| k.complete()) {
+            *st = State::Executable(plan.clone(), Arc::new(self.record_plan(&plan)?));
+        }
+        Ok(())
+    }
+
+    /// Records `plan` into a new secondary. Errors: `CL_OUT_OF_RESOURCES`.
+    fn record_plan(&self, plan: &Plan) -> ClResult<Executable> {
+        let vk = self.queue.device.vk()?;
+        let mut keep = plan.keep.clone();
         let secondary = Secondary::record(vk, |rec| {
-            // Every device command with an index below `fence` is ordered before whatever is
-            // recorded next.
-            let mut fence = 0;
-            for (i, c) in commands.iter_mut().enumerate() {
-                let Some(Op::Gpu(f)) = c.op.take() else {
-                    continue;
-                };
-                if c.after.is_some_and(|a| a >= fence) {
+            for (barrier, f) in &plan.steps {
+                if *barrier {
                     rec.barrier();
-                    barriers += 1;
-                    fence = i;
                 }
-                f(rec);
+                f(rec, &mut keep);
             }
         })
         .map_err(|e| {
             tracing::error!("command buffer secondary: {e}");
             ClError(CL_OUT_OF_RESOURCES)
         })?;
-        let exe = Executable {
-            secondary,
-            _keep: std::mem::take(&mut r.keep),
-            commands: r.commands.len(),
-            barriers,
+        Ok(Executable { secondary, keep, commands: plan.commands, barriers: plan.barriers })
+    }
+
+    /// The finalized form. Errors: `CL_INVALID_OPERATION` if not in the Executable state.
+    pub fn executable(&self) -> ClResult<Arc<Executable>> {
+        match &*self.lock() {
+            State::Executable(_, e) => Ok(e.clone()),
+            _ => Err(ClError(CL_INVALID_OPERATION)),
+        }
+    }
+
+    /// clUpdateMutableCommandsKHR, after the API layer has checked and resolved each update:
+    /// applies them all or none. In place (host writes into the launch buffers) when no
+    /// enqueue of this command buffer is pending and no pipeline or dispatch split changes;
+    /// otherwise copy-on-write (new launch buffers, secondary recorded again).
+    /// Errors: `CL_INVALID_OPERATION` (not finalized; an update asks for more work-groups than
+    /// recorded under `CL_MUTABLE_DISPATCH_ASSERT_NO_ADDITIONAL_WORK_GROUPS_KHR`), the
+    /// encoding errors of [`Kernel::encode`], `CL_OUT_OF_RESOURCES`.
+    pub fn update(&self, updates: Vec<(Arc<KernelCommand>, Dispatch)>) -> ClResult<()> {
+        let mut st = self.lock();
+        // CL_INVALID_OPERATION if command_buffer has not been finalized.
+        let plan = match &*st {
+            State::Recording(_) => return Err(ClError(CL_INVALID_OPERATION)),
+            State::Finalized(p) | State::Executable(p, _) => p.clone(),
         };
-        secondary::SECONDARY_BARRIERS
-            .fetch_add(barriers as u64, std::sync::atomic::Ordering::Relaxed);
-        tracing::debug!(
-            "command buffer finalized: {} commands, {} barriers",
-            exe.commands,
-            exe.barriers
-        );
-        *st = State::Executable(Arc::new(exe));
+        // Encode everything first: an error leaves every command unchanged.
+        let mut encoded = Vec::with_capacity(updates.len());
+        for (k, d) in &updates {
+            let no_more = (k.asserts | self.asserts) & NO_ADDITIONAL_WORK_GROUPS != 0;
+            // CL_INVALID_OPERATION if the update would add work-groups to a command recorded
+            // with CL_MUTABLE_DISPATCH_ASSERT_NO_ADDITIONAL_WORK_GROUPS_KHR.
+            if no_more && (0..3).any(|i| d.range.global[i] / d.range.local[i] as u64 > k.recorded_groups[i]) {
+                return Err(ClError(CL_INVALID_OPERATION));
+            }
+            encoded.push(k.encode(d)?);
+        }
+        let idle = match &mut *st {
+            State::Executable(_, e) => Arc::get_mut(e).is_some(),
+            _ => false,
+        };
+        let in_place = idle
+            && updates.iter().zip(&encoded).all(|((k, _), e)| match (k.live(), e) {
+                (Some(l), Some(e)) => l.in_place_ok(e, k.max_groups),
+                _ => false,
+            });
+        if let (true, State::Executable(_, exe)) = (in_place, &mut *st) {
+            let exe = Arc::get_mut(exe).ok_or(ClError(CL_OUT_OF_RESOURCES))?;
+            for ((k, d), e) in updates.into_iter().zip(encoded) {
+                let e = e.ok_or(ClError(CL_OUT_OF_RESOURCES))?;
+                let old = k.live().ok_or(ClError(CL_OUT_OF_RESOURCES))?;
+                e.write_to(&old.buf);
+                let live = Arc::new(Live { buf: old.buf.clone(), pipeline: e.pipeline.clone(), groups: e.groups, _keep: e.keep });
+                exe.keep.push(live.clone());
+                k.set(d, Some(live));
+            }
+            return Ok(());
+        }
+        for ((k, d), e) in updates.into_iter().zip(encoded) {
+            let live = match e {
+                Some(e) => {
+                    let buf = Arc::new(e.to_buffer(&self.queue.device)?);
+                    Some(Arc::new(Live { buf, pipeline: e.pipeline.clone(), groups: e.groups, _keep: e.keep }))
+                }
+                None => None,
+            };
+            k.set(d, live);
+        }
+        *st = State::Finalized(plan.clone());
+        if plan.kernels.iter().all(|k| k.complete()) {
+            *st = State::Executable(plan.clone(), Arc::new(self.record_plan(&plan)?));
+        }
         Ok(())
     }
 
-    /// The finalized form. Errors: `CL_INVALID_OPERATION` if not finalized.
-    pub fn executable(&self) -> ClResult<Arc<Executable>> {
-        match &*self.lock() {
-            State::Executable(e) => Ok(e.clone()),
-            State::Recording(_) => Err(ClError(CL_INVALID_OPERATION)),
-        }
+    /// Whether the command buffer was created with `CL_COMMAND_BUFFER_MUTABLE_KHR`.
+    pub fn is_mutable(&self) -> bool {
+        self.flags & CL_COMMAND_BUFFER_MUTABLE_KHR != 0
     }
 
     /// clEnqueueCommandBufferKHR on `queue` (already checked compatible): one job that executes
@@ -266,5 +392,176 @@ impl CommandBuffer {
         let keep: Keep = vec![exe.clone(), self.clone()];
         let work = Work::Gpu(Box::new(move |r| r.execute(&exe.secondary)));
         Ok(queue.enqueue(CL_COMMAND_COMMAND_BUFFER_KHR, wait_list, work, keep))
+    }
+}
+
+impl Drop for CommandBuffer {
+    fn drop(&mut self) {
+        // Mutable-command handles are valid as long as their command buffer.
+        let kernels = match &*self.lock() {
+            State::Recording(r) => r.kernels.clone(),
+            State::Finalized(p) | State::Executable(p, _) => p.kernels.clone(),
+        };
+        for k in kernels {
+            let h = k.header.handle();
+            if !h.is_null() {
+                let _ = super::object::release::<KernelCommand>(h);
+            }
+        }
+    }
+}
+
+/// `CL_MUTABLE_DISPATCH_ASSERT_NO_ADDITIONAL_WORK_GROUPS_KHR`.
+pub const NO_ADDITIONAL_WORK_GROUPS: cl_bitfield = 1 << 0;
+
+/// The NDRange and argument values of a kernel command (as recorded or last updated).
+#[derive(Clone)]
+pub struct Dispatch {
+    pub range: NdRange,
+    /// Whether a local work size was given (`CL_MUTABLE_DISPATCH_LOCAL_WORK_SIZE_KHR` reports
+    /// zeros otherwise).
+    pub local_given: bool,
+    /// Captured argument values (None: not set yet, deferred to an update).
+    pub args: Vec<Option<ArgValue>>,
+    /// Strong references to the buffers of `args` (captured arguments retain their buffers).
+    pub held: Vec<Arc<Mem>>,
+}
+
+/// A launch buffer in use by a recorded secondary: the encoding of one [`Dispatch`].
+pub struct Live {
+    buf: Arc<Buffer>,
+    pipeline: Arc<Pipeline>,
+    groups: [u64; 3],
+    /// What the encoded arguments reference (kernel, buffers, pipeline), alive as long as a
+    /// secondary that reads this launch buffer.
+    _keep: Keep,
+}
+
+impl Live {
+    /// Whether `e` can replace this launch in place: same pipeline, and both dispatch with one
+    /// indirect dispatch (group counts within `max`).
+    fn in_place_ok(&self, e: &Encoded, max: [u64; 3]) -> bool {
+        let fits = |g: [u64; 3]| (0..3).all(|i| g[i] <= max[i]);
+        Arc::ptr_eq(&self.pipeline, &e.pipeline)
+            && fits(self.groups)
+            && fits(e.groups)
+            && e.size() as u64 <= self.buf.size
+    }
+}
+
+/// An NDRange command of a command buffer; a `cl_mutable_command_khr` when the application
+/// asked for its handle.
+pub struct KernelCommand {
+    header: Header,
+    /// Handle of the command buffer (`CL_MUTABLE_COMMAND_COMMAND_BUFFER_KHR`).
+    pub command_buffer: usize,
+    pub queue: Arc<CommandQueue>,
+    pub kernel: Arc<Kernel>,
+    device: Arc<Device>,
+    /// `CL_MUTABLE_COMMAND_PROPERTIES_ARRAY_KHR`: as given with its 0, empty when NULL.
+    pub properties: Vec<cl_command_properties_khr>,
+    /// `CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR`.
+    pub updatable: cl_mutable_dispatch_fields_khr,
+    /// `CL_MUTABLE_DISPATCH_ASSERTS_KHR`.
+    pub asserts: cl_bitfield,
+    /// Work-groups per dimension when recorded.
+    pub recorded_groups: [u64; 3],
+    /// The device's `maxComputeWorkGroupCount`.
+    max_groups: [u64; 3],
+    state: Mutex<(Dispatch, Option<Arc<Live>>)>,
+}
+
+impl ClObject for KernelCommand {
+    const KIND: Kind = Kind::MutableCommand;
+    const INVALID: i32 = CL_INVALID_MUTABLE_COMMAND_KHR;
+    fn header(&self) -> &Header {
+        &self.header
+    }
+}
+
+impl KernelCommand {
+    /// A kernel command of the command buffer `cb` (its handle) dispatching `dispatch`.
+    /// Errors: those of [`Kernel::encode`] (`CL_INVALID_KERNEL_ARGS` only when an argument
+    /// is unset and `allow_unset` is false), `CL_MEM_OBJECT_ALLOCATION_FAILURE`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        cb: &CommandBuffer,
+        cb_handle: usize,
+        kernel: Arc<Kernel>,
+        dispatch: Dispatch,
+        properties: Vec<cl_command_properties_khr>,
+        updatable: cl_mutable_dispatch_fields_khr,
+        asserts: cl_bitfield,
+        allow_unset: bool,
+    ) -> ClResult<KernelCommand> {
+        let device = cb.queue.device.clone();
+        let max_groups = device.phys.limits.max_compute_work_group_count.map(|v| v as u64);
+        let r = &dispatch.range;
+        let recorded_groups = std::array::from_fn(|i| r.global[i] / r.local[i] as u64);
+        let mut k = KernelCommand {
+            header: Header::new(Kind::MutableCommand),
+            command_buffer: cb_handle,
+            queue: cb.queue.clone(),
+            kernel,
+            device,
+            properties,
+            updatable,
+            asserts,
+            recorded_groups,
+            max_groups,
+            state: Mutex::new((dispatch.clone(), None)),
+        };
+        if dispatch.args.iter().any(|a| a.is_none()) && allow_unset {
+            return Ok(k);
+        }
+        let e = k.encode(&dispatch)?.ok_or(ClError(CL_INVALID_KERNEL_ARGS))?;
+        let buf = Arc::new(e.to_buffer(&k.device)?);
+        k.state = Mutex::new((dispatch, Some(Arc::new(Live { buf, pipeline: e.pipeline.clone(), groups: e.groups, _keep: e.keep }))));
+        Ok(k)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (Dispatch, Option<Arc<Live>>)> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The current NDRange and arguments.
+    pub fn dispatch(&self) -> Dispatch {
+        self.lock().0.clone()
+    }
+
+    fn live(&self) -> Option<Arc<Live>> {
+        self.lock().1.clone()
+    }
+
+    fn set(&self, d: Dispatch, live: Option<Arc<Live>>) {
+        *self.lock() = (d, live);
+    }
+
+    /// Whether every argument is set (the command can be recorded).
+    fn complete(&self) -> bool {
+        self.lock().1.is_some()
+    }
+
+    /// Encodes `d`: None while an argument is unset. Errors: as [`Kernel::encode`].
+    fn encode(&self, d: &Dispatch) -> ClResult<Option<Encoded>> {
+        if d.args.iter().any(|a| a.is_none()) {
+            return Ok(None);
+        }
+        self.kernel.encode(&self.device, d.range, &d.args).map(Some)
+    }
+
+    /// Records the current launch: one `vkCmdDispatchIndirect` reading the group counts from
+    /// the launch header, or split direct dispatches where a count exceeds the device limit.
+    fn record(&self, r: &mut Recorder, keep: &mut Keep) {
+        let Some(live) = self.live() else {
+            return;
+        };
+        if (0..3).all(|i| live.groups[i] <= self.max_groups[i]) {
+            let push = push_constants(live.buf.address, [0; 3]);
+            r.dispatch_indirect(&live.pipeline, &push, &live.buf, GROUPS_OFFSET);
+        } else {
+            record_split(r, &live.pipeline, live.buf.address, live.groups, self.max_groups);
+        }
+        keep.push(live);
     }
 }

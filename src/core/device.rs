@@ -142,8 +142,15 @@ impl Device {
             ("cl_khr_local_int32_extended_atomics", make_version(1, 0, 0)),
             ("cl_khr_device_uuid", make_version(1, 0, 0)),
             ("cl_khr_suggested_local_work_size", make_version(1, 0, 0)),
-            ("cl_khr_command_buffer", make_version(0, 9, 8)),
         ];
+        // cl_khr_command_buffer (api/command_buffer.rs), at 0.9.4 with its older ABI under
+        // VKCL_COMMAND_BUFFER_REVISION=0.9.4, else 0.9.8 with mutable dispatch 0.9.5.
+        if crate::util::config::config().command_buffer_094 {
+            v.push(("cl_khr_command_buffer", make_version(0, 9, 4)));
+        } else {
+            v.push(("cl_khr_command_buffer", make_version(0, 9, 8)));
+            v.push(("cl_khr_command_buffer_mutable_dispatch", make_version(0, 9, 5)));
+        }
         if self.phys.storage_8bit {
             v.push(("cl_khr_byte_addressable_store", make_version(1, 0, 0)));
         }

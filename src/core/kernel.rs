@@ -43,7 +43,7 @@ impl ClObject for Kernel {
 }
 
 /// Offset of the argument block in a launch buffer (after the 96-byte header), bytes.
-const ARGS_OFFSET: usize = 128;
+pub const ARGS_OFFSET: usize = 128;
 
 impl Kernel {
     /// clCreateKernel. Errors: `CL_INVALID_PROGRAM_EXECUTABLE`, `CL_INVALID_KERNEL_NAME`.
@@ -131,16 +131,98 @@ pub struct Launch {
     pub keep: Vec<Arc<dyn Any + Send + Sync>>,
 }
 
+/// A launch encoded for device memory: the launch header (group counts at
+/// [`GROUPS_OFFSET`], in the layout of `VkDispatchIndirectCommand`), the argument block, the
+/// pipeline and what the arguments reference.
+pub struct Encoded {
+    /// Launch header, [`ARGS_OFFSET`] bytes (the kernel ABI's 96 bytes, zero-padded).
+    pub header: [u8; ARGS_OFFSET],
+    /// Argument block, `KernelInfo::args_size` bytes.
+    pub block: Vec<u8>,
+    pub pipeline: Arc<crate::backend::vulkan::pipeline::Pipeline>,
+    /// Work-groups per dimension of the whole NDRange.
+    pub groups: [u64; 3],
+    /// The kernel, its buffers and the pipeline.
+    pub keep: Vec<Arc<dyn Any + Send + Sync>>,
+}
+
+/// Offset of `num_groups` (`u32[3]`) in the launch header, bytes: also the offset of a
+/// `VkDispatchIndirectCommand` for `vkCmdDispatchIndirect`.
+pub const GROUPS_OFFSET: u64 = 68;
+
+impl Encoded {
+    /// Size of the launch buffer this encoding needs, bytes.
+    pub fn size(&self) -> usize {
+        ARGS_OFFSET + self.block.len().max(8)
+    }
+
+    /// Writes header and argument block to `buf` (mapped, at least [`size`](Self::size)
+    /// bytes) from the host. The caller makes sure no device work reads `buf` meanwhile.
+    pub fn write_to(&self, buf: &Buffer) {
+        // SAFETY: the buffer is mapped and holds ARGS_OFFSET + block.len() bytes (callers
+        // allocate `size()`); no device work reads it during the write (caller's contract).
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.header.as_ptr(), buf.mapped(), ARGS_OFFSET);
+            std::ptr::copy_nonoverlapping(self.block.as_ptr(), buf.mapped().add(ARGS_OFFSET), self.block.len());
+        }
+    }
+
+    /// A new launch buffer holding this encoding. Errors: `CL_MEM_OBJECT_ALLOCATION_FAILURE`.
+    pub fn to_buffer(&self, device: &Device) -> ClResult<Buffer> {
+        let buf = Buffer::new(device.vk()?, self.size() as u64).map_err(|_| ClError(CL_MEM_OBJECT_ALLOCATION_FAILURE))?;
+        self.write_to(&buf);
+        Ok(buf)
+    }
+}
+
+/// The 32-byte push-constant block of the kernel ABI for a launch buffer at `address` and a
+/// group offset.
+pub fn push_constants(address: u64, group_offset: [u32; 3]) -> [u8; 32] {
+    let mut push = [0u8; 32];
+    push[0..8].copy_from_slice(&address.to_le_bytes());
+    push[8..16].copy_from_slice(&(address + ARGS_OFFSET as u64).to_le_bytes());
+    for d in 0..3 {
+        push[16 + 4 * d..20 + 4 * d].copy_from_slice(&group_offset[d].to_le_bytes());
+    }
+    push
+}
+
+/// Records `groups` work-groups of `pipeline` for the launch buffer at `address`, split into
+/// several dispatches where a count exceeds the device's `maxComputeWorkGroupCount` (`max`).
+pub fn record_split(
+    r: &mut crate::backend::vulkan::queue::Recorder,
+    pipeline: &crate::backend::vulkan::pipeline::Pipeline,
+    address: u64,
+    groups: [u64; 3],
+    max: [u64; 3],
+) {
+    let mut z = 0;
+    while z < groups[2] {
+        let nz = (groups[2] - z).min(max[2]);
+        let mut y = 0;
+        while y < groups[1] {
+            let ny = (groups[1] - y).min(max[1]);
+            let mut x = 0;
+            while x < groups[0] {
+                let nx = (groups[0] - x).min(max[0]);
+                let push = push_constants(address, [x as u32, y as u32, z as u32]);
+                r.dispatch(pipeline, &push, [nx as u32, ny as u32, nz as u32]);
+                x += nx;
+            }
+            y += ny;
+        }
+        z += nz;
+    }
+}
+
 impl Kernel {
-    /// Prepares a launch of this kernel over `range` on `device`: checks the arguments,
-    /// builds the launch header and argument block in a device buffer, gets the pipeline, and
-    /// returns the work that dispatches it (split into several dispatches where the group
-    /// count exceeds the device's `maxComputeWorkGroupCount`).
-    /// Errors: `CL_INVALID_KERNEL_ARGS` (an argument not set), `CL_OUT_OF_RESOURCES` (local
-    /// memory over the device's, pipeline creation), `CL_MEM_OBJECT_ALLOCATION_FAILURE`.
-    pub fn launch(self: &Arc<Self>, device: &Arc<Device>, range: NdRange) -> ClResult<Launch> {
+    /// Encodes a launch of this kernel over `range` on `device` with argument values `args`
+    /// (the kernel's own, or those a command buffer captured): checks the arguments, builds
+    /// the launch header and argument block, gets the pipeline.
+    /// Errors: `CL_INVALID_KERNEL_ARGS` (an argument not set, or a buffer released since),
+    /// `CL_OUT_OF_RESOURCES` (local memory over the device's, pipeline creation).
+    pub fn encode(self: &Arc<Self>, device: &Arc<Device>, range: NdRange, args: &[Option<ArgValue>]) -> ClResult<Encoded> {
         let info = self.info();
-        let args = self.args.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let mut keep: Vec<Arc<dyn Any + Send + Sync>> = vec![self.clone()];
         let mut block = vec![0u8; info.args_size as usize];
         let mut locals = Vec::new();
@@ -187,45 +269,25 @@ impl Kernel {
             header[8 + 8 * d..16 + 8 * d].copy_from_slice(&range.offset[d].to_le_bytes());
             header[32 + 8 * d..40 + 8 * d].copy_from_slice(&range.global[d].to_le_bytes());
             header[56 + 4 * d..60 + 4 * d].copy_from_slice(&range.local[d].to_le_bytes());
-            header[68 + 4 * d..72 + 4 * d].copy_from_slice(&(groups[d] as u32).to_le_bytes());
+            header[68 + 4 * d..72 + 4 * d].copy_from_slice(&(groups[d].min(u32::MAX as u64) as u32).to_le_bytes());
         }
-        let vk = device.vk()?;
-        let buf = Buffer::new(vk, (ARGS_OFFSET + block.len().max(8)) as u64)
-            .map_err(|_| ClError(CL_MEM_OBJECT_ALLOCATION_FAILURE))?;
-        // SAFETY: the launch buffer is mapped and holds ARGS_OFFSET + block.len() bytes; no
-        // device work uses it yet.
-        unsafe {
-            std::ptr::copy_nonoverlapping(header.as_ptr(), buf.mapped(), ARGS_OFFSET);
-            std::ptr::copy_nonoverlapping(block.as_ptr(), buf.mapped().add(ARGS_OFFSET), block.len());
-        }
-        let (header_addr, args_addr) = (buf.address, buf.address + ARGS_OFFSET as u64);
-        keep.push(Arc::new(buf));
+        Ok(Encoded { header, block, pipeline, groups, keep })
+    }
 
+    /// Prepares a launch of this kernel over `range` on `device` with its current arguments:
+    /// [`encode`](Self::encode)s it into a new launch buffer and returns the work that
+    /// dispatches it (split into several dispatches where the group count exceeds the
+    /// device's `maxComputeWorkGroupCount`).
+    /// Errors: as [`encode`](Self::encode); `CL_MEM_OBJECT_ALLOCATION_FAILURE`.
+    pub fn launch(self: &Arc<Self>, device: &Arc<Device>, range: NdRange) -> ClResult<Launch> {
+        let args = self.args.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let enc = self.encode(device, range, &args)?;
+        let buf = enc.to_buffer(device)?;
+        let address = buf.address;
+        let Encoded { pipeline, groups, mut keep, .. } = enc;
+        keep.push(Arc::new(buf));
         let max = device.phys.limits.max_compute_work_group_count.map(|v| v as u64);
-        let work = Work::Gpu(Box::new(move |r| {
-            let mut z = 0;
-            while z < groups[2] {
-                let nz = (groups[2] - z).min(max[2]);
-                let mut y = 0;
-                while y < groups[1] {
-                    let ny = (groups[1] - y).min(max[1]);
-                    let mut x = 0;
-                    while x < groups[0] {
-                        let nx = (groups[0] - x).min(max[0]);
-                        let mut push = [0u8; 32];
-                        push[0..8].copy_from_slice(&header_addr.to_le_bytes());
-                        push[8..16].copy_from_slice(&args_addr.to_le_bytes());
-                        push[16..20].copy_from_slice(&(x as u32).to_le_bytes());
-                        push[20..24].copy_from_slice(&(y as u32).to_le_bytes());
-                        push[24..28].copy_from_slice(&(z as u32).to_le_bytes());
-                        r.dispatch(&pipeline, &push, [nx as u32, ny as u32, nz as u32]);
-                        x += nx;
-                    }
-                    y += ny;
-                }
-                z += nz;
-            }
-        }));
+        let work = Work::Gpu(Box::new(move |r| record_split(r, &pipeline, address, groups, max)));
         Ok(Launch { work, keep })
     }
 }

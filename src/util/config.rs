@@ -20,6 +20,8 @@ pub struct Config {
     pub log: Option<String>,
     /// `VKCL_VALIDATION`: `1` or `fatal`.
     pub validation: Validation,
+    /// `VKCL_COMMAND_BUFFER_REVISION=0.9.4`: the pre-0.9.5 `cl_khr_command_buffer` ABI.
+    pub command_buffer_094: bool,
 }
 
 impl Config {
@@ -30,7 +32,8 @@ impl Config {
             Some("fatal") => Validation::Fatal,
             Some(_) => Validation::Report,
         };
-        Config { log: var("VKCL_LOG"), validation }
+        let command_buffer_094 = var("VKCL_COMMAND_BUFFER_REVISION").as_deref() == Some("0.9.4");
+        Config { log: var("VKCL_LOG"), validation, command_buffer_094 }
     }
 }
 

@@ -98,6 +98,28 @@ impl Drop for Secondary {
 }
 
 impl Recorder<'_> {
+    /// Binds `pipeline`, pushes the 32-byte constant block and dispatches the work-group
+    /// counts found in `buffer` at `offset` (a `VkDispatchIndirectCommand`, 4-byte aligned),
+    /// read by the device when the command runs.
+    pub fn dispatch_indirect(
+        &mut self,
+        pipeline: &super::pipeline::Pipeline,
+        push: &[u8; 32],
+        buffer: &Buffer,
+        offset: u64,
+    ) {
+        count_command();
+        // SAFETY: the command buffer is recording; the pipeline's layout declares exactly this
+        // push-constant range; the buffer was created with INDIRECT_BUFFER usage and is kept
+        // alive with the secondary.
+        unsafe {
+            let d = &self.device.raw;
+            d.cmd_bind_pipeline(self.cmd, vk::PipelineBindPoint::COMPUTE, pipeline.raw);
+            d.cmd_push_constants(self.cmd, pipeline.layout, vk::ShaderStageFlags::COMPUTE, 0, push);
+            d.cmd_dispatch_indirect(self.cmd, buffer.raw, offset);
+        }
+    }
+
     /// `vkCmdExecuteCommands` of one secondary command buffer (recorded for the same queue
     /// family) into this job's primary command buffer.
     pub fn execute(&mut self, secondary: &Secondary) {
