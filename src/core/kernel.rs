@@ -177,10 +177,12 @@ impl Kernel {
         if local_bytes > device.local_mem_size() {
             return Err(ClError(CL_OUT_OF_RESOURCES));
         }
-        let pipeline = self.program.pipeline(device, info, range.local, locals)?;
-        keep.push(pipeline.clone());
-
         let groups: [u64; 3] = std::array::from_fn(|d| range.global[d] / range.local[d] as u64);
+        let limit = resident_group_limit(device, range.local);
+        let total: u64 = groups.iter().product();
+        let persistent = limit.is_some_and(|l| total > l);
+        let pipeline = self.program.pipeline(device, info, range.local, locals, persistent)?;
+        keep.push(pipeline.clone());
         let mut header = [0u8; ARGS_OFFSET];
         header[0..4].copy_from_slice(&range.work_dim.to_le_bytes());
         for d in 0..3 {
@@ -201,6 +203,16 @@ impl Kernel {
         let (header_addr, args_addr) = (buf.address, buf.address + ARGS_OFFSET as u64);
         keep.push(Arc::new(buf));
 
+        if let (true, Some(launched)) = (persistent, limit) {
+            // Compute-unit-limited dispatch: `launched` groups loop over the virtual groups.
+            let work = Work::Gpu(Box::new(move |r| {
+                let mut push = [0u8; 32];
+                push[0..8].copy_from_slice(&header_addr.to_le_bytes());
+                push[8..16].copy_from_slice(&args_addr.to_le_bytes());
+                r.dispatch(&pipeline, &push, [launched as u32, 1, 1]);
+            }));
+            return Ok(Launch { work, keep });
+        }
         let max = device.phys.limits.max_compute_work_group_count.map(|v| v as u64);
         let work = Work::Gpu(Box::new(move |r| {
             let mut z = 0;
@@ -228,6 +240,19 @@ impl Kernel {
         }));
         Ok(Launch { work, keep })
     }
+}
+
+/// The most work-groups a launch on `device` may have resident: None for a root device (no
+/// limit); for a sub-device its compute units x the groups one unit keeps resident
+/// ([`Device::groups_per_unit`]), within `maxComputeWorkGroupCount[0]` (the persistent
+/// variant is launched as a 1-D grid).
+pub fn resident_group_limit(device: &Device, local: [u32; 3]) -> Option<u64> {
+    if !device.is_sub_device() {
+        return None;
+    }
+    let per_unit = device.groups_per_unit(local.iter().product());
+    let max_x = u64::from(device.phys.limits.max_compute_work_group_count[0]);
+    Some((u64::from(device.compute_units) * u64::from(per_unit)).clamp(1, max_x))
 }
 
 #[cfg(test)]

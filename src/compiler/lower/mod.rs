@@ -12,6 +12,8 @@
 //! 6. [`widevec`]: vectors of 8 and 16 components -> 4-component parts (arrays in memory).
 //! 7. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
 //! 8. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
+//!
+//! [`persistent`] runs apart, on a finished module: the compute-unit-limited variant.
 
 mod cfg;
 mod ctx;
@@ -19,6 +21,7 @@ mod entry;
 mod extinst;
 mod finish;
 mod memory;
+mod persistent;
 mod select;
 mod types;
 mod widevec;
@@ -61,4 +64,15 @@ pub(crate) fn lower_kernel(
         static_local_mem_bytes: sizes.static_local_mem_bytes,
         private_mem_bytes: sizes.private_mem_bytes,
     })
+}
+
+/// The persistent variant of a lowered kernel module (see [`persistent`]).
+///
+/// # Errors
+/// A message when `words` is not a module this crate lowered.
+pub(crate) fn persistent_variant(words: &[u32]) -> Result<Vec<u32>, String> {
+    let module = rspirv::dr::load_words(words).map_err(|e| format!("cannot parse SPIR-V: {e}"))?;
+    let mut ctx = ctx::Ctx::new(module);
+    persistent::make_persistent(&mut ctx)?;
+    Ok(ctx.module.assemble())
 }
