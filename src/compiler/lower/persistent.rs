@@ -62,6 +62,45 @@ fn input_builtin_var(ctx: &mut Ctx, b: BuiltIn, ty: Word) -> Word {
     var
 }
 
+/// Declares the ABI's push-constant block (for kernels whose body reads none of it).
+fn push_constant_block(ctx: &mut Ctx) -> Word {
+    let u64t = ctx.t_int(64);
+    let u32t = ctx.t_int(32);
+    let st = ctx.id();
+    ctx.module.types_global_values.push(inst(
+        Op::TypeStruct,
+        None,
+        Some(st),
+        [u64t, u64t, u32t, u32t, u32t, u32t]
+            .iter()
+            .map(|t| Operand::IdRef(*t))
+            .collect(),
+    ));
+    for (m, off) in [0u32, 8, 16, 20, 24, 28].iter().enumerate() {
+        ctx.module.annotations.push(inst(
+            Op::MemberDecorate,
+            None,
+            None,
+            vec![
+                Operand::IdRef(st),
+                Operand::LiteralBit32(m as u32),
+                Operand::Decoration(Decoration::Offset),
+                Operand::LiteralBit32(*off),
+            ],
+        ));
+    }
+    ctx.decorate(st, Decoration::Block, vec![]);
+    let pty = ctx.t_ptr(StorageClass::PushConstant, st);
+    let var = ctx.id();
+    ctx.module.types_global_values.push(inst(
+        Op::Variable,
+        Some(pty),
+        Some(var),
+        vec![Operand::StorageClass(StorageClass::PushConstant)],
+    ));
+    var
+}
+
 /// Builds the instructions of one basic block.
 struct Code<'c> {
     ctx: &'c mut Ctx,
@@ -137,7 +176,7 @@ pub(crate) fn make_persistent(ctx: &mut Ctx) -> Result<(), String> {
         wg_vars.push(input_builtin_var(ctx, BuiltIn::WorkgroupId, v3u32));
     }
     let num_wg = input_builtin_var(ctx, BuiltIn::NumWorkgroups, v3u32);
-    let pc_var = ctx
+    let found = ctx
         .module
         .types_global_values
         .iter()
@@ -145,8 +184,11 @@ pub(crate) fn make_persistent(ctx: &mut Ctx) -> Result<(), String> {
             i.class.opcode == Op::Variable
                 && i.operands.first() == Some(&Operand::StorageClass(StorageClass::PushConstant))
         })
-        .and_then(|i| i.result_id)
-        .ok_or("no push constant block")?;
+        .and_then(|i| i.result_id);
+    let pc_var = match found {
+        Some(v) => v,
+        None => push_constant_block(ctx),
+    };
     let uses_local_memory = ctx.module.types_global_values.iter().any(|i| {
         i.class.opcode == Op::Variable
             && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Workgroup))
@@ -326,4 +368,48 @@ pub(crate) fn make_persistent(ctx: &mut Ctx) -> Result<(), String> {
         h.bound = bound;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compiler::{compile_source, find_tools, persistent_variant, DeviceCaps};
+
+    /// Every kernel's persistent variant passes spirv-val (Vulkan 1.2) and keeps one entry.
+    #[test]
+    fn variants_validate() {
+        let src = r#"
+            __kernel void ids(__global uint *o) {
+                size_t i = get_global_id(0) + get_global_size(0) * (get_global_id(1) + get_global_size(1) * get_global_id(2));
+                o[i] = get_group_id(0) + get_group_id(1) * 7 + get_group_id(2) * 49 + get_local_id(0);
+            }
+            __kernel void local_sum(__global int *o, __local int *t) {
+                t[get_local_id(0)] = (int)get_global_id(0);
+                barrier(CLK_LOCAL_MEM_FENCE);
+                if (get_local_id(0) == 0) {
+                    int s = 0;
+                    for (size_t k = 0; k < get_local_size(0); k++) s += t[k];
+                    o[get_group_id(0)] = s;
+                }
+            }
+            __kernel void static_local(__global int *o) {
+                __local int x[4];
+                x[get_local_id(0) & 3] = 1;
+                barrier(CLK_LOCAL_MEM_FENCE);
+                o[get_global_id(0)] = x[0];
+            }
+            __kernel void early(__global int *o, int n) {
+                if (get_global_id(0) >= n) return;
+                atomic_add(o, 1);
+            }
+            __kernel void nothing() {}
+        "#;
+        let tools = find_tools().expect("clang-15, opt-15 and llvm-spirv-15");
+        let p = compile_source(&tools, src, "", &DeviceCaps::default()).expect("build");
+        for k in &p.kernels {
+            let v = persistent_variant(&k.spirv).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+            let m = rspirv::dr::load_words(&v).expect("parse");
+            assert_eq!(m.entry_points.len(), 1, "{}", k.name);
+            assert_eq!(m.functions.len(), 2, "{}", k.name);
+        }
+    }
 }
