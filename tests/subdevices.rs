@@ -3,6 +3,9 @@
 //! kernels (work-item functions, barriers, local memory) on sub-devices compared with answers
 //! computed on the host, in contexts of sub-devices and of a root device with its sub-devices.
 //!
+//! Kernels on sub-devices run with lavapipe's compute-unit-limited dispatch (waves) and, in a
+//! child process, with the persistent variant.
+//!
 //! llvmpipe's compute units follow `LP_NUM_THREADS`; this file sets it to 4 (if unset) before
 //! the loader starts, so partitions of 1 + 3 and nested splits are exercised on any machine.
 mod common;
@@ -404,6 +407,23 @@ fn kernels_on_sub_devices_match_the_host() {
     }
     drop(m);
     release_all(&subs);
+}
+
+/// The same kernels with the other compute-unit-limited dispatch (lavapipe's default is waves;
+/// the persistent variant, the GPUs' default, runs here too), in a child process since the
+/// setting is read once per process.
+#[test]
+fn kernels_on_sub_devices_persistent_variant() {
+    init();
+    if std::env::var_os("VKCL_SUBDEVICE_DISPATCH").is_some() {
+        return;
+    }
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "kernels_on_sub_devices_match_the_host", "--test-threads", "1"])
+        .env("VKCL_SUBDEVICE_DISPATCH", "persistent")
+        .status()
+        .unwrap();
+    assert!(status.success());
 }
 
 #[test]

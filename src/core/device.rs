@@ -8,6 +8,7 @@ use super::error::{ClError, ClResult};
 use super::object::{self, ClObject, Header, Kind};
 use super::platform::make_version;
 use crate::backend::vulkan::{self, Instance, PhysicalDevice};
+pub use crate::util::config::LimitedDispatch;
 use ash::vk;
 use opencl_sys::*;
 use std::sync::{Arc, OnceLock};
@@ -221,6 +222,20 @@ impl Device {
             Vec::new()
         };
         Ok((plan.len(), subs))
+    }
+
+    /// How kernels on this device's sub-devices keep to their compute units:
+    /// `VKCL_SUBDEVICE_DISPATCH` if set, else waves on llvmpipe and the persistent variant
+    /// elsewhere (see [`LimitedDispatch`]).
+    pub fn limited_dispatch(&self) -> LimitedDispatch {
+        if let Some(d) = crate::util::config::config().subdevice_dispatch {
+            return d;
+        }
+        if self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE {
+            LimitedDispatch::Waves
+        } else {
+            LimitedDispatch::Persistent
+        }
     }
 
     /// Work-groups one compute unit keeps resident at once, for kernels with `group_size`

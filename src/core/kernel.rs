@@ -1,6 +1,6 @@
 //! Kernels (OpenCL 3.0 section 5.9) and NDRange launches (section 5.10).
 
-use super::device::Device;
+use super::device::{Device, LimitedDispatch};
 use super::error::{ClError, ClResult};
 use super::memory::Mem;
 use super::object::{ClObject, Header, Kind};
@@ -180,7 +180,8 @@ impl Kernel {
         let groups: [u64; 3] = std::array::from_fn(|d| range.global[d] / range.local[d] as u64);
         let limit = resident_group_limit(device, range.local);
         let total: u64 = groups.iter().product();
-        let persistent = limit.is_some_and(|l| total > l);
+        let limited = limit.filter(|&l| total > l);
+        let persistent = limited.is_some() && device.limited_dispatch() == LimitedDispatch::Persistent;
         let pipeline = self.program.pipeline(device, info, range.local, locals, persistent)?;
         keep.push(pipeline.clone());
         let mut header = [0u8; ARGS_OFFSET];
@@ -203,7 +204,7 @@ impl Kernel {
         let (header_addr, args_addr) = (buf.address, buf.address + ARGS_OFFSET as u64);
         keep.push(Arc::new(buf));
 
-        if let (true, Some(launched)) = (persistent, limit) {
+        if let (true, Some(launched)) = (persistent, limited) {
             // Compute-unit-limited dispatch: `launched` groups loop over the virtual groups.
             let work = Work::Gpu(Box::new(move |r| {
                 let mut push = [0u8; 32];
@@ -213,7 +214,12 @@ impl Kernel {
             }));
             return Ok(Launch { work, keep });
         }
-        let max = device.phys.limits.max_compute_work_group_count.map(|v| v as u64);
+        let mut max = device.phys.limits.max_compute_work_group_count.map(|v| v as u64);
+        if let Some(l) = limited {
+            // Waves: consecutive dispatches of at most `l` groups each.
+            let tile = wave_tile(groups, l);
+            max = std::array::from_fn(|d| max[d].min(tile[d]));
+        }
         let work = Work::Gpu(Box::new(move |r| {
             let mut z = 0;
             while z < groups[2] {
@@ -245,7 +251,8 @@ impl Kernel {
 /// The most work-groups a launch on `device` may have resident: None for a root device (no
 /// limit); for a sub-device its compute units x the groups one unit keeps resident
 /// ([`Device::groups_per_unit`]), within `maxComputeWorkGroupCount[0]` (the persistent
-/// variant is launched as a 1-D grid).
+/// variant is launched as a 1-D grid). A launch with more groups than that is limited by the
+/// device's [`LimitedDispatch`]: the persistent variant, or waves of at most this many groups.
 pub fn resident_group_limit(device: &Device, local: [u32; 3]) -> Option<u64> {
     if !device.is_sub_device() {
         return None;
@@ -255,9 +262,26 @@ pub fn resident_group_limit(device: &Device, local: [u32; 3]) -> Option<u64> {
     Some((u64::from(device.compute_units) * u64::from(per_unit)).clamp(1, max_x))
 }
 
+/// The box of groups one wave dispatches: at most `l` groups, as many whole rows (then
+/// planes) of the `groups` grid as fit, at least one group.
+pub fn wave_tile(groups: [u64; 3], l: u64) -> [u64; 3] {
+    let x = groups[0].min(l).max(1);
+    let y = groups[1].min(l / x).max(1);
+    let z = groups[2].min(l / (x * y)).max(1);
+    [x, y, z]
+}
+
 #[cfg(test)]
 mod tests {
-    use super::pick_local_size;
+    use super::{pick_local_size, wave_tile};
+
+    #[test]
+    fn waves_stay_within_the_limit() {
+        assert_eq!(wave_tile([256, 1, 1], 3), [3, 1, 1]);
+        assert_eq!(wave_tile([12, 6, 1], 30), [12, 2, 1]);
+        assert_eq!(wave_tile([4, 4, 8], 40), [4, 4, 2]);
+        assert_eq!(wave_tile([5, 5, 5], 1), [1, 1, 1]);
+    }
 
     #[test]
     fn local_size_divides_global() {

@@ -13,6 +13,18 @@ pub enum Validation {
     Fatal,
 }
 
+/// How a kernel on a sub-device keeps to its compute units (`VKCL_SUBDEVICE_DISPATCH`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitedDispatch {
+    /// One dispatch of at most `L` groups of the persistent variant, which loop over the
+    /// NDRange's groups (GPUs: dispatches on one queue may run concurrently).
+    Persistent,
+    /// Consecutive dispatches ("waves") of at most `L` groups of the plain pipeline (lavapipe:
+    /// one dispatch runs at a time, and llvmpipe caps the loop iterations of one shader
+    /// invocation at 65535 in total, which a persistent loop would exceed).
+    Waves,
+}
+
 /// All settings. See README.md, "Settings".
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -20,6 +32,8 @@ pub struct Config {
     pub log: Option<String>,
     /// `VKCL_VALIDATION`: `1` or `fatal`.
     pub validation: Validation,
+    /// `VKCL_SUBDEVICE_DISPATCH`: `persistent` or `waves`; None: the device's default.
+    pub subdevice_dispatch: Option<LimitedDispatch>,
 }
 
 impl Config {
@@ -30,7 +44,12 @@ impl Config {
             Some("fatal") => Validation::Fatal,
             Some(_) => Validation::Report,
         };
-        Config { log: var("VKCL_LOG"), validation }
+        let subdevice_dispatch = match var("VKCL_SUBDEVICE_DISPATCH").as_deref() {
+            Some("persistent") => Some(LimitedDispatch::Persistent),
+            Some("waves") => Some(LimitedDispatch::Waves),
+            _ => None,
+        };
+        Config { log: var("VKCL_LOG"), validation, subdevice_dispatch }
     }
 }
 

@@ -413,3 +413,25 @@ mod tests {
         }
     }
 }
+#[cfg(test)]
+#[test]
+fn dump_tmp() {
+    let src = r#"
+__kernel void burn(__global float *out, int iters) {
+    float a = (float)get_global_id(0) * 1e-6f, b = 1.0f, c = 0.5f, d = 0.25f;
+    for (int i = 0; i < iters; i++) {
+        a = a * 0.9999f + 0.001f;
+        b = b * 0.9999f + 0.002f;
+        c = c * 0.9999f + 0.003f;
+        d = d * 0.9999f + 0.004f;
+    }
+    out[get_global_id(0)] = a + b + c + d;
+}"#;
+    let tools = crate::compiler::find_tools().unwrap();
+    let p = crate::compiler::compile_source(&tools, src, "", &crate::compiler::DeviceCaps::default()).unwrap();
+    let v = crate::compiler::persistent_variant(&p.kernels[0].spirv).unwrap();
+    let b: Vec<u8> = v.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write("/tmp/burn_p.spv", b).unwrap();
+    let b: Vec<u8> = p.kernels[0].spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write("/tmp/burn.spv", b).unwrap();
+}
