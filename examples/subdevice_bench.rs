@@ -18,7 +18,9 @@ use std::time::Instant;
 fn loader() -> &'static libloading::Library {
     static LIB: std::sync::OnceLock<libloading::Library> = std::sync::OnceLock::new();
     // SAFETY: loading the system ICD loader.
-    LIB.get_or_init(|| unsafe { libloading::Library::new("libOpenCL.so.1") }.expect("libOpenCL.so.1"))
+    LIB.get_or_init(|| {
+        unsafe { libloading::Library::new("libOpenCL.so.1") }.expect("libOpenCL.so.1")
+    })
 }
 
 /// The loader's function `name`, typed as opencl-sys's `<name>_t`.
@@ -58,7 +60,15 @@ const LOCAL: usize = 64;
 
 fn units(d: cl_device_id) -> u32 {
     let mut v = 0u32;
-    ok(unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_MAX_COMPUTE_UNITS, 4, &mut v as *mut u32 as *mut c_void, null_mut()) });
+    ok(unsafe {
+        cl!(clGetDeviceInfo)(
+            d,
+            CL_DEVICE_MAX_COMPUTE_UNITS,
+            4,
+            &mut v as *mut u32 as *mut c_void,
+            null_mut(),
+        )
+    });
     v
 }
 
@@ -81,7 +91,8 @@ struct Bench {
 impl Bench {
     fn queue(&self, d: cl_device_id) -> cl_command_queue {
         let mut err = 0;
-        let q = unsafe { cl!(clCreateCommandQueueWithProperties)(self.context, d, null(), &mut err) };
+        let q =
+            unsafe { cl!(clCreateCommandQueueWithProperties)(self.context, d, null(), &mut err) };
         ok(err);
         q
     }
@@ -90,7 +101,19 @@ impl Bench {
     /// does).
     fn result(&self, q: cl_command_queue, out: cl_mem) -> Vec<f32> {
         let mut v = vec![0f32; self.groups * LOCAL];
-        ok(unsafe { cl!(clEnqueueReadBuffer)(q, out, CL_TRUE, 0, v.len() * 4, v.as_mut_ptr() as *mut c_void, 0, null(), null_mut()) });
+        ok(unsafe {
+            cl!(clEnqueueReadBuffer)(
+                q,
+                out,
+                CL_TRUE,
+                0,
+                v.len() * 4,
+                v.as_mut_ptr() as *mut c_void,
+                0,
+                null(),
+                null_mut(),
+            )
+        });
         v
     }
 
@@ -102,7 +125,19 @@ impl Bench {
         for rep in 0..=self.reps {
             let t = Instant::now();
             for &q in queues {
-                ok(unsafe { cl!(clEnqueueNDRangeKernel)(q, self.kernel, 1, null(), &n, &LOCAL, 0, null(), null_mut()) });
+                ok(unsafe {
+                    cl!(clEnqueueNDRangeKernel)(
+                        q,
+                        self.kernel,
+                        1,
+                        null(),
+                        &n,
+                        &LOCAL,
+                        0,
+                        null(),
+                        null_mut(),
+                    )
+                });
                 ok(unsafe { cl!(clFlush)(q) });
             }
             for &q in queues {
@@ -126,8 +161,18 @@ fn main() {
     ok(unsafe { cl!(clGetDeviceIDs)(platform, CL_DEVICE_TYPE_DEFAULT, 1, &mut root, null_mut()) });
     let total = units(root);
     let mut name = vec![0u8; 256];
-    ok(unsafe { cl!(clGetDeviceInfo)(root, CL_DEVICE_NAME, 256, name.as_mut_ptr() as *mut c_void, null_mut()) });
-    let name = String::from_utf8_lossy(&name).trim_end_matches('\0').to_string();
+    ok(unsafe {
+        cl!(clGetDeviceInfo)(
+            root,
+            CL_DEVICE_NAME,
+            256,
+            name.as_mut_ptr() as *mut c_void,
+            null_mut(),
+        )
+    });
+    let name = String::from_utf8_lossy(&name)
+        .trim_end_matches('\0')
+        .to_string();
 
     // Sub-devices: one of m units for each m (all m up to 4, then powers of two and halves),
     // and two disjoint halves.
@@ -144,19 +189,50 @@ fn main() {
     ms.sort_unstable();
     ms.dedup();
     let end = CL_DEVICE_PARTITION_BY_COUNTS_LIST_END;
-    let singles: Vec<(u32, cl_device_id)> =
-        ms.iter().map(|&m| (m, split(root, &[CL_DEVICE_PARTITION_BY_COUNTS, m as isize, end, 0])[0])).collect();
-    let halves = if total >= 2 { split(root, &[CL_DEVICE_PARTITION_EQUALLY, (total / 2) as isize, 0]) } else { Vec::new() };
+    let singles: Vec<(u32, cl_device_id)> = ms
+        .iter()
+        .map(|&m| {
+            (
+                m,
+                split(root, &[CL_DEVICE_PARTITION_BY_COUNTS, m as isize, end, 0])[0],
+            )
+        })
+        .collect();
+    let halves = if total >= 2 {
+        split(
+            root,
+            &[CL_DEVICE_PARTITION_EQUALLY, (total / 2) as isize, 0],
+        )
+    } else {
+        Vec::new()
+    };
 
     let mut devices = vec![root];
     devices.extend(singles.iter().map(|s| s.1));
     devices.extend(halves.iter().take(2));
     let mut err = 0;
-    let context = unsafe { cl!(clCreateContext)(null(), devices.len() as u32, devices.as_ptr(), None, null_mut(), &mut err) };
+    let context = unsafe {
+        cl!(clCreateContext)(
+            null(),
+            devices.len() as u32,
+            devices.as_ptr(),
+            None,
+            null_mut(),
+            &mut err,
+        )
+    };
     ok(err);
     let src = CString::new(SOURCE).unwrap();
     let ptrs = [src.as_ptr()];
-    let program = unsafe { cl!(clCreateProgramWithSource)(context, 1, ptrs.as_ptr() as *mut *const c_char, null(), &mut err) };
+    let program = unsafe {
+        cl!(clCreateProgramWithSource)(
+            context,
+            1,
+            ptrs.as_ptr() as *mut *const c_char,
+            null(),
+            &mut err,
+        )
+    };
     ok(err);
     ok(unsafe { cl!(clBuildProgram)(program, 0, null(), null(), None, null_mut()) });
     let kname = CString::new("burn").unwrap();
@@ -165,23 +241,64 @@ fn main() {
     let groups = arg(0).unwrap_or((total as usize * 64).max(256));
     let iters = arg(1).unwrap_or(4000) as i32;
     let reps = arg(2).unwrap_or(3);
-    let out = unsafe { cl!(clCreateBuffer)(context, CL_MEM_READ_WRITE, groups * LOCAL * 4, null_mut(), &mut err) };
+    let out = unsafe {
+        cl!(clCreateBuffer)(
+            context,
+            CL_MEM_READ_WRITE,
+            groups * LOCAL * 4,
+            null_mut(),
+            &mut err,
+        )
+    };
     ok(err);
-    ok(unsafe { cl!(clSetKernelArg)(kernel, 0, std::mem::size_of::<cl_mem>(), &out as *const cl_mem as *const c_void) });
+    ok(unsafe {
+        cl!(clSetKernelArg)(
+            kernel,
+            0,
+            std::mem::size_of::<cl_mem>(),
+            &out as *const cl_mem as *const c_void,
+        )
+    });
     ok(unsafe { cl!(clSetKernelArg)(kernel, 1, 4, &iters as *const i32 as *const c_void) });
-    let bench = Bench { context, kernel, groups, iters, reps };
+    let bench = Bench {
+        context,
+        kernel,
+        groups,
+        iters,
+        reps,
+    };
 
     println!("device: {name}, {total} compute units");
-    println!("kernel: {groups} groups of {LOCAL} work-items, {iters} iterations, best of {reps} runs");
-    println!("{:<34} {:>10} {:>10} {:>10}", "where", "GFLOP/s", "vs root", "m/total");
+    println!(
+        "kernel: {groups} groups of {LOCAL} work-items, {iters} iterations, best of {reps} runs"
+    );
+    println!(
+        "{:<34} {:>10} {:>10} {:>10}",
+        "where", "GFLOP/s", "vs root", "m/total"
+    );
     let rq = bench.queue(root);
     let base = bench.run(&[rq]);
     let want = bench.result(rq, out);
     let zero = vec![0u8; groups * LOCAL * 4];
     let clear = |q: cl_command_queue| {
-        ok(unsafe { cl!(clEnqueueWriteBuffer)(q, out, CL_TRUE, 0, zero.len(), zero.as_ptr() as *const c_void, 0, null(), null_mut()) });
+        ok(unsafe {
+            cl!(clEnqueueWriteBuffer)(
+                q,
+                out,
+                CL_TRUE,
+                0,
+                zero.len(),
+                zero.as_ptr() as *const c_void,
+                0,
+                null(),
+                null_mut(),
+            )
+        });
     };
-    println!("{:<34} {:>10.2} {:>10.3} {:>10.3}", "root device", base, 1.0, 1.0);
+    println!(
+        "{:<34} {:>10.2} {:>10.3} {:>10.3}",
+        "root device", base, 1.0, 1.0
+    );
     for &(m, d) in &singles {
         let q = bench.queue(d);
         clear(q);
@@ -189,9 +306,18 @@ fn main() {
         let got = bench.result(q, out);
         if let Some(i) = got.iter().zip(&want).position(|(a, b)| a != b) {
             let bad = got.iter().zip(&want).filter(|(a, b)| a != b).count();
-            panic!("sub-device of {m} units: {bad} values differ, first at {i}: {} != {}", got[i], want[i]);
+            panic!(
+                "sub-device of {m} units: {bad} values differ, first at {i}: {} != {}",
+                got[i], want[i]
+            );
         }
-        println!("{:<34} {:>10.2} {:>10.3} {:>10.3}", format!("sub-device, m = {m}"), g, g / base, f64::from(m) / f64::from(total));
+        println!(
+            "{:<34} {:>10.2} {:>10.3} {:>10.3}",
+            format!("sub-device, m = {m}"),
+            g,
+            g / base,
+            f64::from(m) / f64::from(total)
+        );
         ok(unsafe { cl!(clReleaseCommandQueue)(q) });
     }
     if halves.len() >= 2 {

@@ -71,7 +71,15 @@ fn release_all(ds: &[cl_device_id]) {
 
 fn err_of(d: cl_device_id, props: Option<&[Prop]>) -> cl_int {
     let mut n = 0;
-    unsafe { cl!(clCreateSubDevices)(d, props.map_or(null(), |p| p.as_ptr()), 0, null_mut(), &mut n) }
+    unsafe {
+        cl!(clCreateSubDevices)(
+            d,
+            props.map_or(null(), |p| p.as_ptr()),
+            0,
+            null_mut(),
+            &mut n,
+        )
+    }
 }
 
 #[test]
@@ -80,11 +88,17 @@ fn root_device_partition_queries() {
     let d = device();
     let cu = units(d);
     assert!(cu >= 2, "LP_NUM_THREADS=4 gives llvmpipe 4 compute units");
-    let max: u32 = info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_PARTITION_MAX_SUB_DEVICES, s, v, r) });
+    let max: u32 = info_scalar(|s, v, r| unsafe {
+        cl!(clGetDeviceInfo)(d, CL_DEVICE_PARTITION_MAX_SUB_DEVICES, s, v, r)
+    });
     assert_eq!(max, cu);
-    assert_eq!(props_info(d, CL_DEVICE_PARTITION_PROPERTIES), vec![CL_DEVICE_PARTITION_EQUALLY, CL_DEVICE_PARTITION_BY_COUNTS]);
-    let dom: cl_device_affinity_domain =
-        info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_PARTITION_AFFINITY_DOMAIN, s, v, r) });
+    assert_eq!(
+        props_info(d, CL_DEVICE_PARTITION_PROPERTIES),
+        vec![CL_DEVICE_PARTITION_EQUALLY, CL_DEVICE_PARTITION_BY_COUNTS]
+    );
+    let dom: cl_device_affinity_domain = info_scalar(|s, v, r| unsafe {
+        cl!(clGetDeviceInfo)(d, CL_DEVICE_PARTITION_AFFINITY_DOMAIN, s, v, r)
+    });
     assert_eq!(dom, 0, "llvmpipe has no affinity domains");
     assert!(props_info(d, CL_DEVICE_PARTITION_TYPE).is_empty());
     assert!(parent(d).is_null());
@@ -110,10 +124,13 @@ fn partition_equally() {
             assert_eq!(parent(s), d);
             assert_eq!(props_info(s, CL_DEVICE_PARTITION_TYPE), props.to_vec());
             assert_eq!(ref_count(s), 1);
-            let max: u32 =
-                info_scalar(|sz, v, r| unsafe { cl!(clGetDeviceInfo)(s, CL_DEVICE_PARTITION_MAX_SUB_DEVICES, sz, v, r) });
+            let max: u32 = info_scalar(|sz, v, r| unsafe {
+                cl!(clGetDeviceInfo)(s, CL_DEVICE_PARTITION_MAX_SUB_DEVICES, sz, v, r)
+            });
             assert_eq!(max, n);
-            let ty: cl_device_type = info_scalar(|sz, v, r| unsafe { cl!(clGetDeviceInfo)(s, CL_DEVICE_TYPE, sz, v, r) });
+            let ty: cl_device_type = info_scalar(|sz, v, r| unsafe {
+                cl!(clGetDeviceInfo)(s, CL_DEVICE_TYPE, sz, v, r)
+            });
             assert_eq!(ty, CL_DEVICE_TYPE_CPU);
         }
         release_all(&subs);
@@ -125,7 +142,13 @@ fn partition_by_counts() {
     init();
     let d = device();
     let cu = units(d);
-    let props = [CL_DEVICE_PARTITION_BY_COUNTS, 1, (cu - 1) as Prop, CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0];
+    let props = [
+        CL_DEVICE_PARTITION_BY_COUNTS,
+        1,
+        (cu - 1) as Prop,
+        CL_DEVICE_PARTITION_BY_COUNTS_LIST_END,
+        0,
+    ];
     let subs = split(d, &props).unwrap();
     assert_eq!(subs.len(), 2);
     assert_eq!(units(subs[0]), 1);
@@ -135,7 +158,16 @@ fn partition_by_counts() {
         assert_eq!(parent(s), d);
     }
     // Fewer units than the device has is fine: the rest stays unused.
-    let one = split(d, &[CL_DEVICE_PARTITION_BY_COUNTS, 1, CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0]).unwrap();
+    let one = split(
+        d,
+        &[
+            CL_DEVICE_PARTITION_BY_COUNTS,
+            1,
+            CL_DEVICE_PARTITION_BY_COUNTS_LIST_END,
+            0,
+        ],
+    )
+    .unwrap();
     assert_eq!(one.len(), 1);
     release_all(&one);
     release_all(&subs);
@@ -146,7 +178,16 @@ fn nested_partitions_and_reference_counts() {
     init();
     let d = device();
     let cu = units(d);
-    let top = split(d, &[CL_DEVICE_PARTITION_BY_COUNTS, cu as Prop, CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0]).unwrap();
+    let top = split(
+        d,
+        &[
+            CL_DEVICE_PARTITION_BY_COUNTS,
+            cu as Prop,
+            CL_DEVICE_PARTITION_BY_COUNTS_LIST_END,
+            0,
+        ],
+    )
+    .unwrap();
     let mut level = top[0];
     let mut made = vec![level];
     // Halve until one unit is left; each level's parent is the level above.
@@ -162,7 +203,10 @@ fn nested_partitions_and_reference_counts() {
     // A one-unit device splits only into itself.
     let same = split(level, &[CL_DEVICE_PARTITION_EQUALLY, 1, 0]).unwrap();
     assert_eq!((same.len(), units(same[0])), (1, 1));
-    assert_eq!(err_of(level, Some(&[CL_DEVICE_PARTITION_EQUALLY, 2, 0])), CL_DEVICE_PARTITION_FAILED);
+    assert_eq!(
+        err_of(level, Some(&[CL_DEVICE_PARTITION_EQUALLY, 2, 0])),
+        CL_DEVICE_PARTITION_FAILED
+    );
 
     // Retain/release count for real; at 0 the handle is gone, the children still work.
     let s = top[0];
@@ -173,13 +217,23 @@ fn nested_partitions_and_reference_counts() {
     ok(unsafe { cl!(clReleaseDevice)(s) });
     let mut cu2 = 0u32;
     let r = unsafe {
-        cl!(clGetDeviceInfo)(s, CL_DEVICE_MAX_COMPUTE_UNITS, 4, &mut cu2 as *mut u32 as *mut c_void, null_mut())
+        cl!(clGetDeviceInfo)(
+            s,
+            CL_DEVICE_MAX_COMPUTE_UNITS,
+            4,
+            &mut cu2 as *mut u32 as *mut c_void,
+            null_mut(),
+        )
     };
     assert_eq!(r, CL_INVALID_DEVICE);
     assert_eq!(unsafe { cl!(clReleaseDevice)(s) }, CL_INVALID_DEVICE);
     assert_eq!(unsafe { cl!(clRetainDevice)(s) }, CL_INVALID_DEVICE);
     assert_eq!(units(same[0]), 1);
-    assert_eq!(parent(made[1]), s, "CL_DEVICE_PARENT_DEVICE still names the released parent");
+    assert_eq!(
+        parent(made[1]),
+        s,
+        "CL_DEVICE_PARENT_DEVICE still names the released parent"
+    );
     release_all(&same);
     release_all(&made[1..]);
 }
@@ -191,17 +245,39 @@ fn create_sub_devices_error_codes() {
     let cu = units(d) as Prop;
     let end = CL_DEVICE_PARTITION_BY_COUNTS_LIST_END;
     // CL_INVALID_DEVICE if in_device is not valid.
-    assert_eq!(err_of(null_mut(), Some(&[CL_DEVICE_PARTITION_EQUALLY, 1, 0])), CL_INVALID_DEVICE);
+    assert_eq!(
+        err_of(null_mut(), Some(&[CL_DEVICE_PARTITION_EQUALLY, 1, 0])),
+        CL_INVALID_DEVICE
+    );
     // CL_INVALID_VALUE if values specified in properties are not valid ...
     assert_eq!(err_of(d, None), CL_INVALID_VALUE);
     assert_eq!(err_of(d, Some(&[0])), CL_INVALID_VALUE);
     assert_eq!(err_of(d, Some(&[0x4242, 1, 0])), CL_INVALID_VALUE);
-    assert_eq!(err_of(d, Some(&[CL_DEVICE_PARTITION_EQUALLY, 0, 0])), CL_INVALID_VALUE);
-    assert_eq!(err_of(d, Some(&[CL_DEVICE_PARTITION_EQUALLY, -1, 0])), CL_INVALID_VALUE);
-    assert_eq!(err_of(d, Some(&[CL_DEVICE_PARTITION_BY_COUNTS, end, 0])), CL_INVALID_VALUE);
+    assert_eq!(
+        err_of(d, Some(&[CL_DEVICE_PARTITION_EQUALLY, 0, 0])),
+        CL_INVALID_VALUE
+    );
+    assert_eq!(
+        err_of(d, Some(&[CL_DEVICE_PARTITION_EQUALLY, -1, 0])),
+        CL_INVALID_VALUE
+    );
+    assert_eq!(
+        err_of(d, Some(&[CL_DEVICE_PARTITION_BY_COUNTS, end, 0])),
+        CL_INVALID_VALUE
+    );
     // ... only one scheme per list.
     assert_eq!(
-        err_of(d, Some(&[CL_DEVICE_PARTITION_EQUALLY, 1, CL_DEVICE_PARTITION_BY_COUNTS, 1, end, 0])),
+        err_of(
+            d,
+            Some(&[
+                CL_DEVICE_PARTITION_EQUALLY,
+                1,
+                CL_DEVICE_PARTITION_BY_COUNTS,
+                1,
+                end,
+                0
+            ])
+        ),
         CL_INVALID_VALUE
     );
     // ... or valid but not supported by the device: llvmpipe has no affinity domains.
@@ -213,22 +289,46 @@ fn create_sub_devices_error_codes() {
         CL_DEVICE_AFFINITY_DOMAIN_L1_CACHE,
         CL_DEVICE_AFFINITY_DOMAIN_NEXT_PARTITIONABLE,
     ] {
-        assert_eq!(err_of(d, Some(&[CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN, dom as Prop, 0])), CL_INVALID_VALUE);
+        assert_eq!(
+            err_of(
+                d,
+                Some(&[CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN, dom as Prop, 0])
+            ),
+            CL_INVALID_VALUE
+        );
     }
-    assert_eq!(err_of(d, Some(&[CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN, 0, 0])), CL_INVALID_VALUE);
-    assert_eq!(err_of(d, Some(&[CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN, 3, 0])), CL_INVALID_VALUE);
+    assert_eq!(
+        err_of(d, Some(&[CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN, 0, 0])),
+        CL_INVALID_VALUE
+    );
+    assert_eq!(
+        err_of(d, Some(&[CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN, 3, 0])),
+        CL_INVALID_VALUE
+    );
     // CL_DEVICE_PARTITION_FAILED if the device could not be further partitioned.
-    assert_eq!(err_of(d, Some(&[CL_DEVICE_PARTITION_EQUALLY, cu + 1, 0])), CL_DEVICE_PARTITION_FAILED);
+    assert_eq!(
+        err_of(d, Some(&[CL_DEVICE_PARTITION_EQUALLY, cu + 1, 0])),
+        CL_DEVICE_PARTITION_FAILED
+    );
     // CL_INVALID_DEVICE_PARTITION_COUNT: too many units in total, too many sub-devices, a count
     // below zero.
-    assert_eq!(err_of(d, Some(&[CL_DEVICE_PARTITION_BY_COUNTS, cu, 1, end, 0])), CL_INVALID_DEVICE_PARTITION_COUNT);
+    assert_eq!(
+        err_of(d, Some(&[CL_DEVICE_PARTITION_BY_COUNTS, cu, 1, end, 0])),
+        CL_INVALID_DEVICE_PARTITION_COUNT
+    );
     let mut many = vec![CL_DEVICE_PARTITION_BY_COUNTS];
     many.extend(std::iter::repeat_n(1, cu as usize + 1));
     many.extend([end, 0]);
     assert_eq!(err_of(d, Some(&many)), CL_INVALID_DEVICE_PARTITION_COUNT);
-    assert_eq!(err_of(d, Some(&[CL_DEVICE_PARTITION_BY_COUNTS, -1, 1, end, 0])), CL_INVALID_DEVICE_PARTITION_COUNT);
+    assert_eq!(
+        err_of(d, Some(&[CL_DEVICE_PARTITION_BY_COUNTS, -1, 1, end, 0])),
+        CL_INVALID_DEVICE_PARTITION_COUNT
+    );
     // A count of 0 is CL_DEVICE_PARTITION_BY_COUNTS_LIST_END: an empty list, then a stray value.
-    assert_eq!(err_of(d, Some(&[CL_DEVICE_PARTITION_BY_COUNTS, 0, 1, end, 0])), CL_INVALID_VALUE);
+    assert_eq!(
+        err_of(d, Some(&[CL_DEVICE_PARTITION_BY_COUNTS, 0, 1, end, 0])),
+        CL_INVALID_VALUE
+    );
     // CL_INVALID_VALUE if out_devices is not NULL and num_devices is less than the number of
     // sub-devices created.
     let props = [CL_DEVICE_PARTITION_EQUALLY, 1, 0];
@@ -280,11 +380,28 @@ struct Multi {
 impl Multi {
     fn new(devices: &[cl_device_id]) -> Multi {
         let mut err = 1;
-        let context = unsafe { cl!(clCreateContext)(null(), devices.len() as u32, devices.as_ptr(), None, null_mut(), &mut err) };
+        let context = unsafe {
+            cl!(clCreateContext)(
+                null(),
+                devices.len() as u32,
+                devices.as_ptr(),
+                None,
+                null_mut(),
+                &mut err,
+            )
+        };
         ok(err);
         let src = CString::new(KERNELS).unwrap();
         let ptrs = [src.as_ptr()];
-        let program = unsafe { cl!(clCreateProgramWithSource)(context, 1, ptrs.as_ptr() as *mut *const c_char, null(), &mut err) };
+        let program = unsafe {
+            cl!(clCreateProgramWithSource)(
+                context,
+                1,
+                ptrs.as_ptr() as *mut *const c_char,
+                null(),
+                &mut err,
+            )
+        };
         ok(err);
         let r = unsafe { cl!(clBuildProgram)(program, 0, null(), null(), None, null_mut()) };
         assert_eq!(r, CL_SUCCESS, "{}", build_log(program, devices[0]));
@@ -293,7 +410,8 @@ impl Multi {
 
     fn queue(&self, d: cl_device_id) -> cl_command_queue {
         let mut err = 1;
-        let q = unsafe { cl!(clCreateCommandQueueWithProperties)(self.context, d, null(), &mut err) };
+        let q =
+            unsafe { cl!(clCreateCommandQueueWithProperties)(self.context, d, null(), &mut err) };
         ok(err);
         q
     }
@@ -309,7 +427,10 @@ impl Multi {
     fn buffer(&self, bytes: usize, data: Option<&[i32]>) -> cl_mem {
         let mut err = 1;
         let (flags, ptr) = match data {
-            Some(d) => (CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, d.as_ptr() as *mut c_void),
+            Some(d) => (
+                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                d.as_ptr() as *mut c_void,
+            ),
             None => (CL_MEM_READ_WRITE, null_mut()),
         };
         let m = unsafe { cl!(clCreateBuffer)(self.context, flags, bytes, ptr, &mut err) };
@@ -330,7 +451,19 @@ impl Drop for Multi {
 fn read<T: Copy + Default>(q: cl_command_queue, m: cl_mem, n: usize) -> Vec<T> {
     let mut v = vec![T::default(); n];
     let bytes = n * std::mem::size_of::<T>();
-    ok(unsafe { cl!(clEnqueueReadBuffer)(q, m, CL_TRUE, 0, bytes, v.as_mut_ptr() as *mut c_void, 0, null(), null_mut()) });
+    ok(unsafe {
+        cl!(clEnqueueReadBuffer)(
+            q,
+            m,
+            CL_TRUE,
+            0,
+            bytes,
+            v.as_mut_ptr() as *mut c_void,
+            0,
+            null(),
+            null_mut(),
+        )
+    });
     v
 }
 
@@ -343,11 +476,28 @@ fn check_kernels(m: &Multi, q: cl_command_queue) {
     let k = m.kernel("ids");
     set_arg(k, 0, &out);
     let (off, gs, ls) = ([5usize, 7, 0], [w, h, 1], [lx, ly, 1]);
-    ok(unsafe { cl!(clEnqueueNDRangeKernel)(q, k, 2, off.as_ptr(), gs.as_ptr(), ls.as_ptr(), 0, null(), null_mut()) });
+    ok(unsafe {
+        cl!(clEnqueueNDRangeKernel)(
+            q,
+            k,
+            2,
+            off.as_ptr(),
+            gs.as_ptr(),
+            ls.as_ptr(),
+            0,
+            null(),
+            null_mut(),
+        )
+    });
     let got: Vec<[u32; 4]> = read(q, out, w * h);
     for y in 0..h {
         for x in 0..w {
-            let want = [(x / lx) as u32, (y / ly) as u32, (x % lx + 100 * (y % ly)) as u32, ((w / lx) * 1000 + h / ly) as u32];
+            let want = [
+                (x / lx) as u32,
+                (y / ly) as u32,
+                (x % lx + 100 * (y % ly)) as u32,
+                ((w / lx) * 1000 + h / ly) as u32,
+            ];
             assert_eq!(got[y * w + x], want, "ids at ({x}, {y})");
         }
     }
@@ -355,7 +505,11 @@ fn check_kernels(m: &Multi, q: cl_command_queue) {
     // reverse_sum: barriers and __local memory in every virtual group.
     let (n, l) = (4096usize, 64usize);
     let input: Vec<i32> = (0..n as i32).map(|i| (i * 7919) % 1000 - 500).collect();
-    let (bin, bout, bsum) = (m.buffer(n * 4, Some(&input)), m.buffer(n * 4, None), m.buffer(n / l * 4, None));
+    let (bin, bout, bsum) = (
+        m.buffer(n * 4, Some(&input)),
+        m.buffer(n * 4, None),
+        m.buffer(n / l * 4, None),
+    );
     let k2 = m.kernel("reverse_sum");
     set_arg(k2, 0, &bin);
     set_arg(k2, 1, &bout);
@@ -381,7 +535,11 @@ fn check_kernels(m: &Multi, q: cl_command_queue) {
     ok(unsafe { cl!(clEnqueueNDRangeKernel)(q, k3, 1, null(), &n3, &l3, 0, null(), null_mut()) });
     let got3: Vec<i32> = read(q, b3, n3);
     for (i, v) in got3.iter().enumerate() {
-        assert_eq!(*v, if (i as i32) < limit { i as i32 * 3 } else { -1 }, "early_exit at {i}");
+        assert_eq!(
+            *v,
+            if (i as i32) < limit { i as i32 * 3 } else { -1 },
+            "early_exit at {i}"
+        );
     }
     unsafe {
         for mm in [out, bin, bout, bsum, b3] {
@@ -398,7 +556,17 @@ fn kernels_on_sub_devices_match_the_host() {
     init();
     let d = device();
     let cu = units(d);
-    let subs = split(d, &[CL_DEVICE_PARTITION_BY_COUNTS, 1, (cu - 1) as Prop, CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0]).unwrap();
+    let subs = split(
+        d,
+        &[
+            CL_DEVICE_PARTITION_BY_COUNTS,
+            1,
+            (cu - 1) as Prop,
+            CL_DEVICE_PARTITION_BY_COUNTS_LIST_END,
+            0,
+        ],
+    )
+    .unwrap();
     let m = Multi::new(&subs);
     for &s in &subs {
         let q = m.queue(s);
@@ -419,7 +587,12 @@ fn kernels_on_sub_devices_persistent_variant() {
         return;
     }
     let status = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "kernels_on_sub_devices_match_the_host", "--test-threads", "1"])
+        .args([
+            "--exact",
+            "kernels_on_sub_devices_match_the_host",
+            "--test-threads",
+            "1",
+        ])
         .env("VKCL_SUBDEVICE_DISPATCH", "persistent")
         .status()
         .unwrap();
@@ -434,7 +607,9 @@ fn context_of_root_and_sub_devices() {
     let mut devices = vec![d];
     devices.extend(&subs[..2]);
     let m = Multi::new(&devices);
-    let n: u32 = info_scalar(|s, v, r| unsafe { cl!(clGetContextInfo)(m.context, CL_CONTEXT_NUM_DEVICES, s, v, r) });
+    let n: u32 = info_scalar(|s, v, r| unsafe {
+        cl!(clGetContextInfo)(m.context, CL_CONTEXT_NUM_DEVICES, s, v, r)
+    });
     assert_eq!(n, 3);
     // The same buffer, updated in turn from the root's queue and each sub-device's, ordered by
     // events across queues.
@@ -452,7 +627,11 @@ fn context_of_root_and_sub_devices() {
         set_arg(k, 1, &limit);
         let l = 4usize;
         let mut ev = null_mut();
-        let (nw, wl) = if prev.is_null() { (0, null()) } else { (1, &prev as *const cl_event) };
+        let (nw, wl) = if prev.is_null() {
+            (0, null())
+        } else {
+            (1, &prev as *const cl_event)
+        };
         ok(unsafe { cl!(clEnqueueNDRangeKernel)(q, k, 1, null(), &n3, &l, nw, wl, &mut ev) });
         ok(unsafe { cl!(clFlush)(q) });
         if !prev.is_null() {
@@ -466,7 +645,9 @@ fn context_of_root_and_sub_devices() {
     for (i, v) in got.iter().enumerate() {
         assert_eq!(*v, if i < 192 { i as i32 * 3 } else { 0 });
     }
-    let qdev: cl_device_id = info_scalar(|s, v, r| unsafe { cl!(clGetCommandQueueInfo)(queues[1], CL_QUEUE_DEVICE, s, v, r) });
+    let qdev: cl_device_id = info_scalar(|s, v, r| unsafe {
+        cl!(clGetCommandQueueInfo)(queues[1], CL_QUEUE_DEVICE, s, v, r)
+    });
     assert_eq!(qdev, subs[0]);
     unsafe {
         cl!(clReleaseKernel)(k);
@@ -516,7 +697,20 @@ fn command_buffer_on_a_sub_device() {
     ok(err);
     let l = 8usize;
     ok(unsafe {
-        ext!(clCommandNDRangeKernelKHR)(cb, null_mut(), null(), k, 1, null(), &n, &l, 0, null(), null_mut(), null_mut())
+        ext!(clCommandNDRangeKernelKHR)(
+            cb,
+            null_mut(),
+            null(),
+            k,
+            1,
+            null(),
+            &n,
+            &l,
+            0,
+            null(),
+            null_mut(),
+            null_mut(),
+        )
     });
     ok(unsafe { ext!(clFinalizeCommandBufferKHR)(cb) });
     ok(unsafe { ext!(clEnqueueCommandBufferKHR)(1, &mut q, cb, 0, null(), null_mut()) });

@@ -206,7 +206,10 @@ pub(crate) fn make_persistent(ctx: &mut Ctx) -> Result<(), String> {
     // Entry block: launched group index, launched group count, total virtual groups.
     let (l_entry, l_header, l_body, l_cont, l_merge) =
         (ctx.id(), ctx.id(), ctx.id(), ctx.id(), ctx.id());
-    let mut c = Code { ctx, out: Vec::new() };
+    let mut c = Code {
+        ctx,
+        out: Vec::new(),
+    };
     let wid = c.op(Op::Load, v3u32, &[wg_vars[0]]);
     let wx = c.extract(u32t, wid, 0);
     let v0 = c.op(Op::UConvert, u64t, &[wx]);
@@ -359,7 +362,11 @@ pub(crate) fn make_persistent(ctx: &mut Ctx) -> Result<(), String> {
         .filter(|i| i.class.opcode == Op::Variable)
         .filter_map(|i| i.result_id)
         .collect();
-    let ep = ctx.module.entry_points.first_mut().ok_or("no entry point")?;
+    let ep = ctx
+        .module
+        .entry_points
+        .first_mut()
+        .ok_or("no entry point")?;
     ep.operands[1] = Operand::IdRef(main_id);
     ep.operands.truncate(3);
     ep.operands.extend(vars.into_iter().map(Operand::IdRef));
@@ -412,26 +419,4 @@ mod tests {
             assert_eq!(m.functions.len(), 2, "{}", k.name);
         }
     }
-}
-#[cfg(test)]
-#[test]
-fn dump_tmp() {
-    let src = r#"
-__kernel void burn(__global float *out, int iters) {
-    float a = (float)get_global_id(0) * 1e-6f, b = 1.0f, c = 0.5f, d = 0.25f;
-    for (int i = 0; i < iters; i++) {
-        a = a * 0.9999f + 0.001f;
-        b = b * 0.9999f + 0.002f;
-        c = c * 0.9999f + 0.003f;
-        d = d * 0.9999f + 0.004f;
-    }
-    out[get_global_id(0)] = a + b + c + d;
-}"#;
-    let tools = crate::compiler::find_tools().unwrap();
-    let p = crate::compiler::compile_source(&tools, src, "", &crate::compiler::DeviceCaps::default()).unwrap();
-    let v = crate::compiler::persistent_variant(&p.kernels[0].spirv).unwrap();
-    let b: Vec<u8> = v.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write("/tmp/burn_p.spv", b).unwrap();
-    let b: Vec<u8> = p.kernels[0].spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write("/tmp/burn.spv", b).unwrap();
 }
