@@ -4,9 +4,9 @@ use super::info::InfoOut;
 use super::platform::{name_versions, names, platform_arg};
 use super::{status, write_opt};
 use crate::backend::vulkan::queue::host_ns;
-use crate::core::device::Device;
+use crate::core::device::{Device, Partition};
 use crate::core::error::{ClError, ClResult};
-use crate::core::object::{self, lookup};
+use crate::core::object::{self, lookup, ClObject};
 use crate::core::platform::{make_version, Platform};
 use opencl_sys::*;
 use std::ffi::c_void;
@@ -70,39 +70,121 @@ pub unsafe extern "C" fn clGetDeviceIDs(
     })
 }
 
-/// clRetainDevice: root devices are not reference counted (always succeeds for them).
-/// Errors: `CL_INVALID_DEVICE`.
+/// clRetainDevice: counts references of sub-devices; root devices are not reference counted
+/// (always succeeds for them, OpenCL 3.0 section 4.3). Errors: `CL_INVALID_DEVICE`.
 ///
 /// # Safety
 /// Any pointer value is accepted.
 pub unsafe extern "C" fn clRetainDevice(device: cl_device_id) -> cl_int {
-    status(|| lookup::<Device>(device as *const c_void).map(|_| ()))
+    status(|| {
+        // CL_INVALID_DEVICE if device is not a valid device.
+        let d = lookup::<Device>(device as *const c_void)?;
+        if d.is_sub_device() {
+            object::retain::<Device>(device as *const c_void)?;
+        }
+        Ok(())
+    })
 }
 
-/// clReleaseDevice: as [`clRetainDevice`].
+/// clReleaseDevice: as [`clRetainDevice`]; a sub-device's handle stops being valid when its
+/// count reaches 0 (contexts, queues and programs that use it keep it alive meanwhile).
 ///
 /// # Safety
 /// Any pointer value is accepted.
 pub unsafe extern "C" fn clReleaseDevice(device: cl_device_id) -> cl_int {
-    status(|| lookup::<Device>(device as *const c_void).map(|_| ()))
+    status(|| {
+        // CL_INVALID_DEVICE if device is not a valid device.
+        let d = lookup::<Device>(device as *const c_void)?;
+        if d.is_sub_device() {
+            object::release::<Device>(device as *const c_void)?;
+        }
+        Ok(())
+    })
 }
 
-/// clCreateSubDevices: partitioning is not offered yet (`CL_DEVICE_PARTITION_MAX_SUB_DEVICES`
-/// is 0). Errors: `CL_INVALID_DEVICE`, `CL_INVALID_VALUE` for any partition property
-/// (OpenCL 3.0: valid but unsupported properties give CL_INVALID_VALUE).
+/// Reads a clCreateSubDevices property list: the scheme and the list as given (terminating 0
+/// included, for `CL_DEVICE_PARTITION_TYPE`).
+/// Errors: `CL_INVALID_VALUE` for a NULL list, an unknown scheme, a missing value, a second
+/// scheme in the same list, or a value that cannot be a compute-unit count.
+///
+/// # Safety
+/// `props` must be NULL or a list terminated as the OpenCL API requires.
+unsafe fn partition_properties(props: *const cl_device_partition_property) -> ClResult<(Partition, Vec<cl_device_partition_property>)> {
+    // CL_INVALID_VALUE if values specified in properties are not valid (a NULL list names no scheme).
+    if props.is_null() {
+        return Err(ClError(CL_INVALID_VALUE));
+    }
+    // SAFETY: the list is readable up to its terminator; each read below stops at a terminator.
+    let at = |i: usize| unsafe { props.add(i).read() };
+    let unit_count = |v: cl_device_partition_property| -> ClResult<u32> {
+        // CL_INVALID_DEVICE_PARTITION_COUNT if the number of compute units requested for one or
+        // more sub-devices is less than zero (values beyond cl_uint cannot be counts either).
+        u32::try_from(v).map_err(|_| ClError(if v < 0 { CL_INVALID_DEVICE_PARTITION_COUNT } else { CL_INVALID_VALUE }))
+    };
+    let (scheme, end) = match at(0) {
+        CL_DEVICE_PARTITION_EQUALLY => {
+            // CL_INVALID_VALUE if values specified in properties are not valid (n must be positive).
+            let n = u32::try_from(at(1)).ok().filter(|&n| n > 0).ok_or(ClError(CL_INVALID_VALUE))?;
+            (Partition::Equally(n), 2)
+        }
+        CL_DEVICE_PARTITION_BY_COUNTS => {
+            let mut counts = Vec::new();
+            let mut i = 1;
+            while at(i) != CL_DEVICE_PARTITION_BY_COUNTS_LIST_END {
+                counts.push(unit_count(at(i))?);
+                i += 1;
+            }
+            (Partition::ByCounts(counts), i + 1)
+        }
+        CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN => (Partition::ByAffinityDomain(at(1) as cl_device_affinity_domain), 2),
+        // CL_INVALID_VALUE if values specified in properties are not valid (an unknown scheme).
+        _ => return Err(ClError(CL_INVALID_VALUE)),
+    };
+    // CL_INVALID_VALUE if values specified in properties are not valid: "Only one of the listed
+    // partitioning schemes can be specified in properties", so the list ends here.
+    if at(end) != 0 {
+        return Err(ClError(CL_INVALID_VALUE));
+    }
+    Ok((scheme, (0..=end).map(at).collect()))
+}
+
+/// clCreateSubDevices (OpenCL 3.0 section 4.3.1): EQUALLY, BY_COUNTS, and BY_AFFINITY_DOMAIN
+/// where the device has domains (none does yet: the spec's `CL_INVALID_VALUE`). With
+/// `out_devices` NULL only the count is returned and nothing is created.
+/// Errors: `CL_INVALID_DEVICE`, `CL_INVALID_VALUE` (properties not valid or not supported,
+/// `num_devices` below the number of sub-devices), `CL_DEVICE_PARTITION_FAILED`,
+/// `CL_INVALID_DEVICE_PARTITION_COUNT`.
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
 pub unsafe extern "C" fn clCreateSubDevices(
     in_device: cl_device_id,
-    _properties: *const cl_device_partition_property,
-    _num_devices: cl_uint,
-    _out_devices: *mut cl_device_id,
-    _num_devices_ret: *mut cl_uint,
+    properties: *const cl_device_partition_property,
+    num_devices: cl_uint,
+    out_devices: *mut cl_device_id,
+    num_devices_ret: *mut cl_uint,
 ) -> cl_int {
     status(|| {
-        lookup::<Device>(in_device as *const c_void)?;
-        Err(ClError(CL_INVALID_VALUE))
+        // CL_INVALID_DEVICE if in_device is not valid.
+        let d = lookup::<Device>(in_device as *const c_void)?;
+        // SAFETY: forwarded contract.
+        let (scheme, list) = unsafe { partition_properties(properties) }?;
+        let (count, _) = d.partition(&scheme, &list, false)?;
+        // CL_INVALID_VALUE if out_devices is not NULL and num_devices is less than the number of
+        // sub-devices created by the partition scheme.
+        if !out_devices.is_null() && (num_devices as usize) < count {
+            return Err(ClError(CL_INVALID_VALUE));
+        }
+        if !out_devices.is_null() {
+            let (_, subs) = d.partition(&scheme, &list, true)?;
+            for (i, s) in subs.iter().enumerate() {
+                // SAFETY: out_devices holds num_devices >= count entries.
+                unsafe { out_devices.add(i).write(object::handle_of(s) as cl_device_id) };
+            }
+        }
+        // SAFETY: NULL or valid.
+        unsafe { write_opt(num_devices_ret, count as cl_uint) };
+        Ok(())
     })
 }
 
@@ -207,7 +289,6 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         | CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT
-        | CL_DEVICE_PARTITION_MAX_SUB_DEVICES
         | CL_DEVICE_MAX_NUM_SUB_GROUPS => out.scalar(0 as cl_uint),
         CL_DEVICE_IMAGE2D_MAX_WIDTH
         | CL_DEVICE_IMAGE2D_MAX_HEIGHT
@@ -271,11 +352,15 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_EXTENSIONS_WITH_VERSION => out.slice(&name_versions(&extensions)),
         CL_DEVICE_PRINTF_BUFFER_SIZE => out.scalar(1024usize * 1024),
         CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => out.scalar(CL_TRUE),
-        CL_DEVICE_PARENT_DEVICE => out.scalar(std::ptr::null_mut::<c_void>() as cl_device_id),
-        CL_DEVICE_PARTITION_PROPERTIES => out.slice::<cl_device_partition_property>(&[0]),
-        CL_DEVICE_PARTITION_AFFINITY_DOMAIN => out.scalar(0 as cl_device_affinity_domain),
-        CL_DEVICE_PARTITION_TYPE => out.slice::<cl_device_partition_property>(&[]),
-        CL_DEVICE_REFERENCE_COUNT => out.scalar(1 as cl_uint),
+        // Partitioning (section 4.3): a sub-device can be split again down to one compute unit.
+        CL_DEVICE_PARENT_DEVICE => {
+            out.scalar(d.parent.as_ref().map_or(std::ptr::null_mut(), |p| p.header().handle()) as cl_device_id)
+        }
+        CL_DEVICE_PARTITION_MAX_SUB_DEVICES => out.scalar(d.compute_units),
+        CL_DEVICE_PARTITION_PROPERTIES => out.slice(&d.partition_properties()),
+        CL_DEVICE_PARTITION_AFFINITY_DOMAIN => out.scalar(d.affinity_domains()),
+        CL_DEVICE_PARTITION_TYPE => out.slice(&d.partition_type),
+        CL_DEVICE_REFERENCE_COUNT => out.scalar(if d.is_sub_device() { d.header().ref_count() } else { 1 }),
         CL_DEVICE_SVM_CAPABILITIES => out.scalar(0 as cl_device_svm_capabilities),
         // llvm-spirv-15 reads SPIR-V up to 1.4; the IL path needs the same tools as source.
         CL_DEVICE_IL_VERSION => out.string(if compiler { "SPIR-V_1.0 SPIR-V_1.1 SPIR-V_1.2 SPIR-V_1.3 SPIR-V_1.4" } else { "" }),

@@ -66,6 +66,20 @@
 //! - `get_local_size`/`get_enqueued_local_size` = the `WorkgroupSize` spec constants;
 //!   `get_num_groups`, `get_global_size`, `get_global_offset`, `get_work_dim` from the header.
 //!
+//! ## Persistent variant (compute-unit-limited dispatch on sub-devices)
+//! [`persistent_variant`] turns a kernel module into one whose entry `main` loops over the
+//! NDRange's virtual work-groups. The runtime launches it as a grid of `[L, 1, 1]` groups
+//! (`L` = the sub-device's compute units x groups per unit, fewer than the NDRange's groups)
+//! with `group_offset` 0. Each launched group runs virtual groups `v = WorkgroupId.x,
+//! v + L, v + 2L, ...` while `v < num_groups.x * num_groups.y * num_groups.z` (launch header,
+//! 64-bit arithmetic); `L` is read from Vulkan's `NumWorkgroups.x`, so the loop bounds need
+//! no push constant beyond the ABI's. Virtual group `v` has group id
+//! `(v % nx, v / nx % ny, v / (nx * ny))`; every built-in derived from `get_group_id` follows,
+//! and a work-group barrier separates virtual groups of a kernel that uses `__local` memory.
+//! lavapipe does not use it by default (`VKCL_SUBDEVICE_DISPATCH`, README): llvmpipe stops any
+//! shader invocation after 65535 loop iterations in total, which one launched group looping
+//! over many virtual groups exceeds; there the runtime dispatches the plain module in waves.
+//!
 //! ## Memory model
 //! Global and constant memory: `PhysicalStorageBuffer` pointers with `Aligned` accesses.
 //! `__local`: `Workgroup` variables. 32-bit atomics on global memory use `Device` scope (OpenCL
@@ -154,6 +168,18 @@ pub fn compile_il(
     let words = frontend::words_from_bytes(il)?;
     let front = frontend::compile_il(&tools, &words, &opts)?;
     finish(front.spirv, front.log, caps, SPIRV_OPT && !opts.opt_disable)
+}
+
+/// The persistent variant of a lowered kernel module ([`KernelInfo::spirv`]), validated
+/// with spirv-val; see "Persistent variant" in the module doc.
+///
+/// # Errors
+/// A message when the module cannot be rewritten or the result does not validate.
+pub fn persistent_variant(words: &[u32]) -> Result<Vec<u32>, String> {
+    let out = lower::persistent_variant(words)?;
+    validate::validate_vulkan(&out)
+        .map_err(|e| format!("internal error, the persistent variant is not valid Vulkan SPIR-V: {e}"))?;
+    Ok(out)
 }
 
 /// Reflects and lowers every kernel of a structurized Kernel module; `optimize` runs spirv-opt

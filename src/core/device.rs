@@ -1,9 +1,14 @@
-//! Devices: a root device per Vulkan physical device (sub-devices come with partitioning).
+//! Devices: a root device per Vulkan physical device, and sub-devices partitioned from them
+//! (OpenCL 3.0 section 4.3). A sub-device shares its root's `VkDevice`; what it owns is a
+//! compute-unit budget (see [`Device::compute_units`]) that kernels enqueued on it respect
+//! (compute-unit-limited dispatch, `core::kernel`), and the Vulkan queues its command queues
+//! lease (its own where the family has spare ones).
 
 use super::error::{ClError, ClResult};
 use super::object::{self, ClObject, Header, Kind};
 use super::platform::make_version;
 use crate::backend::vulkan::{self, Instance, PhysicalDevice};
+pub use crate::util::config::LimitedDispatch;
 use ash::vk;
 use opencl_sys::*;
 use std::sync::{Arc, OnceLock};
@@ -18,8 +23,101 @@ pub struct Device {
     /// Facts read from the Vulkan driver.
     pub phys: Arc<PhysicalDevice>,
     vk: OnceLock<Result<Arc<vulkan::Device>, vk::Result>>,
-    /// `CL_DEVICE_MAX_COMPUTE_UNITS`, see [`compute_units`].
+    /// `CL_DEVICE_MAX_COMPUTE_UNITS`, see [`compute_units`]; for a sub-device its budget.
     pub compute_units: u32,
+    /// The device this one was partitioned from (`CL_DEVICE_PARENT_DEVICE`); None for a root.
+    pub parent: Option<Arc<Device>>,
+    /// `CL_DEVICE_PARTITION_TYPE`: the property list this sub-device was created with,
+    /// terminating 0 included; empty for a root device.
+    pub partition_type: Vec<cl_device_partition_property>,
+    /// Index of this device's first compute unit among its root device's units.
+    pub first_unit: u32,
+}
+
+/// A partition scheme of clCreateSubDevices, decoded from its property list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Partition {
+    /// `CL_DEVICE_PARTITION_EQUALLY`: as many sub-devices of `n` compute units as fit.
+    Equally(u32),
+    /// `CL_DEVICE_PARTITION_BY_COUNTS`: one sub-device per count, in order.
+    ByCounts(Vec<u32>),
+    /// `CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN` with one `CL_DEVICE_AFFINITY_DOMAIN_*` bit.
+    ByAffinityDomain(cl_device_affinity_domain),
+}
+
+/// Every affinity domain the spec defines (`CL_DEVICE_AFFINITY_DOMAIN_*`).
+pub const ALL_AFFINITY_DOMAINS: cl_device_affinity_domain = CL_DEVICE_AFFINITY_DOMAIN_NUMA
+    | CL_DEVICE_AFFINITY_DOMAIN_L4_CACHE
+    | CL_DEVICE_AFFINITY_DOMAIN_L3_CACHE
+    | CL_DEVICE_AFFINITY_DOMAIN_L2_CACHE
+    | CL_DEVICE_AFFINITY_DOMAIN_L1_CACHE
+    | CL_DEVICE_AFFINITY_DOMAIN_NEXT_PARTITIONABLE;
+
+/// Splits `units` compute units by `scheme` into (first unit, count) pairs, offsets relative
+/// to the device being partitioned; `domains` are the affinity domains the device has
+/// (`CL_DEVICE_PARTITION_AFFINITY_DOMAIN`).
+///
+/// Errors (OpenCL 3.0 section 4.3, clCreateSubDevices): `CL_INVALID_VALUE` for values that are
+/// not valid or not supported by the device; `CL_DEVICE_PARTITION_FAILED` when the scheme is
+/// supported but the device cannot be split that way; `CL_INVALID_DEVICE_PARTITION_COUNT` for
+/// BY_COUNTS lists that ask for too many sub-devices or compute units.
+pub fn plan_partition(units: u32, domains: cl_device_affinity_domain, scheme: &Partition) -> ClResult<Vec<(u32, u32)>> {
+    match scheme {
+        Partition::Equally(n) => {
+            // CL_INVALID_VALUE if values specified in properties are not valid (n compute units, n >= 1).
+            if *n == 0 {
+                return Err(ClError(CL_INVALID_VALUE));
+            }
+            // CL_DEVICE_PARTITION_FAILED if the partition name is supported by the implementation
+            // but in_device could not be further partitioned (n above the device's compute units).
+            if *n > units {
+                return Err(ClError(CL_DEVICE_PARTITION_FAILED));
+            }
+            Ok((0..units / n).map(|i| (i * n, *n)).collect())
+        }
+        Partition::ByCounts(counts) => {
+            // CL_INVALID_VALUE if values specified in properties are not valid (an empty list).
+            if counts.is_empty() {
+                return Err(ClError(CL_INVALID_VALUE));
+            }
+            // CL_INVALID_DEVICE_PARTITION_COUNT if ... the number of sub-devices requested exceeds
+            // CL_DEVICE_PARTITION_MAX_SUB_DEVICES ... or exceeds CL_DEVICE_MAX_COMPUTE_UNITS.
+            if counts.len() as u64 > u64::from(units) {
+                return Err(ClError(CL_INVALID_DEVICE_PARTITION_COUNT));
+            }
+            // CL_INVALID_DEVICE_PARTITION_COUNT if ... the number of compute units requested for one
+            // or more sub-devices is less than zero (a sub-device needs one unit: 0 is refused too).
+            if counts.contains(&0) {
+                return Err(ClError(CL_INVALID_DEVICE_PARTITION_COUNT));
+            }
+            // CL_INVALID_DEVICE_PARTITION_COUNT if ... the total number of compute units requested
+            // exceeds CL_DEVICE_MAX_COMPUTE_UNITS for in_device.
+            if counts.iter().map(|&c| u64::from(c)).sum::<u64>() > u64::from(units) {
+                return Err(ClError(CL_INVALID_DEVICE_PARTITION_COUNT));
+            }
+            let mut first = 0;
+            Ok(counts
+                .iter()
+                .map(|&c| {
+                    first += c;
+                    (first - c, c)
+                })
+                .collect())
+        }
+        Partition::ByAffinityDomain(d) => {
+            // CL_INVALID_VALUE if values specified in properties are not valid (exactly one domain).
+            if d & ALL_AFFINITY_DOMAINS != *d || d.count_ones() != 1 {
+                return Err(ClError(CL_INVALID_VALUE));
+            }
+            // CL_INVALID_VALUE if values specified in properties are valid but not supported by the
+            // device (vkcl's devices report no affinity domains: see README).
+            if domains & d == 0 {
+                return Err(ClError(CL_INVALID_VALUE));
+            }
+            // No device offers a domain yet; one that does splits here along it.
+            Err(ClError(CL_DEVICE_PARTITION_FAILED))
+        }
+    }
 }
 
 impl ClObject for Device {
@@ -50,12 +148,114 @@ impl Device {
     /// A root device for `phys`, registered as a live handle.
     pub fn new_root(instance: &'static Instance, phys: Arc<PhysicalDevice>) -> Arc<Device> {
         let compute_units = compute_units(&phys);
-        object::register(Device { header: Header::new(Kind::Device), instance, phys, vk: OnceLock::new(), compute_units })
+        object::register(Device {
+            header: Header::new(Kind::Device),
+            instance,
+            phys,
+            vk: OnceLock::new(),
+            compute_units,
+            parent: None,
+            partition_type: Vec::new(),
+            first_unit: 0,
+        })
+    }
+
+    /// A sub-device of `parent` with `units` compute units starting at `first` (relative to the
+    /// parent), created by the property list `partition_type` (terminating 0 included);
+    /// registered as a live handle with reference count 1.
+    pub fn new_sub(parent: &Arc<Device>, first: u32, units: u32, partition_type: Vec<cl_device_partition_property>) -> Arc<Device> {
+        object::register(Device {
+            header: Header::new(Kind::Device),
+            instance: parent.instance,
+            phys: parent.phys.clone(),
+            vk: OnceLock::new(),
+            compute_units: units,
+            parent: Some(parent.clone()),
+            partition_type,
+            first_unit: parent.first_unit + first,
+        })
+    }
+
+    /// Whether this is a sub-device (reference counted, partitioned from another device).
+    pub fn is_sub_device(&self) -> bool {
+        self.parent.is_some()
+    }
+
+    /// The root device this one was (perhaps repeatedly) partitioned from, or itself.
+    pub fn root(&self) -> &Device {
+        match &self.parent {
+            Some(p) => p.root(),
+            None => self,
+        }
+    }
+
+    /// `CL_DEVICE_PARTITION_AFFINITY_DOMAIN`: the affinity domains this device can be split
+    /// along. None on every device vkcl knows: llvmpipe's threads are not bound to NUMA nodes
+    /// or caches, and Vulkan tells nothing of a GPU's cache hierarchy (README: Sub-devices).
+    pub fn affinity_domains(&self) -> cl_device_affinity_domain {
+        0
+    }
+
+    /// `CL_DEVICE_PARTITION_PROPERTIES`: the partition schemes this device supports.
+    pub fn partition_properties(&self) -> Vec<cl_device_partition_property> {
+        let mut v = vec![CL_DEVICE_PARTITION_EQUALLY, CL_DEVICE_PARTITION_BY_COUNTS];
+        if self.affinity_domains() != 0 {
+            v.push(CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN);
+        }
+        v
+    }
+
+    /// clCreateSubDevices' work once the properties are decoded: plans the split and, when
+    /// `create` is set, makes the sub-devices (`partition_type` is the list as given, with its
+    /// terminating 0). Returns the number of sub-devices and those created.
+    /// Errors: as [`plan_partition`].
+    pub fn partition(
+        self: &Arc<Self>,
+        scheme: &Partition,
+        partition_type: &[cl_device_partition_property],
+        create: bool,
+    ) -> ClResult<(usize, Vec<Arc<Device>>)> {
+        let plan = plan_partition(self.compute_units, self.affinity_domains(), scheme)?;
+        let subs = if create {
+            plan.iter().map(|&(first, n)| Device::new_sub(self, first, n, partition_type.to_vec())).collect()
+        } else {
+            Vec::new()
+        };
+        Ok((plan.len(), subs))
+    }
+
+    /// How kernels on this device's sub-devices keep to their compute units:
+    /// `VKCL_SUBDEVICE_DISPATCH` if set, else waves on llvmpipe and the persistent variant
+    /// elsewhere (see [`LimitedDispatch`]).
+    pub fn limited_dispatch(&self) -> LimitedDispatch {
+        if let Some(d) = crate::util::config::config().subdevice_dispatch {
+            return d;
+        }
+        if self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE {
+            LimitedDispatch::Waves
+        } else {
+            LimitedDispatch::Persistent
+        }
+    }
+
+    /// Work-groups one compute unit keeps resident at once, for kernels with `group_size`
+    /// work-items per group: 1 on llvmpipe (a compute unit is a thread that runs one group at
+    /// a time); on NVIDIA the SM's 2048 resident threads (Hopper, Ampere) divided by the group
+    /// size, at most 32 groups (a documented estimate: Vulkan has no query for it); 1 elsewhere.
+    pub fn groups_per_unit(&self, group_size: u32) -> u32 {
+        if self.phys.sm_count.is_some() {
+            return (2048 / group_size.max(1)).clamp(1, 32);
+        }
+        1
     }
 
     /// The logical Vulkan device, created at first use.
     /// Errors: `CL_OUT_OF_RESOURCES` if `vkCreateDevice` fails.
+    /// A sub-device shares its root's.
     pub fn vk(&self) -> ClResult<&Arc<vulkan::Device>> {
+        if let Some(p) = &self.parent {
+            return p.vk();
+        }
         self.vk
             .get_or_init(|| vulkan::Device::new(self.instance, self.phys.clone()))
             .as_ref()
@@ -169,5 +369,36 @@ impl Device {
     /// `CL_DEVICE_PROFILING_TIMER_RESOLUTION` in ns.
     pub fn timer_resolution_ns(&self) -> usize {
         1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equally_leaves_the_remainder_unused() {
+        assert_eq!(plan_partition(5, 0, &Partition::Equally(2)), Ok(vec![(0, 2), (2, 2)]));
+        assert_eq!(plan_partition(4, 0, &Partition::Equally(1)).map(|v| v.len()), Ok(4));
+        assert_eq!(plan_partition(2, 0, &Partition::Equally(3)), Err(ClError(CL_DEVICE_PARTITION_FAILED)));
+        assert_eq!(plan_partition(2, 0, &Partition::Equally(0)), Err(ClError(CL_INVALID_VALUE)));
+    }
+
+    #[test]
+    fn by_counts_checks_totals() {
+        assert_eq!(plan_partition(4, 0, &Partition::ByCounts(vec![1, 3])), Ok(vec![(0, 1), (1, 3)]));
+        assert_eq!(plan_partition(4, 0, &Partition::ByCounts(vec![3, 2])), Err(ClError(CL_INVALID_DEVICE_PARTITION_COUNT)));
+        assert_eq!(plan_partition(2, 0, &Partition::ByCounts(vec![1, 1, 1])), Err(ClError(CL_INVALID_DEVICE_PARTITION_COUNT)));
+        assert_eq!(plan_partition(2, 0, &Partition::ByCounts(vec![0, 1])), Err(ClError(CL_INVALID_DEVICE_PARTITION_COUNT)));
+        assert_eq!(plan_partition(2, 0, &Partition::ByCounts(vec![])), Err(ClError(CL_INVALID_VALUE)));
+    }
+
+    #[test]
+    fn affinity_domains_only_where_offered() {
+        let numa = Partition::ByAffinityDomain(CL_DEVICE_AFFINITY_DOMAIN_NUMA);
+        assert_eq!(plan_partition(4, 0, &numa), Err(ClError(CL_INVALID_VALUE)));
+        let two = Partition::ByAffinityDomain(CL_DEVICE_AFFINITY_DOMAIN_NUMA | CL_DEVICE_AFFINITY_DOMAIN_L1_CACHE);
+        assert_eq!(plan_partition(4, ALL_AFFINITY_DOMAINS, &two), Err(ClError(CL_INVALID_VALUE)));
+        assert_eq!(plan_partition(4, 0, &Partition::ByAffinityDomain(1 << 20)), Err(ClError(CL_INVALID_VALUE)));
     }
 }

@@ -1,6 +1,6 @@
 //! Kernels (OpenCL 3.0 section 5.9) and NDRange launches (section 5.10).
 
-use super::device::Device;
+use super::device::{Device, LimitedDispatch};
 use super::error::{ClError, ClResult};
 use super::memory::Mem;
 use super::object::{ClObject, Header, Kind};
@@ -142,6 +142,11 @@ pub struct Encoded {
     pub pipeline: Arc<crate::backend::vulkan::pipeline::Pipeline>,
     /// Work-groups per dimension of the whole NDRange.
     pub groups: [u64; 3],
+    /// On a sub-device whose launch has more groups than it may keep resident: that limit
+    /// ([`resident_group_limit`]); None otherwise.
+    pub limited: Option<u64>,
+    /// Whether `pipeline` is the persistent variant (its `limited` groups loop over all).
+    pub persistent: bool,
     /// The kernel, its buffers and the pipeline.
     pub keep: Vec<Arc<dyn Any + Send + Sync>>,
 }
@@ -215,6 +220,51 @@ pub fn record_split(
     }
 }
 
+/// Records a launch of `groups` work-groups: on a compute-unit-limited sub-device
+/// (`limited`) either the persistent variant as `limited` groups that loop over all of them,
+/// or waves of at most `limited` groups; otherwise [`record_split`].
+pub fn record_launch(
+    r: &mut crate::backend::vulkan::queue::Recorder,
+    pipeline: &crate::backend::vulkan::pipeline::Pipeline,
+    address: u64,
+    groups: [u64; 3],
+    limited: Option<u64>,
+    persistent: bool,
+    max: [u64; 3],
+) {
+    match (persistent, limited) {
+        (true, Some(n)) => r.dispatch(pipeline, &push_constants(address, [0; 3]), [n as u32, 1, 1]),
+        (false, Some(l)) => {
+            let tile = wave_tile(groups, l);
+            record_split(r, pipeline, address, groups, std::array::from_fn(|d| max[d].min(tile[d])));
+        }
+        _ => record_split(r, pipeline, address, groups, max),
+    }
+}
+
+/// The most work-groups a launch on `device` may have resident: None for a root device (no
+/// limit); for a sub-device its compute units x the groups one unit keeps resident
+/// ([`Device::groups_per_unit`]), within `maxComputeWorkGroupCount[0]` (the persistent
+/// variant is launched as a 1-D grid). A launch with more groups than that is limited by the
+/// device's [`LimitedDispatch`]: the persistent variant, or waves of at most this many groups.
+pub fn resident_group_limit(device: &Device, local: [u32; 3]) -> Option<u64> {
+    if !device.is_sub_device() {
+        return None;
+    }
+    let per_unit = device.groups_per_unit(local.iter().product());
+    let max_x = u64::from(device.phys.limits.max_compute_work_group_count[0]);
+    Some((u64::from(device.compute_units) * u64::from(per_unit)).clamp(1, max_x))
+}
+
+/// The box of groups one wave dispatches: at most `l` groups, as many whole rows (then
+/// planes) of the `groups` grid as fit, at least one group.
+pub fn wave_tile(groups: [u64; 3], l: u64) -> [u64; 3] {
+    let x = groups[0].min(l).max(1);
+    let y = groups[1].min(l / x).max(1);
+    let z = groups[2].min(l / (x * y)).max(1);
+    [x, y, z]
+}
+
 impl Kernel {
     /// Encodes a launch of this kernel over `range` on `device` with argument values `args`
     /// (the kernel's own, or those a command buffer captured): checks the arguments, builds
@@ -259,10 +309,13 @@ impl Kernel {
         if local_bytes > device.local_mem_size() {
             return Err(ClError(CL_OUT_OF_RESOURCES));
         }
-        let pipeline = self.program.pipeline(device, info, range.local, locals)?;
+        let groups: [u64; 3] = std::array::from_fn(|d| range.global[d] / range.local[d] as u64);
+        let total: u64 = groups.iter().product();
+        let limited = resident_group_limit(device, range.local).filter(|&l| total > l);
+        let persistent = limited.is_some() && device.limited_dispatch() == LimitedDispatch::Persistent;
+        let pipeline = self.program.pipeline(device, info, range.local, locals, persistent)?;
         keep.push(pipeline.clone());
 
-        let groups: [u64; 3] = std::array::from_fn(|d| range.global[d] / range.local[d] as u64);
         let mut header = [0u8; ARGS_OFFSET];
         header[0..4].copy_from_slice(&range.work_dim.to_le_bytes());
         for d in 0..3 {
@@ -271,7 +324,7 @@ impl Kernel {
             header[56 + 4 * d..60 + 4 * d].copy_from_slice(&range.local[d].to_le_bytes());
             header[68 + 4 * d..72 + 4 * d].copy_from_slice(&(groups[d].min(u32::MAX as u64) as u32).to_le_bytes());
         }
-        Ok(Encoded { header, block, pipeline, groups, keep })
+        Ok(Encoded { header, block, pipeline, groups, limited, persistent, keep })
     }
 
     /// Prepares a launch of this kernel over `range` on `device` with its current arguments:
@@ -284,17 +337,25 @@ impl Kernel {
         let enc = self.encode(device, range, &args)?;
         let buf = enc.to_buffer(device)?;
         let address = buf.address;
-        let Encoded { pipeline, groups, mut keep, .. } = enc;
+        let Encoded { pipeline, groups, limited, persistent, mut keep, .. } = enc;
         keep.push(Arc::new(buf));
         let max = device.phys.limits.max_compute_work_group_count.map(|v| v as u64);
-        let work = Work::Gpu(Box::new(move |r| record_split(r, &pipeline, address, groups, max)));
+        let work = Work::Gpu(Box::new(move |r| record_launch(r, &pipeline, address, groups, limited, persistent, max)));
         Ok(Launch { work, keep })
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::pick_local_size;
+    use super::{pick_local_size, wave_tile};
+
+    #[test]
+    fn waves_stay_within_the_limit() {
+        assert_eq!(wave_tile([256, 1, 1], 3), [3, 1, 1]);
+        assert_eq!(wave_tile([12, 6, 1], 30), [12, 2, 1]);
+        assert_eq!(wave_tile([4, 4, 8], 40), [4, 4, 2]);
+        assert_eq!(wave_tile([5, 5, 5], 1), [1, 1, 1]);
+    }
 
     #[test]
     fn local_size_divides_global() {

@@ -29,8 +29,9 @@ pub struct BuildState {
     pub compiled: Option<Arc<CompiledProgram>>,
 }
 
-/// Key of a specialised pipeline: kernel name, work-group size, `__local` argument sizes.
-type PipelineKey = (String, [u32; 3], Vec<(u32, u32)>);
+/// Key of a specialised pipeline: kernel name, work-group size, `__local` argument sizes,
+/// dispatch variant (persistent or not).
+type PipelineKey = (String, [u32; 3], Vec<(u32, u32)>, bool);
 
 /// A program object.
 pub struct Program {
@@ -41,7 +42,7 @@ pub struct Program {
     pub build: Mutex<BuildState>,
     /// Kernel objects alive for this program (clBuildProgram fails while any exist).
     pub kernel_count: AtomicU32,
-    modules: Mutex<HashMap<String, Arc<ShaderModule>>>,
+    modules: Mutex<HashMap<(String, bool), Arc<ShaderModule>>>,
     pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
 }
 
@@ -156,24 +157,44 @@ impl Program {
     }
 
     /// The pipeline of `kernel` for work-group size `local` and `__local` argument sizes
-    /// `locals` (spec-constant ID, element count), created at first use.
-    /// Errors: `CL_OUT_OF_RESOURCES` when Vulkan refuses the module or pipeline.
-    pub fn pipeline(&self, device: &Device, kernel: &KernelInfo, local: [u32; 3], locals: Vec<(u32, u32)>) -> ClResult<Arc<Pipeline>> {
-        let key = (kernel.name.clone(), local, locals);
+    /// `locals` (spec-constant ID, element count), created at first use; `persistent` picks
+    /// the compute-unit-limited variant (see the compiler's "Persistent variant").
+    /// Errors: `CL_OUT_OF_RESOURCES` when Vulkan refuses the module or pipeline or the
+    /// persistent variant cannot be made.
+    pub fn pipeline(
+        &self,
+        device: &Device,
+        kernel: &KernelInfo,
+        local: [u32; 3],
+        locals: Vec<(u32, u32)>,
+        persistent: bool,
+    ) -> ClResult<Arc<Pipeline>> {
+        let key = (kernel.name.clone(), local, locals, persistent);
         if let Some(p) = self.pipelines.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
             return Ok(p.clone());
         }
         let vk = device.vk()?;
         let module = {
             let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
-            match modules.get(&kernel.name) {
+            let mkey = (kernel.name.clone(), persistent);
+            match modules.get(&mkey) {
                 Some(m) => m.clone(),
                 None => {
-                    let m = Arc::new(ShaderModule::new(vk, &kernel.spirv).map_err(|e| {
+                    let variant;
+                    let words = if persistent {
+                        variant = compiler::persistent_variant(&kernel.spirv).map_err(|e| {
+                            tracing::error!("persistent variant of {}: {e}", kernel.name);
+                            ClError(CL_OUT_OF_RESOURCES)
+                        })?;
+                        &variant
+                    } else {
+                        &kernel.spirv
+                    };
+                    let m = Arc::new(ShaderModule::new(vk, words).map_err(|e| {
                         tracing::error!("vkCreateShaderModule({}): {e}", kernel.name);
                         ClError(CL_OUT_OF_RESOURCES)
                     })?);
-                    modules.insert(kernel.name.clone(), m.clone());
+                    modules.insert(mkey, m.clone());
                     m
                 }
             }

@@ -5,6 +5,7 @@ use super::device::Device;
 use super::error::{ClError, ClResult};
 use super::event::{Event, EventLink};
 use super::object::{ClObject, Header, Kind};
+use crate::backend::vulkan::device::QueueLease;
 use crate::backend::vulkan::queue::{Engine, Job, JobDependency, Work};
 use opencl_sys::*;
 use std::any::Any;
@@ -22,6 +23,8 @@ pub struct CommandQueue {
     /// `CL_QUEUE_PROPERTIES_ARRAY`: the list given to clCreateCommandQueueWithProperties.
     pub properties_array: Vec<cl_queue_properties>,
     engine: Engine,
+    /// The Vulkan queue this queue submits to (its own where the family has spare queues).
+    pub vk_queue: QueueLease,
 }
 
 impl ClObject for CommandQueue {
@@ -42,9 +45,10 @@ impl CommandQueue {
         properties_array: Vec<cl_queue_properties>,
     ) -> ClResult<CommandQueue> {
         let vk = device.vk()?;
-        let engine = Engine::new(vk, vk.pick_queue()).map_err(|_| ClError(CL_OUT_OF_RESOURCES))?;
+        let vk_queue = vk.lease_queue();
+        let engine = Engine::new(vk, vk_queue.index).map_err(|_| ClError(CL_OUT_OF_RESOURCES))?;
         let properties = AtomicU64::new(properties);
-        Ok(CommandQueue { header: Header::new(Kind::CommandQueue), context, device, properties, properties_array, engine })
+        Ok(CommandQueue { header: Header::new(Kind::CommandQueue), context, device, properties, properties_array, engine, vk_queue })
     }
 
     /// Enqueues one command: `work` runs after every event of `wait_list` and (queues run in

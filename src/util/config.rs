@@ -13,6 +13,18 @@ pub enum Validation {
     Fatal,
 }
 
+/// How a kernel on a sub-device keeps to its compute units (`VKCL_SUBDEVICE_DISPATCH`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitedDispatch {
+    /// One dispatch of at most `L` groups of the persistent variant, which loop over the
+    /// NDRange's groups (GPUs: dispatches on one queue may run concurrently).
+    Persistent,
+    /// Consecutive dispatches ("waves") of at most `L` groups of the plain pipeline (lavapipe:
+    /// one dispatch runs at a time, and llvmpipe caps the loop iterations of one shader
+    /// invocation at 65535 in total, which a persistent loop would exceed).
+    Waves,
+}
+
 /// All settings. See README.md, "Settings".
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -22,6 +34,8 @@ pub struct Config {
     pub validation: Validation,
     /// `VKCL_COMMAND_BUFFER_REVISION=0.9.4`: the pre-0.9.5 `cl_khr_command_buffer` ABI.
     pub command_buffer_094: bool,
+    /// `VKCL_SUBDEVICE_DISPATCH`: `persistent` or `waves`; None: the device's default.
+    pub subdevice_dispatch: Option<LimitedDispatch>,
 }
 
 impl Config {
@@ -33,7 +47,12 @@ impl Config {
             Some(_) => Validation::Report,
         };
         let command_buffer_094 = var("VKCL_COMMAND_BUFFER_REVISION").as_deref() == Some("0.9.4");
-        Config { log: var("VKCL_LOG"), validation, command_buffer_094 }
+        let subdevice_dispatch = match var("VKCL_SUBDEVICE_DISPATCH").as_deref() {
+            Some("persistent") => Some(LimitedDispatch::Persistent),
+            Some("waves") => Some(LimitedDispatch::Waves),
+            _ => None,
+        };
+        Config { log: var("VKCL_LOG"), validation, command_buffer_094, subdevice_dispatch }
     }
 }
 

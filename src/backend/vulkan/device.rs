@@ -3,7 +3,6 @@
 use super::instance::{Instance, PhysicalDevice};
 use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A logical Vulkan device with every queue of its compute family.
@@ -15,7 +14,8 @@ pub struct Device {
     /// The queues of the compute family; a `VkQueue` needs external synchronisation, hence the
     /// locks (queues are shared by OpenCL command queues when there are fewer than those).
     pub queues: Vec<Mutex<vk::Queue>>,
-    next_queue: AtomicUsize,
+    /// How many live OpenCL command queues use each of `queues` (see [`Device::lease_queue`]).
+    queue_users: Mutex<Vec<usize>>,
     pub allocator: Mutex<Allocator>,
     /// Whether `VK_KHR_shader_non_semantic_info` etc. could be enabled: filled as extensions land.
     pub enabled_extensions: Vec<&'static std::ffi::CStr>,
@@ -65,7 +65,7 @@ impl Device {
             .push_next(&mut f12);
         // SAFETY: the physical device belongs to the instance; the create info outlives the call.
         let raw = unsafe { instance.raw.create_device(phys.raw, &info, None) }?;
-        let queues = (0..phys.compute_queue_count)
+        let queues: Vec<_> = (0..phys.compute_queue_count)
             // SAFETY: the family and index were requested in the create info.
             .map(|i| Mutex::new(unsafe { raw.get_device_queue(phys.compute_queue_family, i) }))
             .collect();
@@ -84,15 +84,41 @@ impl Device {
         Ok(Arc::new(Device {
             phys,
             raw,
+            queue_users: Mutex::new(vec![0; queues.len()]),
             queues,
-            next_queue: AtomicUsize::new(0),
             allocator: Mutex::new(allocator),
             enabled_extensions,
         }))
     }
 
-    /// Picks a queue index for a new command queue: round-robin over the family's queues.
-    pub fn pick_queue(&self) -> usize {
-        self.next_queue.fetch_add(1, Ordering::Relaxed) % self.queues.len()
+    /// Leases a queue of the compute family for a new command queue: the one with the fewest
+    /// live users (lowest index first), so every command queue, of a root device or of a
+    /// sub-device, gets a `VkQueue` of its own while the family has spare ones (the H200 has 16
+    /// compute-capable queues in its family), and queues are shared under their lock once
+    /// there are more command queues than that (lavapipe has one).
+    pub fn lease_queue(self: &Arc<Self>) -> QueueLease {
+        let mut users = self.queue_users.lock().unwrap_or_else(|e| e.into_inner());
+        let index = (0..users.len()).min_by_key(|&i| users[i]).unwrap_or(0);
+        if let Some(u) = users.get_mut(index) {
+            *u += 1;
+        }
+        QueueLease { device: self.clone(), index }
+    }
+}
+
+/// One command queue's use of one `VkQueue` of the compute family ([`Device::lease_queue`]);
+/// ends when dropped.
+pub struct QueueLease {
+    device: Arc<Device>,
+    /// Index into [`Device::queues`].
+    pub index: usize,
+}
+
+impl Drop for QueueLease {
+    fn drop(&mut self) {
+        let mut users = self.device.queue_users.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(u) = users.get_mut(self.index) {
+            *u = u.saturating_sub(1);
+        }
     }
 }

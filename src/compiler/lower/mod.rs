@@ -13,6 +13,8 @@
 //! 7. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
 //! 8. [`convert`]: saturating and rounding conversions.
 //! 9. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
+//!
+//! [`persistent`] runs apart, on a finished module: the compute-unit-limited variant.
 
 mod cfg;
 mod convert;
@@ -21,6 +23,7 @@ mod entry;
 mod extinst;
 mod finish;
 mod memory;
+mod persistent;
 mod select;
 mod types;
 mod widevec;
@@ -64,4 +67,15 @@ pub(crate) fn lower_kernel(
         static_local_mem_bytes: sizes.static_local_mem_bytes,
         private_mem_bytes: sizes.private_mem_bytes,
     })
+}
+
+/// The persistent variant of a lowered kernel module (see [`persistent`]).
+///
+/// # Errors
+/// A message when `words` is not a module this crate lowered.
+pub(crate) fn persistent_variant(words: &[u32]) -> Result<Vec<u32>, String> {
+    let module = rspirv::dr::load_words(words).map_err(|e| format!("cannot parse SPIR-V: {e}"))?;
+    let mut ctx = ctx::Ctx::new(module);
+    persistent::make_persistent(&mut ctx)?;
+    Ok(ctx.module.assemble())
 }
