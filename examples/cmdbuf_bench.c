@@ -126,7 +126,10 @@ static struct figures run(cl_platform_id platform, int kernels, int repeats) {
     CHECK(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof pname, pname, NULL));
     snprintf(fig.name, sizeof fig.name, "%s", pname);
     cl_device_id device;
-    CHECK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_DEFAULT, 1, &device, NULL));
+    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_DEFAULT, 1, &device, NULL) != CL_SUCCESS) {
+        printf("platform %s: no device, skipped\n", pname);
+        return fig;
+    }
     char dname[256], ext[16384] = "";
     CHECK(clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof dname, dname, NULL));
     clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, sizeof ext, ext, NULL);

@@ -249,6 +249,7 @@ impl CommandBuffer {
     /// Vulkan command buffer cannot be made (the command buffer then stays finalized but not
     /// executable).
     pub fn finalize(&self) -> ClResult<()> {
+        tracing::debug!("command buffer: finalize");
         let mut st = self.lock();
         let State::Recording(r) = &mut *st else {
             return Err(ClError(CL_INVALID_OPERATION));

@@ -314,6 +314,7 @@ fn worker(
     for (value, job) in rx {
         free.extend(recycle_rx.try_iter());
         let Job { deps, work, observer, keep } = job;
+        tracing::debug!(value, queue_index, deps = deps.len(), "job received");
         let mut waits: Vec<TimelinePoint> = Vec::new();
         let mut failed = false;
         for d in &deps {
@@ -328,6 +329,7 @@ fn worker(
             let _ = timeline.signal(value);
             Done { value, status, start, waits: Vec::new(), gpu: None, observer: observer.clone(), keep }
         };
+        tracing::debug!(value, waits = waits.len(), failed, "job dependencies submitted");
         if failed {
             let now = host_ns();
             let _ = done_tx.send(host_done(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, now, keep));
@@ -397,6 +399,7 @@ fn worker(
                     unsafe { device.raw.queue_submit(*q, &[submit], vk::Fence::null()) }.is_ok()
                 };
                 drop(sem_waits);
+                tracing::debug!(value, submitted, "job submitted to the device");
                 if submitted {
                     observer.submitted(start, true);
                     let _ = done_tx.send(Done { value, status: 0, start, waits, gpu: Some(cmd), observer, keep });
@@ -444,12 +447,14 @@ fn completer(timeline: Arc<Timeline>, rx: Receiver<Done>, recycle: Sender<vk::Co
                 let _ = t.wait(*v);
             }
             start = host_ns().max(done.start);
+            tracing::debug!(value = done.value, "job running");
             done.observer.running(start);
             if timeline.wait(done.value).is_err() {
                 status = CL_OUT_OF_RESOURCES;
             }
         }
         let end = host_ns().max(start);
+        tracing::debug!(value = done.value, status, "job complete");
         done.observer.completed(status, start, end);
         drop(done.keep);
         drop(done.waits);
