@@ -61,6 +61,7 @@ pub unsafe extern "C" fn clCreateCommandBufferKHR(
     props: *const cl_command_buffer_properties_khr,
     errcode_ret: *mut cl_int,
 ) -> cl_command_buffer_khr {
+    tracing::debug!("clCreateCommandBufferKHR");
     super::object(errcode_ret, || {
         // CL_INVALID_VALUE if queues is NULL.
         // CL_INVALID_VALUE if cl_khr_command_buffer_multi_device is not supported and
@@ -113,6 +114,7 @@ pub unsafe extern "C" fn clCreateCommandBufferKHR(
 /// # Safety
 /// Any pointer value is accepted.
 pub unsafe extern "C" fn clRetainCommandBufferKHR(command_buffer: cl_command_buffer_khr) -> cl_int {
+    tracing::debug!("clRetainCommandBufferKHR");
     status(|| object::retain::<CommandBuffer>(command_buffer))
 }
 
@@ -124,6 +126,7 @@ pub unsafe extern "C" fn clRetainCommandBufferKHR(command_buffer: cl_command_buf
 pub unsafe extern "C" fn clReleaseCommandBufferKHR(
     command_buffer: cl_command_buffer_khr,
 ) -> cl_int {
+    tracing::debug!("clReleaseCommandBufferKHR");
     status(|| object::release::<CommandBuffer>(command_buffer).map(|_| ()))
 }
 
@@ -136,6 +139,7 @@ pub unsafe extern "C" fn clReleaseCommandBufferKHR(
 pub unsafe extern "C" fn clFinalizeCommandBufferKHR(
     command_buffer: cl_command_buffer_khr,
 ) -> cl_int {
+    tracing::debug!("clFinalizeCommandBufferKHR");
     status(|| lookup::<CommandBuffer>(command_buffer)?.finalize())
 }
 
@@ -167,6 +171,7 @@ pub unsafe extern "C" fn clEnqueueCommandBufferKHR(
     event_list: *const cl_event,
     event: *mut cl_event,
 ) -> cl_int {
+    tracing::debug!("clEnqueueCommandBufferKHR");
     status(|| {
         let cb = lookup::<CommandBuffer>(command_buffer)?;
         cb.executable()?;
@@ -314,6 +319,7 @@ pub unsafe extern "C" fn clCommandBarrierWithWaitListKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
+    tracing::debug!("clCommandBarrierWithWaitListKHR");
     status(|| {
         // SAFETY: forwarded.
         let (cb, wait) = unsafe {
@@ -353,6 +359,7 @@ pub unsafe extern "C" fn clCommandCopyBufferKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
+    tracing::debug!("clCommandCopyBufferKHR");
     status(|| {
         // SAFETY: forwarded.
         let (cb, wait) = unsafe {
@@ -405,6 +412,7 @@ pub unsafe extern "C" fn clCommandCopyBufferRectKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
+    tracing::debug!("clCommandCopyBufferRectKHR");
     status(|| {
         // SAFETY: forwarded.
         let (cb, wait) = unsafe {
@@ -460,6 +468,7 @@ pub unsafe extern "C" fn clCommandFillBufferKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
+    tracing::debug!("clCommandFillBufferKHR");
     status(|| {
         // SAFETY: forwarded.
         let (cb, wait) = unsafe {
@@ -528,6 +537,7 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
+    tracing::debug!("clCommandNDRangeKernelKHR");
     status(|| {
         // SAFETY: forwarded.
         let (cb, wait, pairs) = unsafe { recording_with(command_buffer, command_queue, props, num, list) }?;
@@ -685,6 +695,7 @@ pub unsafe extern "C" fn clCommandCopyBufferToImageKHR(
     _sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
+    tracing::debug!("clCommandCopyBufferToImageKHR");
     // SAFETY: forwarded.
     unsafe {
         unsupported(
@@ -717,6 +728,7 @@ pub unsafe extern "C" fn clCommandCopyImageKHR(
     _sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
+    tracing::debug!("clCommandCopyImageKHR");
     // SAFETY: forwarded.
     unsafe {
         unsupported(
@@ -749,6 +761,7 @@ pub unsafe extern "C" fn clCommandCopyImageToBufferKHR(
     _sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
+    tracing::debug!("clCommandCopyImageToBufferKHR");
     // SAFETY: forwarded.
     unsafe {
         unsupported(
@@ -780,6 +793,7 @@ pub unsafe extern "C" fn clCommandFillImageKHR(
     _sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
+    tracing::debug!("clCommandFillImageKHR");
     // SAFETY: forwarded.
     unsafe {
         unsupported(
@@ -810,6 +824,7 @@ pub unsafe extern "C" fn clCommandSVMMemcpyKHR(
     _sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
+    tracing::debug!("clCommandSVMMemcpyKHR");
     // SAFETY: forwarded.
     unsafe {
         unsupported(
@@ -841,6 +856,7 @@ pub unsafe extern "C" fn clCommandSVMMemFillKHR(
     _sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
+    tracing::debug!("clCommandSVMMemFillKHR");
     // SAFETY: forwarded.
     unsafe {
         unsupported(
@@ -866,6 +882,7 @@ pub unsafe extern "C" fn clGetCommandBufferInfoKHR(
     value: *mut c_void,
     size_ret: *mut usize,
 ) -> cl_int {
+    tracing::debug!("clGetCommandBufferInfoKHR");
     status(|| {
         let cb = lookup::<CommandBuffer>(command_buffer)?;
         let out = InfoOut::new(size, value, size_ret);

@@ -272,6 +272,7 @@ impl Kernel {
     /// Errors: `CL_INVALID_KERNEL_ARGS` (an argument not set, or a buffer released since),
     /// `CL_OUT_OF_RESOURCES` (local memory over the device's, pipeline creation).
     pub fn encode(self: &Arc<Self>, device: &Arc<Device>, range: NdRange, args: &[Option<ArgValue>]) -> ClResult<Encoded> {
+        tracing::debug!(kernel = %self.info().name, "encode launch");
         let info = self.info();
         let mut keep: Vec<Arc<dyn Any + Send + Sync>> = vec![self.clone()];
         let mut block = vec![0u8; info.args_size as usize];
@@ -314,6 +315,7 @@ impl Kernel {
         let limited = resident_group_limit(device, range.local).filter(|&l| total > l);
         let persistent = limited.is_some() && device.limited_dispatch() == LimitedDispatch::Persistent;
         let pipeline = self.program.pipeline(device, info, range.local, locals, persistent)?;
+        tracing::debug!("pipeline ready");
         keep.push(pipeline.clone());
 
         let mut header = [0u8; ARGS_OFFSET];
