@@ -4,9 +4,9 @@
 //! Layers (dependencies point down only): [`api`] (C ABI) -> [`core`] (OpenCL object model)
 //! -> [`backend`] (Vulkan) and [`compiler`] (OpenCL C -> Vulkan SPIR-V).
 
-pub mod compiler;
 pub mod api;
 pub mod backend;
+pub mod compiler;
 pub mod core;
 pub mod util;
 

@@ -872,10 +872,7 @@ fn recording_and_enqueue_errors() {
             &mut handle,
         )
     };
-    assert_eq!(
-        r, CL_INVALID_VALUE,
-        "mutable_handle on a copy command"
-    );
+    assert_eq!(r, CL_INVALID_VALUE, "mutable_handle on a copy command");
     let mut h2: cl_mutable_command_khr = null_mut();
     let k2 = env.kernel(env.build(SOURCE), "scale_add");
     set_arg(k2, 0, &m);

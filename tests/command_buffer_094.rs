@@ -44,7 +44,9 @@ type BarrierFn = unsafe extern "C" fn(
 
 fn address(name: &str) -> *mut c_void {
     let c = std::ffi::CString::new(name).unwrap();
-    unsafe { cl!(clGetExtensionFunctionAddressForPlatform)(platform(), c.as_ptr() as *const c_char) }
+    unsafe {
+        cl!(clGetExtensionFunctionAddressForPlatform)(platform(), c.as_ptr() as *const c_char)
+    }
 }
 
 #[test]
@@ -53,16 +55,33 @@ fn revision_094_abi() {
     unsafe { std::env::set_var("VKCL_COMMAND_BUFFER_REVISION", "0.9.4") };
     let env = Env::new();
     let d = device();
-    let exts = info_string(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_EXTENSIONS, s, v, r) });
+    let exts =
+        info_string(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_EXTENSIONS, s, v, r) });
     assert!(exts.split(' ').any(|e| e == "cl_khr_command_buffer"));
     assert!(!exts.contains("cl_khr_command_buffer_mutable_dispatch"));
     let mut n = 0;
-    ok(unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_EXTENSIONS_WITH_VERSION, 0, null_mut(), &mut n) });
-    let mut list = vec![unsafe { std::mem::zeroed::<cl_name_version>() }; n / std::mem::size_of::<cl_name_version>()];
-    ok(unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_EXTENSIONS_WITH_VERSION, n, list.as_mut_ptr() as *mut c_void, null_mut()) });
+    ok(unsafe {
+        cl!(clGetDeviceInfo)(d, CL_DEVICE_EXTENSIONS_WITH_VERSION, 0, null_mut(), &mut n)
+    });
+    let mut list = vec![
+        unsafe { std::mem::zeroed::<cl_name_version>() };
+        n / std::mem::size_of::<cl_name_version>()
+    ];
+    ok(unsafe {
+        cl!(clGetDeviceInfo)(
+            d,
+            CL_DEVICE_EXTENSIONS_WITH_VERSION,
+            n,
+            list.as_mut_ptr() as *mut c_void,
+            null_mut(),
+        )
+    });
     let v = list
         .iter()
-        .find(|e| unsafe { std::ffi::CStr::from_ptr(e.name.as_ptr() as *const c_char) }.to_bytes() == b"cl_khr_command_buffer")
+        .find(|e| {
+            unsafe { std::ffi::CStr::from_ptr(e.name.as_ptr() as *const c_char) }.to_bytes()
+                == b"cl_khr_command_buffer"
+        })
         .unwrap()
         .version;
     assert_eq!(v, (9 << 12) | 4, "CL_MAKE_VERSION(0, 9, 4)");
@@ -74,17 +93,31 @@ fn revision_094_abi() {
         (
             std::mem::transmute::<*mut c_void, CopyFn>(address("clCommandCopyBufferKHR")),
             std::mem::transmute::<*mut c_void, FillFn>(address("clCommandFillBufferKHR")),
-            std::mem::transmute::<*mut c_void, BarrierFn>(address("clCommandBarrierWithWaitListKHR")),
+            std::mem::transmute::<*mut c_void, BarrierFn>(address(
+                "clCommandBarrierWithWaitListKHR",
+            )),
         )
     };
-    let create: clCreateCommandBufferKHR_t =
-        unsafe { std::mem::transmute::<*mut c_void, clCreateCommandBufferKHR_t>(address("clCreateCommandBufferKHR")) };
-    let finalize: clFinalizeCommandBufferKHR_t =
-        unsafe { std::mem::transmute::<*mut c_void, clFinalizeCommandBufferKHR_t>(address("clFinalizeCommandBufferKHR")) };
-    let enqueue: clEnqueueCommandBufferKHR_t =
-        unsafe { std::mem::transmute::<*mut c_void, clEnqueueCommandBufferKHR_t>(address("clEnqueueCommandBufferKHR")) };
-    let release: clReleaseCommandBufferKHR_t =
-        unsafe { std::mem::transmute::<*mut c_void, clReleaseCommandBufferKHR_t>(address("clReleaseCommandBufferKHR")) };
+    let create: clCreateCommandBufferKHR_t = unsafe {
+        std::mem::transmute::<*mut c_void, clCreateCommandBufferKHR_t>(address(
+            "clCreateCommandBufferKHR",
+        ))
+    };
+    let finalize: clFinalizeCommandBufferKHR_t = unsafe {
+        std::mem::transmute::<*mut c_void, clFinalizeCommandBufferKHR_t>(address(
+            "clFinalizeCommandBufferKHR",
+        ))
+    };
+    let enqueue: clEnqueueCommandBufferKHR_t = unsafe {
+        std::mem::transmute::<*mut c_void, clEnqueueCommandBufferKHR_t>(address(
+            "clEnqueueCommandBufferKHR",
+        ))
+    };
+    let release: clReleaseCommandBufferKHR_t = unsafe {
+        std::mem::transmute::<*mut c_void, clReleaseCommandBufferKHR_t>(address(
+            "clReleaseCommandBufferKHR",
+        ))
+    };
     let mut err = 0;
     let cb = unsafe { create.unwrap()(1, &env.queue, null(), &mut err) };
     ok(err);
@@ -93,10 +126,49 @@ fn revision_094_abi() {
     let word = 0x0102_0304u32;
     let (mut s1, mut s2) = (0, 0);
     unsafe {
-        ok(fill(cb, null_mut(), a, &word as *const u32 as *const c_void, 4, 0, 64, 0, null(), &mut s1, null_mut()));
+        ok(fill(
+            cb,
+            null_mut(),
+            a,
+            &word as *const u32 as *const c_void,
+            4,
+            0,
+            64,
+            0,
+            null(),
+            &mut s1,
+            null_mut(),
+        ));
         ok(barrier(cb, null_mut(), 1, &s1, &mut s2, null_mut()));
-        ok(copy(cb, null_mut(), a, b, 0, 0, 64, 1, &s2, null_mut(), null_mut()));
-        assert_eq!(copy(cb, env.queue, a, b, 0, 0, 64, 0, null(), null_mut(), null_mut()), CL_INVALID_COMMAND_QUEUE);
+        ok(copy(
+            cb,
+            null_mut(),
+            a,
+            b,
+            0,
+            0,
+            64,
+            1,
+            &s2,
+            null_mut(),
+            null_mut(),
+        ));
+        assert_eq!(
+            copy(
+                cb,
+                env.queue,
+                a,
+                b,
+                0,
+                0,
+                64,
+                0,
+                null(),
+                null_mut(),
+                null_mut()
+            ),
+            CL_INVALID_COMMAND_QUEUE
+        );
         ok(finalize.unwrap()(cb));
         ok(enqueue.unwrap()(0, null_mut(), cb, 0, null(), null_mut()));
     }

@@ -19,8 +19,12 @@ fn platform_is_vkcl_with_icd_suffix() {
     assert_eq!(platform_string(p, CL_PLATFORM_PROFILE), "FULL_PROFILE");
     assert!(platform_string(p, CL_PLATFORM_VERSION).starts_with("OpenCL 3.0 "));
     assert_eq!(platform_string(p, CL_PLATFORM_ICD_SUFFIX_KHR), "vkcl");
-    assert!(platform_string(p, CL_PLATFORM_EXTENSIONS).split(' ').any(|e| e == "cl_khr_icd"));
-    let v: cl_version = info_scalar(|s, v, r| unsafe { cl!(clGetPlatformInfo)(p, CL_PLATFORM_NUMERIC_VERSION, s, v, r) });
+    assert!(platform_string(p, CL_PLATFORM_EXTENSIONS)
+        .split(' ')
+        .any(|e| e == "cl_khr_icd"));
+    let v: cl_version = info_scalar(|s, v, r| unsafe {
+        cl!(clGetPlatformInfo)(p, CL_PLATFORM_NUMERIC_VERSION, s, v, r)
+    });
     assert_eq!(v, (3 << 22));
 }
 
@@ -28,7 +32,15 @@ fn platform_is_vkcl_with_icd_suffix() {
 fn platform_info_errors() {
     let p = platform();
     let mut small = [0u8; 2];
-    let r = unsafe { cl!(clGetPlatformInfo)(p, CL_PLATFORM_NAME, 2, small.as_mut_ptr() as *mut c_void, null_mut()) };
+    let r = unsafe {
+        cl!(clGetPlatformInfo)(
+            p,
+            CL_PLATFORM_NAME,
+            2,
+            small.as_mut_ptr() as *mut c_void,
+            null_mut(),
+        )
+    };
     assert_eq!(r, CL_INVALID_VALUE, "buffer too small");
     let r = unsafe { cl!(clGetPlatformInfo)(p, 0xdead, 0, null_mut(), null_mut()) };
     assert_eq!(r, CL_INVALID_VALUE, "unknown name");
@@ -44,7 +56,8 @@ fn one_llvmpipe_device_with_default_type() {
     assert!(n >= 1);
     let d = device();
     assert!(device_string(d, CL_DEVICE_NAME).contains("llvmpipe"));
-    let ty: cl_device_type = info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_TYPE, s, v, r) });
+    let ty: cl_device_type =
+        info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_TYPE, s, v, r) });
     assert_eq!(ty, CL_DEVICE_TYPE_CPU);
     let r = unsafe { cl!(clGetDeviceIDs)(p, CL_DEVICE_TYPE_GPU, 0, null_mut(), &mut n) };
     assert_eq!(r, CL_DEVICE_NOT_FOUND);
@@ -55,19 +68,32 @@ fn one_llvmpipe_device_with_default_type() {
 #[test]
 fn device_facts_come_from_the_driver() {
     let d = device();
-    let cus: cl_uint = info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_MAX_COMPUTE_UNITS, s, v, r) });
+    let cus: cl_uint = info_scalar(|s, v, r| unsafe {
+        cl!(clGetDeviceInfo)(d, CL_DEVICE_MAX_COMPUTE_UNITS, s, v, r)
+    });
     let expected = std::env::var("LP_NUM_THREADS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| std::thread::available_parallelism().unwrap().get() as u32);
     assert_eq!(cus, expected.clamp(1, 32), "llvmpipe's thread count");
-    let local: cl_ulong = info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_LOCAL_MEM_SIZE, s, v, r) });
+    let local: cl_ulong = info_scalar(|s, v, r| unsafe {
+        cl!(clGetDeviceInfo)(d, CL_DEVICE_LOCAL_MEM_SIZE, s, v, r)
+    });
     assert_eq!(local, 32768, "lavapipe's maxComputeSharedMemorySize");
-    let wg: usize = info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, s, v, r) });
+    let wg: usize = info_scalar(|s, v, r| unsafe {
+        cl!(clGetDeviceInfo)(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, s, v, r)
+    });
     assert_eq!(wg, 1024);
-    let global: cl_ulong = info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_GLOBAL_MEM_SIZE, s, v, r) });
-    let alloc: cl_ulong = info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, s, v, r) });
-    assert!(alloc <= global && alloc >= (global / 4).min(128 << 20), "full profile minimum");
+    let global: cl_ulong = info_scalar(|s, v, r| unsafe {
+        cl!(clGetDeviceInfo)(d, CL_DEVICE_GLOBAL_MEM_SIZE, s, v, r)
+    });
+    let alloc: cl_ulong = info_scalar(|s, v, r| unsafe {
+        cl!(clGetDeviceInfo)(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, s, v, r)
+    });
+    assert!(
+        alloc <= global && alloc >= (global / 4).min(128 << 20),
+        "full profile minimum"
+    );
     assert!(device_string(d, CL_DEVICE_VERSION).starts_with("OpenCL 3.0 "));
     let ext = device_string(d, CL_DEVICE_EXTENSIONS);
     assert!(ext.contains("cl_khr_global_int32_base_atomics"));
@@ -83,11 +109,17 @@ fn compute_units_follow_lp_num_threads() {
         .expect("clinfo (apt-get install clinfo)");
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    let line = text.lines().find(|l| l.contains("Max compute units")).expect("compute units line");
+    let line = text
+        .lines()
+        .find(|l| l.contains("Max compute units"))
+        .expect("compute units line");
     assert_eq!(line.split_whitespace().last(), Some("3"), "{line}");
     assert!(text.contains("Platform Name") && text.contains("vkcl"));
     for bad in ["Invalid", "error", "Error"] {
-        let lines: Vec<&str> = text.lines().filter(|l| l.contains(bad) && !l.contains("Error Correction")).collect();
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains(bad) && !l.contains("Error Correction"))
+            .collect();
         assert!(lines.is_empty(), "clinfo reported: {lines:?}");
     }
 }
@@ -96,13 +128,19 @@ fn compute_units_follow_lp_num_threads() {
 fn every_device_query_answers() {
     let d = device();
     // Every clGetDeviceInfo name of OpenCL 3.0 (cl.h), each must succeed.
-    let names: Vec<cl_device_info> = (0x1000..=0x104F).chain(0x1051..=0x105B).chain(0x105D..=0x105E).chain(0x1060..=0x1072).collect();
+    let names: Vec<cl_device_info> = (0x1000..=0x104F)
+        .chain(0x1051..=0x105B)
+        .chain(0x105D..=0x105E)
+        .chain(0x1060..=0x1072)
+        .collect();
     for name in names {
         let mut n = 0;
         let r = unsafe { cl!(clGetDeviceInfo)(d, name, 0, null_mut(), &mut n) };
         assert_eq!(r, CL_SUCCESS, "clGetDeviceInfo(0x{name:x})");
         let mut buf = vec![0u8; n.max(1)];
-        ok(unsafe { cl!(clGetDeviceInfo)(d, name, n, buf.as_mut_ptr() as *mut c_void, null_mut()) });
+        ok(unsafe {
+            cl!(clGetDeviceInfo)(d, name, n, buf.as_mut_ptr() as *mut c_void, null_mut())
+        });
     }
 }
 
@@ -115,11 +153,30 @@ fn invalid_handles_are_rejected_without_dereference() {
     let dispatch = unsafe { *(e.context as *const usize) };
     let mut forged = [dispatch, 0, 0, 0];
     let bogus = forged.as_mut_ptr() as cl_device_id;
-    let r = unsafe { cl!(clGetDeviceInfo)(bogus, CL_DEVICE_VENDOR_ID, 4, &mut v as *mut u32 as *mut c_void, null_mut()) };
+    let r = unsafe {
+        cl!(clGetDeviceInfo)(
+            bogus,
+            CL_DEVICE_VENDOR_ID,
+            4,
+            &mut v as *mut u32 as *mut c_void,
+            null_mut(),
+        )
+    };
     assert_eq!(r, CL_INVALID_DEVICE);
-    assert_eq!(unsafe { cl!(clRetainContext)(bogus as cl_context) }, CL_INVALID_CONTEXT);
+    assert_eq!(
+        unsafe { cl!(clRetainContext)(bogus as cl_context) },
+        CL_INVALID_CONTEXT
+    );
     // A queue handle where a context is expected.
-    let r = unsafe { cl!(clGetContextInfo)(e.queue as cl_context, CL_CONTEXT_NUM_DEVICES, 4, &mut v as *mut u32 as *mut c_void, null_mut()) };
+    let r = unsafe {
+        cl!(clGetContextInfo)(
+            e.queue as cl_context,
+            CL_CONTEXT_NUM_DEVICES,
+            4,
+            &mut v as *mut u32 as *mut c_void,
+            null_mut(),
+        )
+    };
     assert_eq!(r, CL_INVALID_CONTEXT);
     // A released context.
     let mut err = 0;
@@ -127,9 +184,18 @@ fn invalid_handles_are_rejected_without_dereference() {
     ok(err);
     ok(unsafe { cl!(clReleaseContext)(c) });
     assert_eq!(unsafe { cl!(clRetainContext)(c) }, CL_INVALID_CONTEXT);
-    assert_eq!(unsafe { cl!(clReleaseMemObject)(null_mut()) }, CL_INVALID_MEM_OBJECT);
-    assert_eq!(unsafe { cl!(clReleaseKernel)(e.context as cl_kernel) }, CL_INVALID_KERNEL);
-    assert_eq!(unsafe { cl!(clFinish)(e.context as cl_command_queue) }, CL_INVALID_COMMAND_QUEUE);
+    assert_eq!(
+        unsafe { cl!(clReleaseMemObject)(null_mut()) },
+        CL_INVALID_MEM_OBJECT
+    );
+    assert_eq!(
+        unsafe { cl!(clReleaseKernel)(e.context as cl_kernel) },
+        CL_INVALID_KERNEL
+    );
+    assert_eq!(
+        unsafe { cl!(clFinish)(e.context as cl_command_queue) },
+        CL_INVALID_COMMAND_QUEUE
+    );
 }
 
 #[test]
@@ -137,14 +203,28 @@ fn context_properties_and_errors() {
     let p = platform();
     let d = device();
     let mut err = 0;
-    let props = [CL_CONTEXT_PLATFORM as cl_context_properties, p as cl_context_properties, 0];
+    let props = [
+        CL_CONTEXT_PLATFORM as cl_context_properties,
+        p as cl_context_properties,
+        0,
+    ];
     let c = unsafe { cl!(clCreateContext)(props.as_ptr(), 1, &d, None, null_mut(), &mut err) };
     ok(err);
     let mut got = [0 as cl_context_properties; 3];
     let mut n = 0;
-    ok(unsafe { cl!(clGetContextInfo)(c, CL_CONTEXT_PROPERTIES, 24, got.as_mut_ptr() as *mut c_void, &mut n) });
+    ok(unsafe {
+        cl!(clGetContextInfo)(
+            c,
+            CL_CONTEXT_PROPERTIES,
+            24,
+            got.as_mut_ptr() as *mut c_void,
+            &mut n,
+        )
+    });
     assert_eq!((got, n), (props, 24));
-    let rc: cl_uint = info_scalar(|s, v, r| unsafe { cl!(clGetContextInfo)(c, CL_CONTEXT_REFERENCE_COUNT, s, v, r) });
+    let rc: cl_uint = info_scalar(|s, v, r| unsafe {
+        cl!(clGetContextInfo)(c, CL_CONTEXT_REFERENCE_COUNT, s, v, r)
+    });
     assert_eq!(rc, 1);
     ok(unsafe { cl!(clReleaseContext)(c) });
     let bad = [0x7777 as cl_context_properties, 1, 0];
@@ -166,18 +246,34 @@ fn context_properties_and_errors() {
 fn queue_properties_and_errors() {
     let e = Env::new();
     let mut err = 0;
-    let p = [CL_QUEUE_PROPERTIES as cl_queue_properties, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE, 0];
-    let q = unsafe { cl!(clCreateCommandQueueWithProperties)(e.context, e.device, p.as_ptr(), &mut err) };
+    let p = [
+        CL_QUEUE_PROPERTIES as cl_queue_properties,
+        CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE,
+        0,
+    ];
+    let q = unsafe {
+        cl!(clCreateCommandQueueWithProperties)(e.context, e.device, p.as_ptr(), &mut err)
+    };
     ok(err);
-    let got: cl_command_queue_properties = info_scalar(|s, v, r| unsafe { cl!(clGetCommandQueueInfo)(q, CL_QUEUE_PROPERTIES, s, v, r) });
+    let got: cl_command_queue_properties = info_scalar(|s, v, r| unsafe {
+        cl!(clGetCommandQueueInfo)(q, CL_QUEUE_PROPERTIES, s, v, r)
+    });
     assert_eq!(got, p[1]);
     ok(unsafe { cl!(clReleaseCommandQueue)(q) });
-    let p = [CL_QUEUE_PROPERTIES as cl_queue_properties, CL_QUEUE_ON_DEVICE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0];
-    let q = unsafe { cl!(clCreateCommandQueueWithProperties)(e.context, e.device, p.as_ptr(), &mut err) };
+    let p = [
+        CL_QUEUE_PROPERTIES as cl_queue_properties,
+        CL_QUEUE_ON_DEVICE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
+        0,
+    ];
+    let q = unsafe {
+        cl!(clCreateCommandQueueWithProperties)(e.context, e.device, p.as_ptr(), &mut err)
+    };
     assert!(q.is_null());
     assert_eq!(err, CL_INVALID_QUEUE_PROPERTIES);
     let p = [CL_QUEUE_PROPERTIES as cl_queue_properties, 1 << 20, 0];
-    let q = unsafe { cl!(clCreateCommandQueueWithProperties)(e.context, e.device, p.as_ptr(), &mut err) };
+    let q = unsafe {
+        cl!(clCreateCommandQueueWithProperties)(e.context, e.device, p.as_ptr(), &mut err)
+    };
     assert!(q.is_null());
     assert_eq!(err, CL_INVALID_VALUE);
 }

@@ -15,8 +15,8 @@ use super::memory::{check_copy, check_copy_rect, check_fill, FillPlan};
 use super::{properties, slice_from, status};
 use crate::backend::vulkan::secondary::{self, pattern_buffer};
 use crate::core::command_buffer::{CommandBuffer, Dispatch, Keep, KernelCommand, Op, SyncPoint};
-use crate::core::kernel::ArgValue;
 use crate::core::error::{ClError, ClResult};
+use crate::core::kernel::ArgValue;
 use crate::core::kernel::Kernel;
 use crate::core::memory::Mem;
 use crate::core::object::{self, handle_of, lookup, register, ClObject};
@@ -105,7 +105,9 @@ pub unsafe extern "C" fn clCreateCommandBufferKHR(
         if !props.is_null() {
             list.push(0);
         }
-        Ok(handle_of(&register(CommandBuffer::new(q, list, flags, asserts))))
+        Ok(handle_of(&register(CommandBuffer::new(
+            q, list, flags, asserts,
+        ))))
     })
 }
 
@@ -229,7 +231,8 @@ unsafe fn recording(
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> ClResult<(Arc<CommandBuffer>, Vec<SyncPoint>)> {
     // SAFETY: forwarded.
-    let (cb, wait, pairs) = unsafe { recording_with(command_buffer, command_queue, props, num, list) }?;
+    let (cb, wait, pairs) =
+        unsafe { recording_with(command_buffer, command_queue, props, num, list) }?;
     // CL_INVALID_VALUE if values specified in properties are not valid (none are defined).
     // CL_INVALID_VALUE if mutable_handle is not NULL.
     if !pairs.is_empty() || !mutable_handle.is_null() {
@@ -540,7 +543,8 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
     tracing::debug!("clCommandNDRangeKernelKHR");
     status(|| {
         // SAFETY: forwarded.
-        let (cb, wait, pairs) = unsafe { recording_with(command_buffer, command_queue, props, num, list) }?;
+        let (cb, wait, pairs) =
+            unsafe { recording_with(command_buffer, command_queue, props, num, list) }?;
         let mutable = super::mutable_dispatch::enabled();
         let (mut updatable, mut asserts) = (super::mutable_dispatch::CAPABILITIES, 0);
         let mut seen = Vec::new();
@@ -558,7 +562,8 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
                     updatable = *value
                 }
                 CL_MUTABLE_DISPATCH_ASSERTS_KHR
-                    if mutable && value & !crate::core::command_buffer::NO_ADDITIONAL_WORK_GROUPS == 0 =>
+                    if mutable
+                        && value & !crate::core::command_buffer::NO_ADDITIONAL_WORK_GROUPS == 0 =>
                 {
                     asserts = *value
                 }
@@ -605,8 +610,14 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
         if !deferred && args.iter().any(|a| a.is_none()) {
             return Err(ClError(CL_INVALID_KERNEL_ARGS));
         }
-        let dispatch = Dispatch { range, local_given: !local_work_size.is_null(), args, held };
-        let mut list: Vec<cl_command_properties_khr> = pairs.iter().flat_map(|(k, v)| [*k, *v]).collect();
+        let dispatch = Dispatch {
+            range,
+            local_given: !local_work_size.is_null(),
+            args,
+            held,
+        };
+        let mut list: Vec<cl_command_properties_khr> =
+            pairs.iter().flat_map(|(k, v)| [*k, *v]).collect();
         if !props.is_null() {
             list.push(0);
         }

@@ -25,7 +25,15 @@ pub unsafe extern "C" fn clCommandBarrierWithWaitListKHR(
 ) -> cl_int {
     // SAFETY: forwarded with NULL properties.
     unsafe {
-        cb::clCommandBarrierWithWaitListKHR(command_buffer, command_queue, null(), num, list, sync_point, mutable_handle)
+        cb::clCommandBarrierWithWaitListKHR(
+            command_buffer,
+            command_queue,
+            null(),
+            num,
+            list,
+            sync_point,
+            mutable_handle,
+        )
     }
 }
 
@@ -49,8 +57,18 @@ pub unsafe extern "C" fn clCommandCopyBufferKHR(
     // SAFETY: forwarded with NULL properties.
     unsafe {
         cb::clCommandCopyBufferKHR(
-            command_buffer, command_queue, null(), src_buffer, dst_buffer, src_offset, dst_offset, size, num, list,
-            sync_point, mutable_handle,
+            command_buffer,
+            command_queue,
+            null(),
+            src_buffer,
+            dst_buffer,
+            src_offset,
+            dst_offset,
+            size,
+            num,
+            list,
+            sync_point,
+            mutable_handle,
         )
     }
 }
@@ -79,8 +97,22 @@ pub unsafe extern "C" fn clCommandCopyBufferRectKHR(
     // SAFETY: forwarded with NULL properties.
     unsafe {
         cb::clCommandCopyBufferRectKHR(
-            command_buffer, command_queue, null(), src_buffer, dst_buffer, src_origin, dst_origin, region,
-            src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num, list, sync_point, mutable_handle,
+            command_buffer,
+            command_queue,
+            null(),
+            src_buffer,
+            dst_buffer,
+            src_origin,
+            dst_origin,
+            region,
+            src_row_pitch,
+            src_slice_pitch,
+            dst_row_pitch,
+            dst_slice_pitch,
+            num,
+            list,
+            sync_point,
+            mutable_handle,
         )
     }
 }
@@ -105,7 +137,17 @@ pub unsafe extern "C" fn clCommandFillBufferKHR(
     // SAFETY: forwarded with NULL properties.
     unsafe {
         cb::clCommandFillBufferKHR(
-            command_buffer, command_queue, null(), buffer, pattern, pattern_size, offset, size, num, list, sync_point,
+            command_buffer,
+            command_queue,
+            null(),
+            buffer,
+            pattern,
+            pattern_size,
+            offset,
+            size,
+            num,
+            list,
+            sync_point,
             mutable_handle,
         )
     }
@@ -131,8 +173,18 @@ pub unsafe extern "C" fn clCommandCopyBufferToImageKHR(
     // SAFETY: forwarded with NULL properties.
     unsafe {
         cb::clCommandCopyBufferToImageKHR(
-            command_buffer, command_queue, null(), src_buffer, dst_image, src_offset, dst_origin, region, num, list,
-            sync_point, mutable_handle,
+            command_buffer,
+            command_queue,
+            null(),
+            src_buffer,
+            dst_image,
+            src_offset,
+            dst_origin,
+            region,
+            num,
+            list,
+            sync_point,
+            mutable_handle,
         )
     }
 }
@@ -157,8 +209,18 @@ pub unsafe extern "C" fn clCommandCopyImageKHR(
     // SAFETY: forwarded with NULL properties.
     unsafe {
         cb::clCommandCopyImageKHR(
-            command_buffer, command_queue, null(), src_image, dst_image, src_origin, dst_origin, region, num, list,
-            sync_point, mutable_handle,
+            command_buffer,
+            command_queue,
+            null(),
+            src_image,
+            dst_image,
+            src_origin,
+            dst_origin,
+            region,
+            num,
+            list,
+            sync_point,
+            mutable_handle,
         )
     }
 }
@@ -183,8 +245,18 @@ pub unsafe extern "C" fn clCommandCopyImageToBufferKHR(
     // SAFETY: forwarded with NULL properties.
     unsafe {
         cb::clCommandCopyImageToBufferKHR(
-            command_buffer, command_queue, null(), src_image, dst_buffer, src_origin, region, dst_offset, num, list,
-            sync_point, mutable_handle,
+            command_buffer,
+            command_queue,
+            null(),
+            src_image,
+            dst_buffer,
+            src_origin,
+            region,
+            dst_offset,
+            num,
+            list,
+            sync_point,
+            mutable_handle,
         )
     }
 }
@@ -208,7 +280,16 @@ pub unsafe extern "C" fn clCommandFillImageKHR(
     // SAFETY: forwarded with NULL properties.
     unsafe {
         cb::clCommandFillImageKHR(
-            command_buffer, command_queue, null(), image, fill_color, origin, region, num, list, sync_point,
+            command_buffer,
+            command_queue,
+            null(),
+            image,
+            fill_color,
+            origin,
+            region,
+            num,
+            list,
+            sync_point,
             mutable_handle,
         )
     }

@@ -4,10 +4,10 @@ use super::device::devices_of_type;
 use super::info::InfoOut;
 use super::platform::platform_arg;
 use super::{properties, slice_from, status};
-use crate::core::object;
 use crate::core::context::{Context, ContextDestructor, ContextNotify};
 use crate::core::device::Device;
 use crate::core::error::{ClError, ClResult};
+use crate::core::object;
 use crate::core::object::{handle_of, lookup, register};
 use crate::core::UserPtr;
 use opencl_sys::*;
@@ -19,7 +19,9 @@ use std::sync::Arc;
 ///
 /// # Safety
 /// `props` must be NULL or a zero-terminated property list.
-unsafe fn context_properties(props: *const cl_context_properties) -> ClResult<Vec<cl_context_properties>> {
+unsafe fn context_properties(
+    props: *const cl_context_properties,
+) -> ClResult<Vec<cl_context_properties>> {
     // SAFETY: forwarded contract.
     let pairs = unsafe { properties(props) }?;
     for (k, v) in &pairs {
@@ -53,7 +55,11 @@ fn new_context(
     notify: Option<ContextNotify>,
     user_data: *mut c_void,
 ) -> ClResult<*mut c_void> {
-    let ctx = register(Context::new(devices, props, notify.map(|f| (f, UserPtr(user_data)))));
+    let ctx = register(Context::new(
+        devices,
+        props,
+        notify.map(|f| (f, UserPtr(user_data))),
+    ));
     Ok(handle_of(&ctx) as cl_context)
 }
 
@@ -151,10 +157,16 @@ pub unsafe extern "C" fn clGetContextInfo(
         let c = lookup::<Context>(context as *const c_void)?;
         let out = InfoOut::new(size, value, size_ret);
         match param_name {
-            CL_CONTEXT_REFERENCE_COUNT => out.scalar(crate::core::object::ClObject::header(&*c).ref_count()),
+            CL_CONTEXT_REFERENCE_COUNT => {
+                out.scalar(crate::core::object::ClObject::header(&*c).ref_count())
+            }
             CL_CONTEXT_NUM_DEVICES => out.scalar(c.devices.len() as cl_uint),
             CL_CONTEXT_DEVICES => {
-                let v: Vec<cl_device_id> = c.devices.iter().map(|d| handle_of(d) as cl_device_id).collect();
+                let v: Vec<cl_device_id> = c
+                    .devices
+                    .iter()
+                    .map(|d| handle_of(d) as cl_device_id)
+                    .collect();
                 out.slice(&v)
             }
             CL_CONTEXT_PROPERTIES => out.slice(&c.properties),

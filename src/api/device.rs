@@ -12,8 +12,11 @@ use opencl_sys::*;
 use std::ffi::c_void;
 use std::sync::Arc;
 
-const ALL_TYPES: cl_device_type =
-    CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM;
+const ALL_TYPES: cl_device_type = CL_DEVICE_TYPE_DEFAULT
+    | CL_DEVICE_TYPE_CPU
+    | CL_DEVICE_TYPE_GPU
+    | CL_DEVICE_TYPE_ACCELERATOR
+    | CL_DEVICE_TYPE_CUSTOM;
 
 /// The devices of vkcl's platform matching `device_type` (CL_DEVICE_TYPE_DEFAULT: the first).
 /// Errors: `CL_INVALID_DEVICE_TYPE` for bits outside the defined types.
@@ -26,8 +29,15 @@ pub(crate) fn devices_of_type(device_type: cl_device_type) -> ClResult<Vec<Arc<D
     if device_type == CL_DEVICE_TYPE_ALL {
         return Ok(all.to_vec());
     }
-    let mut out: Vec<Arc<Device>> = all.iter().filter(|d| d.device_type() & device_type != 0).cloned().collect();
-    if device_type & CL_DEVICE_TYPE_DEFAULT != 0 && !all.is_empty() && !out.iter().any(|d| Arc::ptr_eq(d, &all[0])) {
+    let mut out: Vec<Arc<Device>> = all
+        .iter()
+        .filter(|d| d.device_type() & device_type != 0)
+        .cloned()
+        .collect();
+    if device_type & CL_DEVICE_TYPE_DEFAULT != 0
+        && !all.is_empty()
+        && !out.iter().any(|d| Arc::ptr_eq(d, &all[0]))
+    {
         out.insert(0, all[0].clone());
     }
     Ok(out)
@@ -51,7 +61,8 @@ pub unsafe extern "C" fn clGetDeviceIDs(
         let found = devices_of_type(device_type)?;
         // CL_INVALID_VALUE if num_entries is equal to zero and devices is not NULL
         // or if both num_devices and devices are NULL.
-        if (num_entries == 0 && !devices.is_null()) || (devices.is_null() && num_devices.is_null()) {
+        if (num_entries == 0 && !devices.is_null()) || (devices.is_null() && num_devices.is_null())
+        {
             return Err(ClError(CL_INVALID_VALUE));
         }
         // CL_DEVICE_NOT_FOUND if no OpenCL devices that matched device_type were found.
@@ -109,7 +120,9 @@ pub unsafe extern "C" fn clReleaseDevice(device: cl_device_id) -> cl_int {
 ///
 /// # Safety
 /// `props` must be NULL or a list terminated as the OpenCL API requires.
-unsafe fn partition_properties(props: *const cl_device_partition_property) -> ClResult<(Partition, Vec<cl_device_partition_property>)> {
+unsafe fn partition_properties(
+    props: *const cl_device_partition_property,
+) -> ClResult<(Partition, Vec<cl_device_partition_property>)> {
     // CL_INVALID_VALUE if values specified in properties are not valid (a NULL list names no scheme).
     if props.is_null() {
         return Err(ClError(CL_INVALID_VALUE));
@@ -119,12 +132,21 @@ unsafe fn partition_properties(props: *const cl_device_partition_property) -> Cl
     let unit_count = |v: cl_device_partition_property| -> ClResult<u32> {
         // CL_INVALID_DEVICE_PARTITION_COUNT if the number of compute units requested for one or
         // more sub-devices is less than zero (values beyond cl_uint cannot be counts either).
-        u32::try_from(v).map_err(|_| ClError(if v < 0 { CL_INVALID_DEVICE_PARTITION_COUNT } else { CL_INVALID_VALUE }))
+        u32::try_from(v).map_err(|_| {
+            ClError(if v < 0 {
+                CL_INVALID_DEVICE_PARTITION_COUNT
+            } else {
+                CL_INVALID_VALUE
+            })
+        })
     };
     let (scheme, end) = match at(0) {
         CL_DEVICE_PARTITION_EQUALLY => {
             // CL_INVALID_VALUE if values specified in properties are not valid (n must be positive).
-            let n = u32::try_from(at(1)).ok().filter(|&n| n > 0).ok_or(ClError(CL_INVALID_VALUE))?;
+            let n = u32::try_from(at(1))
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or(ClError(CL_INVALID_VALUE))?;
             (Partition::Equally(n), 2)
         }
         CL_DEVICE_PARTITION_BY_COUNTS => {
@@ -136,7 +158,10 @@ unsafe fn partition_properties(props: *const cl_device_partition_property) -> Cl
             }
             (Partition::ByCounts(counts), i + 1)
         }
-        CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN => (Partition::ByAffinityDomain(at(1) as cl_device_affinity_domain), 2),
+        CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN => (
+            Partition::ByAffinityDomain(at(1) as cl_device_affinity_domain),
+            2,
+        ),
         // CL_INVALID_VALUE if values specified in properties are not valid (an unknown scheme).
         _ => return Err(ClError(CL_INVALID_VALUE)),
     };
@@ -179,7 +204,11 @@ pub unsafe extern "C" fn clCreateSubDevices(
             let (_, subs) = d.partition(&scheme, &list, true)?;
             for (i, s) in subs.iter().enumerate() {
                 // SAFETY: out_devices holds num_devices >= count entries.
-                unsafe { out_devices.add(i).write(object::handle_of(s) as cl_device_id) };
+                unsafe {
+                    out_devices
+                        .add(i)
+                        .write(object::handle_of(s) as cl_device_id)
+                };
             }
         }
         // SAFETY: NULL or valid.
@@ -193,7 +222,10 @@ pub unsafe extern "C" fn clCreateSubDevices(
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clGetHostTimer(device: cl_device_id, host_timestamp: *mut cl_ulong) -> cl_int {
+pub unsafe extern "C" fn clGetHostTimer(
+    device: cl_device_id,
+    host_timestamp: *mut cl_ulong,
+) -> cl_int {
     status(|| {
         lookup::<Device>(device as *const c_void)?;
         if host_timestamp.is_null() {
@@ -210,7 +242,11 @@ pub unsafe extern "C" fn clGetHostTimer(device: cl_device_id, host_timestamp: *m
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clGetDeviceAndHostTimer(device: cl_device_id, device_ts: *mut cl_ulong, host_ts: *mut cl_ulong) -> cl_int {
+pub unsafe extern "C" fn clGetDeviceAndHostTimer(
+    device: cl_device_id,
+    device_ts: *mut cl_ulong,
+    host_ts: *mut cl_ulong,
+) -> cl_int {
     status(|| {
         lookup::<Device>(device as *const c_void)?;
         if device_ts.is_null() || host_ts.is_null() {
@@ -257,8 +293,12 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS => out.scalar(3 as cl_uint),
         CL_DEVICE_MAX_WORK_ITEM_SIZES => out.slice(&d.max_work_item_sizes()),
         CL_DEVICE_MAX_WORK_GROUP_SIZE => out.scalar(d.max_work_group_size()),
-        CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR | CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR => out.scalar(4 as cl_uint),
-        CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT | CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT => out.scalar(2 as cl_uint),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR | CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR => {
+            out.scalar(4 as cl_uint)
+        }
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT | CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT => {
+            out.scalar(2 as cl_uint)
+        }
         CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT
         | CL_DEVICE_NATIVE_VECTOR_WIDTH_INT
         | CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG
@@ -301,10 +341,16 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => out.scalar(0usize),
         CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES => out.scalar(0 as cl_command_queue_properties),
         CL_DEVICE_MAX_PARAMETER_SIZE => out.scalar(1024usize),
-        CL_DEVICE_MEM_BASE_ADDR_ALIGN => out.scalar((crate::backend::vulkan::memory::BUFFER_ALIGNMENT * 8) as cl_uint),
+        CL_DEVICE_MEM_BASE_ADDR_ALIGN => {
+            out.scalar((crate::backend::vulkan::memory::BUFFER_ALIGNMENT * 8) as cl_uint)
+        }
         CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => out.scalar(128 as cl_uint),
-        CL_DEVICE_SINGLE_FP_CONFIG => out.scalar((CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_FMA) as cl_device_fp_config),
-        CL_DEVICE_DOUBLE_FP_CONFIG | CL_DEVICE_HALF_FP_CONFIG => out.scalar(0 as cl_device_fp_config),
+        CL_DEVICE_SINGLE_FP_CONFIG => {
+            out.scalar((CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_FMA) as cl_device_fp_config)
+        }
+        CL_DEVICE_DOUBLE_FP_CONFIG | CL_DEVICE_HALF_FP_CONFIG => {
+            out.scalar(0 as cl_device_fp_config)
+        }
         CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => out.scalar(CL_NONE as cl_device_mem_cache_type),
         CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => out.scalar(0 as cl_uint),
         CL_DEVICE_GLOBAL_MEM_CACHE_SIZE => out.scalar(0 as cl_ulong),
@@ -319,10 +365,13 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_ENDIAN_LITTLE => out.scalar(CL_TRUE),
         CL_DEVICE_AVAILABLE => out.scalar(CL_TRUE),
         CL_DEVICE_COMPILER_AVAILABLE | CL_DEVICE_LINKER_AVAILABLE => out.scalar(b(compiler)),
-        CL_DEVICE_EXECUTION_CAPABILITIES => out.scalar(CL_EXEC_KERNEL as cl_device_exec_capabilities),
-        CL_DEVICE_QUEUE_ON_HOST_PROPERTIES => {
-            out.scalar((CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE) as cl_command_queue_properties)
+        CL_DEVICE_EXECUTION_CAPABILITIES => {
+            out.scalar(CL_EXEC_KERNEL as cl_device_exec_capabilities)
         }
+        CL_DEVICE_QUEUE_ON_HOST_PROPERTIES => out.scalar(
+            (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE)
+                as cl_command_queue_properties,
+        ),
         CL_DEVICE_BUILT_IN_KERNELS => out.string(""),
         CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION => out.slice::<cl_name_version>(&[]),
         CL_DEVICE_PLATFORM => out.scalar(object::handle_of(Platform::get()) as cl_platform_id),
@@ -353,19 +402,33 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_PRINTF_BUFFER_SIZE => out.scalar(1024usize * 1024),
         CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => out.scalar(CL_TRUE),
         // Partitioning (section 4.3): a sub-device can be split again down to one compute unit.
-        CL_DEVICE_PARENT_DEVICE => {
-            out.scalar(d.parent.as_ref().map_or(std::ptr::null_mut(), |p| p.header().handle()) as cl_device_id)
-        }
+        CL_DEVICE_PARENT_DEVICE => out.scalar(
+            d.parent
+                .as_ref()
+                .map_or(std::ptr::null_mut(), |p| p.header().handle()) as cl_device_id,
+        ),
         CL_DEVICE_PARTITION_MAX_SUB_DEVICES => out.scalar(d.compute_units),
         CL_DEVICE_PARTITION_PROPERTIES => out.slice(&d.partition_properties()),
         CL_DEVICE_PARTITION_AFFINITY_DOMAIN => out.scalar(d.affinity_domains()),
         CL_DEVICE_PARTITION_TYPE => out.slice(&d.partition_type),
-        CL_DEVICE_REFERENCE_COUNT => out.scalar(if d.is_sub_device() { d.header().ref_count() } else { 1 }),
+        CL_DEVICE_REFERENCE_COUNT => out.scalar(if d.is_sub_device() {
+            d.header().ref_count()
+        } else {
+            1
+        }),
         CL_DEVICE_SVM_CAPABILITIES => out.scalar(0 as cl_device_svm_capabilities),
         // llvm-spirv-15 reads SPIR-V up to 1.4; the IL path needs the same tools as source.
-        CL_DEVICE_IL_VERSION => out.string(if compiler { "SPIR-V_1.0 SPIR-V_1.1 SPIR-V_1.2 SPIR-V_1.3 SPIR-V_1.4" } else { "" }),
+        CL_DEVICE_IL_VERSION => out.string(if compiler {
+            "SPIR-V_1.0 SPIR-V_1.1 SPIR-V_1.2 SPIR-V_1.3 SPIR-V_1.4"
+        } else {
+            ""
+        }),
         CL_DEVICE_ILS_WITH_VERSION => out.slice(&if compiler {
-            name_versions(&(0..=4).map(|m| ("SPIR-V", make_version(1, m, 0))).collect::<Vec<_>>())
+            name_versions(
+                &(0..=4)
+                    .map(|m| ("SPIR-V", make_version(1, m, 0)))
+                    .collect::<Vec<_>>(),
+            )
         } else {
             Vec::new()
         }),
@@ -374,14 +437,18 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
         | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT
         | CL_DEVICE_PIPE_SUPPORT => out.scalar(CL_FALSE),
-        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
-            out.scalar((CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP) as cl_device_atomic_capabilities)
-        }
-        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => out.scalar(
-            (CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)
+        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => out.scalar(
+            (CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)
                 as cl_device_atomic_capabilities,
         ),
-        CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => out.scalar(0 as cl_device_device_enqueue_capabilities),
+        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => out.scalar(
+            (CL_DEVICE_ATOMIC_ORDER_RELAXED
+                | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
+                | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP) as cl_device_atomic_capabilities,
+        ),
+        CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => {
+            out.scalar(0 as cl_device_device_enqueue_capabilities)
+        }
         CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => out.scalar(p.subgroup_size.max(1) as usize),
         // cl_khr_device_uuid: Vulkan's own device and driver UUIDs (the same values Vulkan
         // applications see, so interop can match devices).
@@ -391,7 +458,9 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_LUID_KHR => out.slice(&[0u8; 8]),
         CL_DEVICE_NODE_MASK_KHR => out.scalar(0 as cl_uint),
         // cl_khr_command_buffer 0.9.8.
-        CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR => out.scalar(super::command_buffer::CAPABILITIES),
+        CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR => {
+            out.scalar(super::command_buffer::CAPABILITIES)
+        }
         CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR => {
             out.scalar(super::command_buffer::REQUIRED_QUEUE_PROPERTIES)
         }

@@ -19,7 +19,11 @@ use std::sync::Arc;
 ///
 /// # Safety
 /// `list` must be NULL or hold `num` handles.
-pub(crate) unsafe fn wait_list(queue: &CommandQueue, num: cl_uint, list: *const cl_event) -> ClResult<Vec<Arc<Event>>> {
+pub(crate) unsafe fn wait_list(
+    queue: &CommandQueue,
+    num: cl_uint,
+    list: *const cl_event,
+) -> ClResult<Vec<Arc<Event>>> {
     // CL_INVALID_EVENT_WAIT_LIST if event_wait_list is NULL and num_events_in_wait_list > 0,
     // or event_wait_list is not NULL and num_events_in_wait_list is 0, or if event objects in
     // event_wait_list are not valid events.
@@ -65,16 +69,24 @@ pub(crate) fn wait_all(events: &[Arc<Event>]) -> ClResult<()> {
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clWaitForEvents(num_events: cl_uint, event_list: *const cl_event) -> cl_int {
+pub unsafe extern "C" fn clWaitForEvents(
+    num_events: cl_uint,
+    event_list: *const cl_event,
+) -> cl_int {
     status(|| {
         // CL_INVALID_VALUE if num_events is zero or event_list is NULL.
         if num_events == 0 || event_list.is_null() {
             return Err(ClError(CL_INVALID_VALUE));
         }
         // SAFETY: event_list holds num_events handles.
-        let events = unsafe { object::lookup_list::<Event>(event_list as *const *mut c_void, num_events as usize) }?;
+        let events = unsafe {
+            object::lookup_list::<Event>(event_list as *const *mut c_void, num_events as usize)
+        }?;
         // CL_INVALID_CONTEXT if events specified in event_list do not belong to the same context.
-        if events.iter().any(|e| !Arc::ptr_eq(&e.context, &events[0].context)) {
+        if events
+            .iter()
+            .any(|e| !Arc::ptr_eq(&e.context, &events[0].context))
+        {
             return Err(ClError(CL_INVALID_CONTEXT));
         }
         wait_all(&events)
@@ -148,7 +160,10 @@ pub unsafe extern "C" fn clGetEventProfilingInfo(
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateUserEvent(context: cl_context, errcode_ret: *mut cl_int) -> cl_event {
+pub unsafe extern "C" fn clCreateUserEvent(
+    context: cl_context,
+    errcode_ret: *mut cl_int,
+) -> cl_event {
     super::object(errcode_ret, || {
         let c = lookup::<Context>(context as *const c_void)?;
         Ok(handle_of(&register(Event::new_user(c))) as cl_event)
@@ -186,7 +201,13 @@ pub unsafe extern "C" fn clSetEventCallback(
     })
 }
 
-fn marker(queue: cl_command_queue, num: cl_uint, list: *const cl_event, event: *mut cl_event, ty: cl_command_type) -> ClResult<()> {
+fn marker(
+    queue: cl_command_queue,
+    num: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+    ty: cl_command_type,
+) -> ClResult<()> {
     let q = lookup::<CommandQueue>(queue as *const c_void)?;
     // SAFETY: list holds num handles per the API.
     let waits = unsafe { wait_list(&q, num, list) }?;
@@ -245,7 +266,15 @@ pub unsafe extern "C" fn clEnqueueMarker(queue: cl_command_queue, event: *mut cl
 /// # Safety
 /// Any pointer value is accepted.
 pub unsafe extern "C" fn clEnqueueBarrier(queue: cl_command_queue) -> cl_int {
-    status(|| marker(queue, 0, std::ptr::null(), std::ptr::null_mut(), CL_COMMAND_BARRIER))
+    status(|| {
+        marker(
+            queue,
+            0,
+            std::ptr::null(),
+            std::ptr::null_mut(),
+            CL_COMMAND_BARRIER,
+        )
+    })
 }
 
 /// clEnqueueWaitForEvents (OpenCL 1.1). Errors: `CL_INVALID_COMMAND_QUEUE`,
@@ -253,14 +282,19 @@ pub unsafe extern "C" fn clEnqueueBarrier(queue: cl_command_queue) -> cl_int {
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueWaitForEvents(queue: cl_command_queue, num: cl_uint, list: *const cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueWaitForEvents(
+    queue: cl_command_queue,
+    num: cl_uint,
+    list: *const cl_event,
+) -> cl_int {
     status(|| {
         let q = lookup::<CommandQueue>(queue as *const c_void)?;
         if num == 0 || list.is_null() {
             return Err(ClError(CL_INVALID_VALUE));
         }
         // SAFETY: list holds num handles.
-        let events = unsafe { object::lookup_list::<Event>(list as *const *mut c_void, num as usize) }?;
+        let events =
+            unsafe { object::lookup_list::<Event>(list as *const *mut c_void, num as usize) }?;
         q.check_wait_list(&events)?;
         q.enqueue(CL_COMMAND_BARRIER, &events, Work::Nop, Vec::new());
         Ok(())

@@ -4,8 +4,8 @@
 use super::{context, device, event, kernel, memory, platform, program, queue, unsupported};
 use crate::core::object;
 use crate::core::platform::Platform;
-use opencl_sys::*;
 use opencl_sys::cl_icd::cl_icd_dispatch;
+use opencl_sys::*;
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::LazyLock;
 
@@ -191,7 +191,9 @@ pub fn dispatch_table() -> &'static cl_icd_dispatch {
 fn extension_address(name: &[u8]) -> *mut c_void {
     match name {
         b"clIcdGetPlatformIDsKHR" => icd_get_platform_ids as *mut c_void,
-        b"clGetKernelSuggestedLocalWorkSizeKHR" => kernel::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void,
+        b"clGetKernelSuggestedLocalWorkSizeKHR" => {
+            kernel::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void
+        }
         _ => command_buffer_address(name),
     }
 }
@@ -364,8 +366,17 @@ mod tests {
         let t = dispatch_table();
         let n = std::mem::size_of::<cl_icd_dispatch>() / std::mem::size_of::<usize>();
         // SAFETY: the table is a repr(C) struct of pointer-sized Option<fn> fields.
-        let slots = unsafe { std::slice::from_raw_parts(t as *const cl_icd_dispatch as *const usize, n) };
-        let empty: Vec<usize> = slots.iter().enumerate().filter(|(_, s)| **s == 0).map(|(i, _)| i).collect();
-        assert!(empty.is_empty(), "empty dispatch slots (indices): {empty:?}");
+        let slots =
+            unsafe { std::slice::from_raw_parts(t as *const cl_icd_dispatch as *const usize, n) };
+        let empty: Vec<usize> = slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s == 0)
+            .map(|(i, _)| i)
+            .collect();
+        assert!(
+            empty.is_empty(),
+            "empty dispatch slots (indices): {empty:?}"
+        );
     }
 }

@@ -14,7 +14,11 @@ pub struct InfoOut {
 impl InfoOut {
     /// Wraps the `param_value_size`, `param_value` and `param_value_size_ret` arguments.
     pub fn new(size: usize, value: *mut c_void, size_ret: *mut usize) -> Self {
-        InfoOut { size, value, size_ret }
+        InfoOut {
+            size,
+            value,
+            size_ret,
+        }
     }
 
     /// Writes raw bytes. Errors: `CL_INVALID_VALUE` if `param_value` is not NULL and
@@ -26,7 +30,9 @@ impl InfoOut {
             }
             // SAFETY: the application guarantees `param_value` holds `param_value_size` bytes,
             // and we checked that the data fits.
-            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.value as *mut u8, data.len()) };
+            unsafe {
+                std::ptr::copy_nonoverlapping(data.as_ptr(), self.value as *mut u8, data.len())
+            };
         }
         if !self.size_ret.is_null() {
             // SAFETY: a non-NULL size_ret points to a size_t.
@@ -43,7 +49,9 @@ impl InfoOut {
     /// Writes an array of plain values.
     pub fn slice<T: Copy>(self, v: &[T]) -> ClResult<()> {
         // SAFETY: T is Copy plain data; viewing it as bytes is sound for writing out.
-        let bytes = unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) };
+        let bytes = unsafe {
+            std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v))
+        };
         self.bytes(bytes)
     }
 
@@ -64,11 +72,15 @@ mod tests {
     fn size_checks() {
         let mut out = [0u32; 2];
         let mut ret = 0usize;
-        InfoOut::new(8, out.as_mut_ptr() as *mut c_void, &mut ret).slice(&[7u32, 9]).unwrap();
+        InfoOut::new(8, out.as_mut_ptr() as *mut c_void, &mut ret)
+            .slice(&[7u32, 9])
+            .unwrap();
         assert_eq!((out, ret), ([7, 9], 8));
         let e = InfoOut::new(4, out.as_mut_ptr() as *mut c_void, &mut ret).slice(&[1u32, 2]);
         assert_eq!(e, Err(ClError(CL_INVALID_VALUE)));
-        InfoOut::new(0, std::ptr::null_mut(), &mut ret).string("abc").unwrap();
+        InfoOut::new(0, std::ptr::null_mut(), &mut ret)
+            .string("abc")
+            .unwrap();
         assert_eq!(ret, 4);
     }
 }

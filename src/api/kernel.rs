@@ -21,7 +21,11 @@ use std::sync::Arc;
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateKernel(program: cl_program, kernel_name: *const c_char, errcode_ret: *mut cl_int) -> cl_kernel {
+pub unsafe extern "C" fn clCreateKernel(
+    program: cl_program,
+    kernel_name: *const c_char,
+    errcode_ret: *mut cl_int,
+) -> cl_kernel {
     super::object(errcode_ret, || {
         let p = lookup::<Program>(program as *const c_void)?;
         if kernel_name.is_null() {
@@ -98,7 +102,12 @@ pub unsafe extern "C" fn clCloneKernel(source: cl_kernel, errcode_ret: *mut cl_i
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clSetKernelArg(kernel: cl_kernel, arg_index: cl_uint, arg_size: usize, arg_value: *const c_void) -> cl_int {
+pub unsafe extern "C" fn clSetKernelArg(
+    kernel: cl_kernel,
+    arg_index: cl_uint,
+    arg_size: usize,
+    arg_value: *const c_void,
+) -> cl_int {
     status(|| {
         let k = lookup::<Kernel>(kernel as *const c_void)?;
         // SAFETY: forwarded.
@@ -112,16 +121,30 @@ pub unsafe extern "C" fn clSetKernelArg(kernel: cl_kernel, arg_index: cl_uint, a
 ///
 /// # Safety
 /// `arg_value` NULL or holding `arg_size` readable bytes.
-pub(crate) unsafe fn decode_arg(k: &Kernel, arg_index: cl_uint, arg_size: usize, arg_value: *const c_void) -> ClResult<ArgValue> {
+pub(crate) unsafe fn decode_arg(
+    k: &Kernel,
+    arg_index: cl_uint,
+    arg_size: usize,
+    arg_value: *const c_void,
+) -> ClResult<ArgValue> {
     {
-        let a = k.info().args.get(arg_index as usize).ok_or(ClError(CL_INVALID_ARG_INDEX))?.clone();
+        let a = k
+            .info()
+            .args
+            .get(arg_index as usize)
+            .ok_or(ClError(CL_INVALID_ARG_INDEX))?
+            .clone();
         let value = match a.kind {
             ArgKind::Buffer => {
                 if arg_size != std::mem::size_of::<cl_mem>() {
                     return Err(ClError(CL_INVALID_ARG_SIZE));
                 }
                 // SAFETY: arg_value points to a cl_mem when not NULL.
-                let h = if arg_value.is_null() { std::ptr::null_mut() } else { unsafe { *(arg_value as *const cl_mem) } };
+                let h = if arg_value.is_null() {
+                    std::ptr::null_mut()
+                } else {
+                    unsafe { *(arg_value as *const cl_mem) }
+                };
                 if h.is_null() {
                     ArgValue::Buffer(None)
                 } else {
@@ -149,7 +172,10 @@ pub(crate) unsafe fn decode_arg(k: &Kernel, arg_index: cl_uint, arg_size: usize,
                     return Err(ClError(CL_INVALID_ARG_VALUE));
                 }
                 // SAFETY: arg_value holds arg_size bytes.
-                ArgValue::Bytes(unsafe { std::slice::from_raw_parts(arg_value as *const u8, arg_size) }.to_vec())
+                ArgValue::Bytes(
+                    unsafe { std::slice::from_raw_parts(arg_value as *const u8, arg_size) }
+                        .to_vec(),
+                )
             }
             ArgKind::Sampler => return Err(ClError(CL_INVALID_SAMPLER)),
             ArgKind::Image => return Err(ClError(CL_INVALID_MEM_OBJECT)),
@@ -163,7 +189,11 @@ pub(crate) unsafe fn decode_arg(k: &Kernel, arg_index: cl_uint, arg_size: usize,
 ///
 /// # Safety
 /// Any pointer value is accepted.
-pub unsafe extern "C" fn clSetKernelArgSVMPointer(kernel: cl_kernel, _index: cl_uint, _value: *const c_void) -> cl_int {
+pub unsafe extern "C" fn clSetKernelArgSVMPointer(
+    kernel: cl_kernel,
+    _index: cl_uint,
+    _value: *const c_void,
+) -> cl_int {
     status(|| {
         lookup::<Kernel>(kernel as *const c_void)?;
         Err(ClError(CL_INVALID_OPERATION))
@@ -176,12 +206,19 @@ pub unsafe extern "C" fn clSetKernelArgSVMPointer(kernel: cl_kernel, _index: cl_
 ///
 /// # Safety
 /// Any pointer value is accepted.
-pub unsafe extern "C" fn clSetKernelExecInfo(kernel: cl_kernel, name: cl_kernel_exec_info, _size: usize, value: *const c_void) -> cl_int {
+pub unsafe extern "C" fn clSetKernelExecInfo(
+    kernel: cl_kernel,
+    name: cl_kernel_exec_info,
+    _size: usize,
+    value: *const c_void,
+) -> cl_int {
     status(|| {
         lookup::<Kernel>(kernel as *const c_void)?;
         match name {
             // CL_INVALID_OPERATION for the SVM parameters when no device supports SVM.
-            CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => Err(ClError(CL_INVALID_OPERATION)),
+            CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => {
+                Err(ClError(CL_INVALID_OPERATION))
+            }
             // CL_INVALID_VALUE if param_name is not valid or param_value is NULL.
             _ => {
                 let _ = value;
@@ -195,7 +232,13 @@ pub unsafe extern "C" fn clSetKernelExecInfo(kernel: cl_kernel, name: cl_kernel_
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clGetKernelInfo(kernel: cl_kernel, param: cl_kernel_info, size: usize, value: *mut c_void, size_ret: *mut usize) -> cl_int {
+pub unsafe extern "C" fn clGetKernelInfo(
+    kernel: cl_kernel,
+    param: cl_kernel_info,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> cl_int {
     status(|| {
         let k = lookup::<Kernel>(kernel as *const c_void)?;
         let out = InfoOut::new(size, value, size_ret);
@@ -247,11 +290,15 @@ pub unsafe extern "C" fn clGetKernelWorkGroupInfo(
         let out = InfoOut::new(size, value, size_ret);
         match param {
             CL_KERNEL_WORK_GROUP_SIZE => out.scalar(k.max_work_group_size(&d)),
-            CL_KERNEL_COMPILE_WORK_GROUP_SIZE => {
-                out.slice(&k.info().reqd_work_group_size.map_or([0usize; 3], |r| r.map(|v| v as usize)))
-            }
+            CL_KERNEL_COMPILE_WORK_GROUP_SIZE => out.slice(
+                &k.info()
+                    .reqd_work_group_size
+                    .map_or([0usize; 3], |r| r.map(|v| v as usize)),
+            ),
             CL_KERNEL_LOCAL_MEM_SIZE => out.scalar(k.local_mem_size()),
-            CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => out.scalar(d.phys.subgroup_size.max(1) as usize),
+            CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
+                out.scalar(d.phys.subgroup_size.max(1) as usize)
+            }
             CL_KERNEL_PRIVATE_MEM_SIZE => out.scalar(k.info().private_mem_bytes),
             _ => Err(ClError(CL_INVALID_VALUE)),
         }
@@ -274,8 +321,19 @@ pub unsafe extern "C" fn clGetKernelArgInfo(
 ) -> cl_int {
     status(|| {
         let k = lookup::<Kernel>(kernel as *const c_void)?;
-        let a = k.info().args.get(index as usize).ok_or(ClError(CL_INVALID_ARG_INDEX))?.clone();
-        let with_info = k.program.build.lock().unwrap_or_else(|e| e.into_inner()).options.contains("-cl-kernel-arg-info");
+        let a = k
+            .info()
+            .args
+            .get(index as usize)
+            .ok_or(ClError(CL_INVALID_ARG_INDEX))?
+            .clone();
+        let with_info = k
+            .program
+            .build
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .options
+            .contains("-cl-kernel-arg-info");
         if !with_info {
             return Err(ClError(CL_KERNEL_ARG_INFO_NOT_AVAILABLE));
         }
@@ -286,13 +344,15 @@ pub unsafe extern "C" fn clGetKernelArgInfo(
                 AddressQualifier::Constant => CL_KERNEL_ARG_ADDRESS_CONSTANT,
                 AddressQualifier::Local => CL_KERNEL_ARG_ADDRESS_LOCAL,
                 AddressQualifier::Private => CL_KERNEL_ARG_ADDRESS_PRIVATE,
-            } as cl_kernel_arg_address_qualifier),
+            }
+                as cl_kernel_arg_address_qualifier),
             CL_KERNEL_ARG_ACCESS_QUALIFIER => out.scalar(match a.access_qualifier {
                 AccessQualifier::None => CL_KERNEL_ARG_ACCESS_NONE,
                 AccessQualifier::ReadOnly => CL_KERNEL_ARG_ACCESS_READ_ONLY,
                 AccessQualifier::WriteOnly => CL_KERNEL_ARG_ACCESS_WRITE_ONLY,
                 AccessQualifier::ReadWrite => CL_KERNEL_ARG_ACCESS_READ_WRITE,
-            } as cl_kernel_arg_access_qualifier),
+            }
+                as cl_kernel_arg_access_qualifier),
             CL_KERNEL_ARG_TYPE_NAME => out.string(&a.type_name),
             CL_KERNEL_ARG_TYPE_QUALIFIER => {
                 let q = a.type_qualifier;
@@ -353,7 +413,12 @@ pub(crate) fn check_range(
         return Err(ClError(CL_INVALID_WORK_DIMENSION));
     }
     let n = work_dim as usize;
-    let mut r = NdRange { work_dim, offset: [0; 3], global: [1; 3], local: [1; 3] };
+    let mut r = NdRange {
+        work_dim,
+        offset: [0; 3],
+        global: [1; 3],
+        local: [1; 3],
+    };
     // Since OpenCL 2.1 a NULL global_work_size (like a zero in it) is an empty NDRange: the
     // command runs nothing and completes (CL_INVALID_GLOBAL_WORK_SIZE for it is deprecated).
     let Some(global) = global else {
@@ -401,7 +466,12 @@ pub(crate) fn check_range(
                 }
                 r.local = req;
             } else {
-                r.local = pick_local_size(r.global, work_dim, k.max_work_group_size(d).min(256), d.max_work_item_sizes());
+                r.local = pick_local_size(
+                    r.global,
+                    work_dim,
+                    k.max_work_group_size(d).min(256),
+                    d.max_work_item_sizes(),
+                );
             }
         }
     }
@@ -418,7 +488,10 @@ pub(crate) fn check_range(
 /// The queue and kernel of a launch, checked against each other.
 /// Errors: `CL_INVALID_COMMAND_QUEUE`, `CL_INVALID_KERNEL`, `CL_INVALID_CONTEXT` (different
 /// contexts), `CL_INVALID_PROGRAM_EXECUTABLE` (no program built for the queue's device).
-pub(crate) fn queue_and_kernel(queue: cl_command_queue, kernel: cl_kernel) -> ClResult<(Arc<CommandQueue>, Arc<Kernel>)> {
+pub(crate) fn queue_and_kernel(
+    queue: cl_command_queue,
+    kernel: cl_kernel,
+) -> ClResult<(Arc<CommandQueue>, Arc<Kernel>)> {
     let q = lookup::<CommandQueue>(queue as *const c_void)?;
     let k = lookup::<Kernel>(kernel as *const c_void)?;
     if !Arc::ptr_eq(&q.context, &k.program.context) {
@@ -455,7 +528,14 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
             // SAFETY: each non-NULL array holds work_dim entries per the API.
             (!p.is_null()).then(|| unsafe { slice_from(p, n) })
         };
-        let range = check_range(&k, &q.device, work_dim, opt(global_work_offset), opt(global_work_size), opt(local_work_size))?;
+        let range = check_range(
+            &k,
+            &q.device,
+            work_dim,
+            opt(global_work_offset),
+            opt(global_work_size),
+            opt(local_work_size),
+        )?;
         // SAFETY: forwarded.
         let waits = unsafe { wait_list(&q, num, list) }?;
         let ev = if range.global.contains(&0) {
@@ -483,7 +563,19 @@ pub unsafe extern "C" fn clEnqueueTask(
 ) -> cl_int {
     let one = [1usize];
     // SAFETY: forwarded with valid one-element arrays.
-    unsafe { clEnqueueNDRangeKernel(queue, kernel, 1, std::ptr::null(), one.as_ptr(), one.as_ptr(), num, list, event) }
+    unsafe {
+        clEnqueueNDRangeKernel(
+            queue,
+            kernel,
+            1,
+            std::ptr::null(),
+            one.as_ptr(),
+            one.as_ptr(),
+            num,
+            list,
+            event,
+        )
+    }
 }
 
 /// clGetKernelSuggestedLocalWorkSizeKHR (cl_khr_suggested_local_work_size): the local size
@@ -506,9 +598,11 @@ pub unsafe extern "C" fn clGetKernelSuggestedLocalWorkSizeKHR(
         let (q, k) = queue_and_kernel(queue, kernel)?;
         let n = work_dim.min(3) as usize;
         // SAFETY: each non-NULL array holds work_dim entries per the API.
-        let offset = (!global_work_offset.is_null()).then(|| unsafe { slice_from(global_work_offset, n) });
+        let offset =
+            (!global_work_offset.is_null()).then(|| unsafe { slice_from(global_work_offset, n) });
         // SAFETY: as above.
-        let global = (!global_work_size.is_null()).then(|| unsafe { slice_from(global_work_size, n) });
+        let global =
+            (!global_work_size.is_null()).then(|| unsafe { slice_from(global_work_size, n) });
         // CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL or any of its values is 0.
         if (1..=3).contains(&work_dim) && global.is_none_or(|g| g.contains(&0)) {
             return Err(ClError(CL_INVALID_GLOBAL_WORK_SIZE));

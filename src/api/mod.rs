@@ -71,7 +71,9 @@ pub(crate) unsafe fn slice_from<'a, T>(p: *const T, n: usize) -> &'a [T] {
 ///
 /// # Safety
 /// `p` must be NULL or point to a zero-terminated list of pairs.
-pub(crate) unsafe fn properties<T: Copy + Default + PartialEq>(p: *const T) -> ClResult<Vec<(T, T)>> {
+pub(crate) unsafe fn properties<T: Copy + Default + PartialEq>(
+    p: *const T,
+) -> ClResult<Vec<(T, T)>> {
     let mut out: Vec<(T, T)> = Vec::new();
     if p.is_null() {
         return Ok(out);

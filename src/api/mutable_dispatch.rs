@@ -62,9 +62,18 @@ unsafe fn resolve(
             Ok(())
         }
     };
-    field(!c.global_work_offset.is_null(), CL_MUTABLE_DISPATCH_GLOBAL_OFFSET_KHR)?;
-    field(!c.global_work_size.is_null(), CL_MUTABLE_DISPATCH_GLOBAL_SIZE_KHR)?;
-    field(!c.local_work_size.is_null(), CL_MUTABLE_DISPATCH_LOCAL_SIZE_KHR)?;
+    field(
+        !c.global_work_offset.is_null(),
+        CL_MUTABLE_DISPATCH_GLOBAL_OFFSET_KHR,
+    )?;
+    field(
+        !c.global_work_size.is_null(),
+        CL_MUTABLE_DISPATCH_GLOBAL_SIZE_KHR,
+    )?;
+    field(
+        !c.local_work_size.is_null(),
+        CL_MUTABLE_DISPATCH_LOCAL_SIZE_KHR,
+    )?;
     field(c.num_args > 0, CL_MUTABLE_DISPATCH_ARGUMENTS_KHR)?;
     field(c.num_svm_args > 0, CL_MUTABLE_DISPATCH_ARGUMENTS_KHR)?;
     field(c.num_exec_infos > 0, CL_MUTABLE_DISPATCH_EXEC_INFO_KHR)?;
@@ -84,7 +93,10 @@ unsafe fn resolve(
     for e in unsafe { slice_from(c.exec_info_list, c.num_exec_infos as usize) } {
         // CL_INVALID_VALUE for an exec info clSetKernelExecInfo would reject (every name
         // concerns SVM, which the device lacks: the values change nothing).
-        let known = matches!(e.param_name, CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM);
+        let known = matches!(
+            e.param_name,
+            CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM
+        );
         if !known || e.param_value.is_null() || e.param_value_size == 0 {
             return Err(ClError(CL_INVALID_VALUE));
         }
@@ -110,7 +122,14 @@ unsafe fn resolve(
     } else {
         None
     };
-    d.range = check_range(&k.kernel, &cb.queue.device, work_dim, Some(&offset), Some(&global), local.as_deref())?;
+    d.range = check_range(
+        &k.kernel,
+        &cb.queue.device,
+        work_dim,
+        Some(&offset),
+        Some(&global),
+        local.as_deref(),
+    )?;
     d.local_given |= !c.local_work_size.is_null();
     // SAFETY: arg_list holds num_args entries per the API.
     for a in unsafe { slice_from(c.arg_list, c.num_args as usize) } {
@@ -164,7 +183,10 @@ pub unsafe extern "C" fn clUpdateMutableCommandsKHR(
         }
         // SAFETY: both arrays hold num_configs entries per the API.
         let (types, ptrs) = unsafe {
-            (slice_from(config_types, num_configs as usize), slice_from(configs, num_configs as usize))
+            (
+                slice_from(config_types, num_configs as usize),
+                slice_from(configs, num_configs as usize),
+            )
         };
         let mut updates = Vec::with_capacity(types.len());
         for (&t, &p) in types.iter().zip(ptrs) {
@@ -178,7 +200,10 @@ pub unsafe extern "C" fn clUpdateMutableCommandsKHR(
             // SAFETY: the config's pointers per the API.
             let (k, d) = unsafe { resolve(&cb, c) }?;
             // Later configs for the same command see the earlier ones.
-            if let Some(slot) = updates.iter_mut().find(|(u, _): &&mut (Arc<KernelCommand>, Dispatch)| Arc::ptr_eq(u, &k)) {
+            if let Some(slot) = updates
+                .iter_mut()
+                .find(|(u, _): &&mut (Arc<KernelCommand>, Dispatch)| Arc::ptr_eq(u, &k))
+            {
                 slot.1 = d;
             } else {
                 updates.push((k, d));
@@ -207,9 +232,15 @@ pub unsafe extern "C" fn clGetMutableCommandInfoKHR(
         let n = d.range.work_dim as usize;
         let sizes = |v: &[u64]| v[..n].iter().map(|&x| x as usize).collect::<Vec<usize>>();
         match param_name {
-            CL_MUTABLE_COMMAND_COMMAND_QUEUE_KHR => out.scalar(handle_of(&k.queue) as cl_command_queue),
-            CL_MUTABLE_COMMAND_COMMAND_BUFFER_KHR => out.scalar(k.command_buffer as cl_command_buffer_khr),
-            CL_MUTABLE_COMMAND_COMMAND_TYPE_KHR => out.scalar(CL_COMMAND_NDRANGE_KERNEL as cl_command_type),
+            CL_MUTABLE_COMMAND_COMMAND_QUEUE_KHR => {
+                out.scalar(handle_of(&k.queue) as cl_command_queue)
+            }
+            CL_MUTABLE_COMMAND_COMMAND_BUFFER_KHR => {
+                out.scalar(k.command_buffer as cl_command_buffer_khr)
+            }
+            CL_MUTABLE_COMMAND_COMMAND_TYPE_KHR => {
+                out.scalar(CL_COMMAND_NDRANGE_KERNEL as cl_command_type)
+            }
             CL_MUTABLE_COMMAND_PROPERTIES_ARRAY_KHR => out.slice(&k.properties),
             CL_MUTABLE_DISPATCH_KERNEL_KHR => out.scalar(handle_of(&k.kernel) as cl_kernel),
             CL_MUTABLE_DISPATCH_DIMENSIONS_KHR => out.scalar(d.range.work_dim as cl_uint),

@@ -14,7 +14,10 @@ pub(crate) fn name_versions(list: &[(&str, u32)]) -> Vec<cl_name_version> {
     list.iter()
         .map(|(n, v)| {
             let mut name = [0u8; CL_NAME_VERSION_MAX_NAME_SIZE];
-            for (d, s) in name.iter_mut().zip(n.bytes().take(CL_NAME_VERSION_MAX_NAME_SIZE - 1)) {
+            for (d, s) in name
+                .iter_mut()
+                .zip(n.bytes().take(CL_NAME_VERSION_MAX_NAME_SIZE - 1))
+            {
                 *d = s;
             }
             cl_name_version { version: *v, name }
@@ -43,11 +46,17 @@ pub(crate) fn platform_arg(p: cl_platform_id) -> ClResult<&'static Arc<Platform>
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clGetPlatformIDs(num_entries: cl_uint, platforms: *mut cl_platform_id, num_platforms: *mut cl_uint) -> cl_int {
+pub unsafe extern "C" fn clGetPlatformIDs(
+    num_entries: cl_uint,
+    platforms: *mut cl_platform_id,
+    num_platforms: *mut cl_uint,
+) -> cl_int {
     status(|| {
         // CL_INVALID_VALUE if num_entries is 0 and platforms is not NULL
         // or if both num_platforms and platforms are NULL.
-        if (num_entries == 0 && !platforms.is_null()) || (platforms.is_null() && num_platforms.is_null()) {
+        if (num_entries == 0 && !platforms.is_null())
+            || (platforms.is_null() && num_platforms.is_null())
+        {
             return Err(ClError(CL_INVALID_VALUE));
         }
         let p = Platform::get();

@@ -32,7 +32,11 @@ fn encode_binary(spirv: &[u32]) -> Vec<u8> {
 
 /// The SPIR-V inside a vkcl binary. Errors: `CL_INVALID_BINARY` for anything else.
 fn decode_binary(b: &[u8]) -> ClResult<Vec<u8>> {
-    if b.len() < 12 + 20 || &b[..8] != BINARY_MAGIC || b[8..12] != BINARY_VERSION.to_le_bytes() || !(b.len() - 12).is_multiple_of(4) {
+    if b.len() < 12 + 20
+        || &b[..8] != BINARY_MAGIC
+        || b[8..12] != BINARY_VERSION.to_le_bytes()
+        || !(b.len() - 12).is_multiple_of(4)
+    {
         return Err(ClError(CL_INVALID_BINARY));
     }
     if b[12..16] != 0x0723_0203u32.to_le_bytes() {
@@ -59,7 +63,11 @@ unsafe fn options(p: *const c_char) -> String {
 ///
 /// # Safety
 /// `list` must be NULL or hold `num` handles.
-unsafe fn check_devices(devices: &[Arc<Device>], num: cl_uint, list: *const cl_device_id) -> ClResult<()> {
+unsafe fn check_devices(
+    devices: &[Arc<Device>],
+    num: cl_uint,
+    list: *const cl_device_id,
+) -> ClResult<()> {
     if (list.is_null() && num > 0) || (!list.is_null() && num == 0) {
         return Err(ClError(CL_INVALID_VALUE));
     }
@@ -104,7 +112,11 @@ pub unsafe extern "C" fn clCreateProgramWithSource(
                 return Err(ClError(CL_INVALID_VALUE));
             }
             // SAFETY: lengths is NULL or holds count entries.
-            let len = if lengths.is_null() { 0 } else { unsafe { *lengths.add(i) } };
+            let len = if lengths.is_null() {
+                0
+            } else {
+                unsafe { *lengths.add(i) }
+            };
             if len == 0 {
                 // SAFETY: a zero length means a NUL-terminated string.
                 src.extend_from_slice(unsafe { CStr::from_ptr(s) }.to_bytes());
@@ -113,7 +125,10 @@ pub unsafe extern "C" fn clCreateProgramWithSource(
                 src.extend_from_slice(unsafe { std::slice::from_raw_parts(s as *const u8, len) });
             }
         }
-        Ok(new_program(c, ProgramSource::Source(String::from_utf8_lossy(&src).into_owned())))
+        Ok(new_program(
+            c,
+            ProgramSource::Source(String::from_utf8_lossy(&src).into_owned()),
+        ))
     })
 }
 
@@ -169,7 +184,9 @@ pub unsafe extern "C" fn clCreateProgramWithBinary(
             return Err(ClError(CL_INVALID_VALUE));
         }
         // SAFETY: device_list holds num_devices handles.
-        let devices = unsafe { object::lookup_list::<Device>(device_list as *const *mut c_void, num_devices as usize) }?;
+        let devices = unsafe {
+            object::lookup_list::<Device>(device_list as *const *mut c_void, num_devices as usize)
+        }?;
         if devices.iter().any(|d| !c.has_device(d)) {
             return Err(ClError(CL_INVALID_DEVICE));
         }
@@ -185,7 +202,13 @@ pub unsafe extern "C" fn clCreateProgramWithBinary(
             let r = decode_binary(unsafe { std::slice::from_raw_parts(ptr, len) });
             if !binary_status.is_null() {
                 // SAFETY: binary_status holds num_devices entries when not NULL.
-                unsafe { binary_status.add(i).write(if r.is_ok() { CL_SUCCESS } else { CL_INVALID_BINARY }) };
+                unsafe {
+                    binary_status.add(i).write(if r.is_ok() {
+                        CL_SUCCESS
+                    } else {
+                        CL_INVALID_BINARY
+                    })
+                };
             }
             match r {
                 Ok(b) => il = Some(b),
@@ -196,7 +219,11 @@ pub unsafe extern "C" fn clCreateProgramWithBinary(
             return Err(ClError(CL_INVALID_BINARY));
         }
         let il = il.ok_or(ClError(CL_INVALID_BINARY))?;
-        Ok(handle_of(&register(Program::new(c, devices, ProgramSource::Il(il)))))
+        Ok(handle_of(&register(Program::new(
+            c,
+            devices,
+            ProgramSource::Il(il),
+        ))))
     })
 }
 
@@ -274,7 +301,16 @@ pub unsafe extern "C" fn clBuildProgram(
     pfn_notify: Option<BuildNotify>,
     user_data: *mut c_void,
 ) -> cl_int {
-    status(|| build_common(program, num_devices, device_list, opts, pfn_notify, user_data))
+    status(|| {
+        build_common(
+            program,
+            num_devices,
+            device_list,
+            opts,
+            pfn_notify,
+            user_data,
+        )
+    })
 }
 
 /// clCompileProgram: compiles the program like clBuildProgram (separate compilation and
@@ -298,17 +334,29 @@ pub unsafe extern "C" fn clCompileProgram(
         // CL_INVALID_VALUE if num_input_headers is 0 and header_include_names or input_headers
         // are not NULL, or if num_input_headers is not 0 and either is NULL.
         if (num_input_headers == 0) != (input_headers.is_null() && header_include_names.is_null())
-            || (num_input_headers > 0 && (input_headers.is_null() || header_include_names.is_null()))
+            || (num_input_headers > 0
+                && (input_headers.is_null() || header_include_names.is_null()))
         {
             return Err(ClError(CL_INVALID_VALUE));
         }
-        build_common(program, num_devices, device_list, opts, pfn_notify, user_data).map_err(|e| match e.0 {
+        build_common(
+            program,
+            num_devices,
+            device_list,
+            opts,
+            pfn_notify,
+            user_data,
+        )
+        .map_err(|e| match e.0 {
             CL_BUILD_PROGRAM_FAILURE => ClError(CL_COMPILE_PROGRAM_FAILURE),
             CL_INVALID_BUILD_OPTIONS => ClError(CL_INVALID_COMPILER_OPTIONS),
             _ => e,
         })?;
         let p = lookup::<Program>(program as *const c_void)?;
-        p.build.lock().unwrap_or_else(|e| e.into_inner()).binary_type = CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT as cl_program_binary_type;
+        p.build
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .binary_type = CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT as cl_program_binary_type;
         Ok(())
     })
 }
@@ -335,17 +383,33 @@ pub unsafe extern "C" fn clLinkProgram(
         let c = lookup::<Context>(context as *const c_void)?;
         // SAFETY: forwarded.
         unsafe { check_devices(&c.devices, num_devices, device_list) }?;
-        if num_input_programs == 0 || input_programs.is_null() || (pfn_notify.is_none() && !user_data.is_null()) {
+        if num_input_programs == 0
+            || input_programs.is_null()
+            || (pfn_notify.is_none() && !user_data.is_null())
+        {
             return Err(ClError(CL_INVALID_VALUE));
         }
         // SAFETY: input_programs holds num_input_programs handles.
-        let inputs = unsafe { object::lookup_list::<Program>(input_programs as *const *mut c_void, num_input_programs as usize) }?;
+        let inputs = unsafe {
+            object::lookup_list::<Program>(
+                input_programs as *const *mut c_void,
+                num_input_programs as usize,
+            )
+        }?;
         if inputs.len() != 1 {
             return Err(ClError(CL_LINK_PROGRAM_FAILURE));
         }
-        let spirv = inputs[0].compiled().map_err(|_| ClError(CL_INVALID_PROGRAM))?.opencl_spirv.clone();
+        let spirv = inputs[0]
+            .compiled()
+            .map_err(|_| ClError(CL_INVALID_PROGRAM))?
+            .opencl_spirv
+            .clone();
         let il: Vec<u8> = spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let p = register(Program::new(c, inputs[0].devices.clone(), ProgramSource::Il(il)));
+        let p = register(Program::new(
+            c,
+            inputs[0].devices.clone(),
+            ProgramSource::Il(il),
+        ));
         // SAFETY: NUL-terminated per the API.
         let o = unsafe { options(opts) };
         let r = p.build(&o);
@@ -431,7 +495,12 @@ pub unsafe extern "C" fn clGetProgramInfo(
         let p = lookup::<Program>(program as *const c_void)?;
         let out = InfoOut::new(size, value, size_ret);
         let binary = || -> Vec<u8> {
-            p.build.lock().unwrap_or_else(|e| e.into_inner()).compiled.as_ref().map_or(Vec::new(), |c| encode_binary(&c.opencl_spirv))
+            p.build
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .compiled
+                .as_ref()
+                .map_or(Vec::new(), |c| encode_binary(&c.opencl_spirv))
         };
         match param_name {
             CL_PROGRAM_REFERENCE_COUNT => out.scalar(p.header().ref_count()),
@@ -474,10 +543,17 @@ pub unsafe extern "C" fn clGetProgramInfo(
             }
             CL_PROGRAM_NUM_KERNELS => out.scalar(p.compiled()?.kernels.len()),
             CL_PROGRAM_KERNEL_NAMES => {
-                let names: Vec<String> = p.compiled()?.kernels.iter().map(|k| k.name.clone()).collect();
+                let names: Vec<String> = p
+                    .compiled()?
+                    .kernels
+                    .iter()
+                    .map(|k| k.name.clone())
+                    .collect();
                 out.string(&names.join(";"))
             }
-            CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT | CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT => out.scalar(CL_FALSE),
+            CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT | CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT => {
+                out.scalar(CL_FALSE)
+            }
             _ => Err(ClError(CL_INVALID_VALUE)),
         }
     })

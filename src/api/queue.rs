@@ -12,8 +12,10 @@ use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-const SUPPORTED: cl_command_queue_properties = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
-const DEFINED: cl_command_queue_properties = SUPPORTED | CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT;
+const SUPPORTED: cl_command_queue_properties =
+    CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
+const DEFINED: cl_command_queue_properties =
+    SUPPORTED | CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT;
 
 /// Checks queue property bits. Errors: `CL_INVALID_VALUE` for undefined bits,
 /// `CL_INVALID_QUEUE_PROPERTIES` for defined but unsupported ones (on-device queues).
@@ -76,7 +78,8 @@ pub unsafe extern "C" fn clCreateCommandQueueWithProperties(
                 _ => return Err(ClError(CL_INVALID_VALUE)),
             }
         }
-        let mut array: Vec<cl_queue_properties> = pairs.iter().flat_map(|(k, v)| [*k, *v]).collect();
+        let mut array: Vec<cl_queue_properties> =
+            pairs.iter().flat_map(|(k, v)| [*k, *v]).collect();
         if !props.is_null() {
             array.push(0);
         }
@@ -136,7 +139,9 @@ pub unsafe extern "C" fn clGetCommandQueueInfo(
             CL_QUEUE_REFERENCE_COUNT => out.scalar(q.header().ref_count()),
             CL_QUEUE_PROPERTIES => out.scalar(q.props()),
             CL_QUEUE_PROPERTIES_ARRAY => out.slice(&q.properties_array),
-            CL_QUEUE_DEVICE_DEFAULT => out.scalar(std::ptr::null_mut::<c_void>() as cl_command_queue),
+            CL_QUEUE_DEVICE_DEFAULT => {
+                out.scalar(std::ptr::null_mut::<c_void>() as cl_command_queue)
+            }
             // CL_INVALID_COMMAND_QUEUE for CL_QUEUE_SIZE when the queue is not a device queue.
             CL_QUEUE_SIZE => Err(ClError(CL_INVALID_COMMAND_QUEUE)),
             _ => Err(ClError(CL_INVALID_VALUE)),

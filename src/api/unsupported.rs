@@ -10,17 +10,24 @@ use crate::core::error::ClError;
 use crate::core::object::lookup;
 use crate::core::queue::CommandQueue;
 use libc::{c_void, size_t};
-use opencl_sys::*;
-use opencl_sys::cl_egl::*;
 use opencl_sys::cl_d3d10::*;
 use opencl_sys::cl_d3d11::*;
 use opencl_sys::cl_dx9_media_sharing::*;
+use opencl_sys::cl_egl::*;
+use opencl_sys::*;
 
 /// clGetSupportedImageFormats: no image formats: the device has no image support (CL_DEVICE_IMAGE_SUPPORT is CL_FALSE).
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clGetSupportedImageFormats(context: cl_context, flags: cl_mem_flags, image_type: cl_mem_object_type, num_entries: cl_uint, image_formats: *mut cl_image_format, num_image_formats: *mut cl_uint) -> cl_int {
+pub unsafe extern "C" fn clGetSupportedImageFormats(
+    context: cl_context,
+    flags: cl_mem_flags,
+    image_type: cl_mem_object_type,
+    num_entries: cl_uint,
+    image_formats: *mut cl_image_format,
+    num_image_formats: *mut cl_uint,
+) -> cl_int {
     status(|| {
         lookup::<Context>(context as *const c_void)?;
         // CL_INVALID_VALUE if num_entries is 0 and image_formats is not NULL.
@@ -39,7 +46,16 @@ pub unsafe extern "C" fn clGetSupportedImageFormats(context: cl_context, flags: 
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateImage2D(context: cl_context, flags: cl_mem_flags, image_format: *const cl_image_format, image_width: size_t, image_height: size_t, image_row_pitch: size_t, host_ptr: *mut c_void, errcode_ret: *mut cl_int) -> cl_mem {
+pub unsafe extern "C" fn clCreateImage2D(
+    context: cl_context,
+    flags: cl_mem_flags,
+    image_format: *const cl_image_format,
+    image_width: size_t,
+    image_height: size_t,
+    image_row_pitch: size_t,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_OPERATION))
@@ -50,7 +66,18 @@ pub unsafe extern "C" fn clCreateImage2D(context: cl_context, flags: cl_mem_flag
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateImage3D(context: cl_context, flags: cl_mem_flags, image_format: *const cl_image_format, image_width: size_t, image_height: size_t, image_depth: size_t, image_row_pitch: size_t, image_slice_pitch: size_t, host_ptr: *mut c_void, errcode_ret: *mut cl_int) -> cl_mem {
+pub unsafe extern "C" fn clCreateImage3D(
+    context: cl_context,
+    flags: cl_mem_flags,
+    image_format: *const cl_image_format,
+    image_width: size_t,
+    image_height: size_t,
+    image_depth: size_t,
+    image_row_pitch: size_t,
+    image_slice_pitch: size_t,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_OPERATION))
@@ -61,7 +88,14 @@ pub unsafe extern "C" fn clCreateImage3D(context: cl_context, flags: cl_mem_flag
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateImage(context: cl_context, flags: cl_mem_flags, image_format: *const cl_image_format, image_desc: *const cl_image_desc, host_ptr: *mut c_void, errcode_ret: *mut cl_int) -> cl_mem {
+pub unsafe extern "C" fn clCreateImage(
+    context: cl_context,
+    flags: cl_mem_flags,
+    image_format: *const cl_image_format,
+    image_desc: *const cl_image_desc,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_OPERATION))
@@ -72,7 +106,15 @@ pub unsafe extern "C" fn clCreateImage(context: cl_context, flags: cl_mem_flags,
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateImageWithProperties(context: cl_context, properties: *const cl_mem_properties, flags: cl_mem_flags, image_format: *const cl_image_format, image_desc: *const cl_image_desc, host_ptr: *mut c_void, errcode_ret: *mut cl_int) -> cl_mem {
+pub unsafe extern "C" fn clCreateImageWithProperties(
+    context: cl_context,
+    properties: *const cl_mem_properties,
+    flags: cl_mem_flags,
+    image_format: *const cl_image_format,
+    image_desc: *const cl_image_desc,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_OPERATION))
@@ -83,7 +125,13 @@ pub unsafe extern "C" fn clCreateImageWithProperties(context: cl_context, proper
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clGetImageInfo(image: cl_mem, param_name: cl_image_info, param_value_size: size_t, param_value: *mut c_void, param_value_size_ret: *mut size_t) -> cl_int {
+pub unsafe extern "C" fn clGetImageInfo(
+    image: cl_mem,
+    param_name: cl_image_info,
+    param_value_size: size_t,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut size_t,
+) -> cl_int {
     status(|| Err(ClError(CL_INVALID_MEM_OBJECT)))
 }
 
@@ -91,7 +139,13 @@ pub unsafe extern "C" fn clGetImageInfo(image: cl_mem, param_name: cl_image_info
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateSampler(context: cl_context, normalized_coords: cl_bool, addressing_mode: cl_addressing_mode, filter_mode: cl_filter_mode, errcode_ret: *mut cl_int) -> cl_sampler {
+pub unsafe extern "C" fn clCreateSampler(
+    context: cl_context,
+    normalized_coords: cl_bool,
+    addressing_mode: cl_addressing_mode,
+    filter_mode: cl_filter_mode,
+    errcode_ret: *mut cl_int,
+) -> cl_sampler {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_OPERATION))
@@ -102,7 +156,11 @@ pub unsafe extern "C" fn clCreateSampler(context: cl_context, normalized_coords:
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateSamplerWithProperties(context: cl_context, sampler_properties: *const cl_sampler_properties, errcode_ret: *mut cl_int) -> cl_sampler {
+pub unsafe extern "C" fn clCreateSamplerWithProperties(
+    context: cl_context,
+    sampler_properties: *const cl_sampler_properties,
+    errcode_ret: *mut cl_int,
+) -> cl_sampler {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_OPERATION))
@@ -129,7 +187,13 @@ pub unsafe extern "C" fn clReleaseSampler(sampler: cl_sampler) -> cl_int {
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clGetSamplerInfo(sampler: cl_sampler, param_name: cl_sampler_info, param_value_size: size_t, param_value: *mut c_void, param_value_size_ret: *mut size_t) -> cl_int {
+pub unsafe extern "C" fn clGetSamplerInfo(
+    sampler: cl_sampler,
+    param_name: cl_sampler_info,
+    param_value_size: size_t,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut size_t,
+) -> cl_int {
     status(|| Err(ClError(CL_INVALID_SAMPLER)))
 }
 
@@ -137,7 +201,19 @@ pub unsafe extern "C" fn clGetSamplerInfo(sampler: cl_sampler, param_name: cl_sa
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueReadImage(command_queue: cl_command_queue, image: cl_mem, blocking_read: cl_bool, origin: *const size_t, region: *const size_t, row_pitch: size_t, slice_pitch: size_t, ptr: *mut c_void, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueReadImage(
+    command_queue: cl_command_queue,
+    image: cl_mem,
+    blocking_read: cl_bool,
+    origin: *const size_t,
+    region: *const size_t,
+    row_pitch: size_t,
+    slice_pitch: size_t,
+    ptr: *mut c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_MEM_OBJECT))
@@ -148,7 +224,19 @@ pub unsafe extern "C" fn clEnqueueReadImage(command_queue: cl_command_queue, ima
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueWriteImage(command_queue: cl_command_queue, image: cl_mem, blocking_write: cl_bool, origin: *const size_t, region: *const size_t, input_row_pitch: size_t, input_slice_pitch: size_t, ptr: *const c_void, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueWriteImage(
+    command_queue: cl_command_queue,
+    image: cl_mem,
+    blocking_write: cl_bool,
+    origin: *const size_t,
+    region: *const size_t,
+    input_row_pitch: size_t,
+    input_slice_pitch: size_t,
+    ptr: *const c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_MEM_OBJECT))
@@ -159,7 +247,17 @@ pub unsafe extern "C" fn clEnqueueWriteImage(command_queue: cl_command_queue, im
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueCopyImage(command_queue: cl_command_queue, src_image: cl_mem, dst_image: cl_mem, src_origin: *const size_t, dst_origin: *const size_t, region: *const size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueCopyImage(
+    command_queue: cl_command_queue,
+    src_image: cl_mem,
+    dst_image: cl_mem,
+    src_origin: *const size_t,
+    dst_origin: *const size_t,
+    region: *const size_t,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_MEM_OBJECT))
@@ -170,7 +268,17 @@ pub unsafe extern "C" fn clEnqueueCopyImage(command_queue: cl_command_queue, src
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueCopyImageToBuffer(command_queue: cl_command_queue, src_image: cl_mem, dst_buffer: cl_mem, src_origin: *const size_t, region: *const size_t, dst_offset: size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueCopyImageToBuffer(
+    command_queue: cl_command_queue,
+    src_image: cl_mem,
+    dst_buffer: cl_mem,
+    src_origin: *const size_t,
+    region: *const size_t,
+    dst_offset: size_t,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_MEM_OBJECT))
@@ -181,7 +289,17 @@ pub unsafe extern "C" fn clEnqueueCopyImageToBuffer(command_queue: cl_command_qu
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueCopyBufferToImage(command_queue: cl_command_queue, src_buffer: cl_mem, dst_image: cl_mem, src_offset: size_t, dst_origin: *const size_t, region: *const size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueCopyBufferToImage(
+    command_queue: cl_command_queue,
+    src_buffer: cl_mem,
+    dst_image: cl_mem,
+    src_offset: size_t,
+    dst_origin: *const size_t,
+    region: *const size_t,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_MEM_OBJECT))
@@ -192,7 +310,20 @@ pub unsafe extern "C" fn clEnqueueCopyBufferToImage(command_queue: cl_command_qu
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueMapImage(command_queue: cl_command_queue, image: cl_mem, blocking_map: cl_bool, map_flags: cl_map_flags, origin: *const size_t, region: *const size_t, image_row_pitch: *mut size_t, image_slice_pitch: *mut size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event, errcode_ret: *mut cl_int) -> *mut c_void {
+pub unsafe extern "C" fn clEnqueueMapImage(
+    command_queue: cl_command_queue,
+    image: cl_mem,
+    blocking_map: cl_bool,
+    map_flags: cl_map_flags,
+    origin: *const size_t,
+    region: *const size_t,
+    image_row_pitch: *mut size_t,
+    image_slice_pitch: *mut size_t,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+    errcode_ret: *mut cl_int,
+) -> *mut c_void {
     super::object(errcode_ret, || {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_MEM_OBJECT))
@@ -203,7 +334,16 @@ pub unsafe extern "C" fn clEnqueueMapImage(command_queue: cl_command_queue, imag
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueFillImage(command_queue: cl_command_queue, image: cl_mem, fill_color: *const c_void, origin: *const size_t, region: *const size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueFillImage(
+    command_queue: cl_command_queue,
+    image: cl_mem,
+    fill_color: *const c_void,
+    origin: *const size_t,
+    region: *const size_t,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_MEM_OBJECT))
@@ -214,7 +354,18 @@ pub unsafe extern "C" fn clEnqueueFillImage(command_queue: cl_command_queue, ima
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueNativeKernel(command_queue: cl_command_queue, user_func: Option<unsafe extern "C" fn(arg1: *mut c_void)>, args: *mut c_void, cb_args: size_t, num_mem_objects: cl_uint, mem_list: *const cl_mem, args_mem_loc: *mut *const c_void, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueNativeKernel(
+    command_queue: cl_command_queue,
+    user_func: Option<unsafe extern "C" fn(arg1: *mut c_void)>,
+    args: *mut c_void,
+    cb_args: size_t,
+    num_mem_objects: cl_uint,
+    mem_list: *const cl_mem,
+    args_mem_loc: *mut *const c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_OPERATION))
@@ -225,7 +376,12 @@ pub unsafe extern "C" fn clEnqueueNativeKernel(command_queue: cl_command_queue, 
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateFromGLBuffer(context: cl_context, flags: cl_mem_flags, bufobj: cl_GLuint, errcode_ret: *mut cl_int) -> cl_mem {
+pub unsafe extern "C" fn clCreateFromGLBuffer(
+    context: cl_context,
+    flags: cl_mem_flags,
+    bufobj: cl_GLuint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
@@ -236,7 +392,14 @@ pub unsafe extern "C" fn clCreateFromGLBuffer(context: cl_context, flags: cl_mem
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateFromGLTexture(context: cl_context, flags: cl_mem_flags, target: cl_GLenum, miplevel: cl_GLint, texture: cl_GLuint, errcode_ret: *mut cl_int) -> cl_mem {
+pub unsafe extern "C" fn clCreateFromGLTexture(
+    context: cl_context,
+    flags: cl_mem_flags,
+    target: cl_GLenum,
+    miplevel: cl_GLint,
+    texture: cl_GLuint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
@@ -247,7 +410,14 @@ pub unsafe extern "C" fn clCreateFromGLTexture(context: cl_context, flags: cl_me
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateFromGLTexture2D(context: cl_context, flags: cl_mem_flags, target: cl_GLenum, miplevel: cl_GLint, texture: cl_GLuint, errcode_ret: *mut cl_int) -> cl_mem {
+pub unsafe extern "C" fn clCreateFromGLTexture2D(
+    context: cl_context,
+    flags: cl_mem_flags,
+    target: cl_GLenum,
+    miplevel: cl_GLint,
+    texture: cl_GLuint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
@@ -258,7 +428,14 @@ pub unsafe extern "C" fn clCreateFromGLTexture2D(context: cl_context, flags: cl_
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateFromGLTexture3D(context: cl_context, flags: cl_mem_flags, target: cl_GLenum, miplevel: cl_GLint, texture: cl_GLuint, errcode_ret: *mut cl_int) -> cl_mem {
+pub unsafe extern "C" fn clCreateFromGLTexture3D(
+    context: cl_context,
+    flags: cl_mem_flags,
+    target: cl_GLenum,
+    miplevel: cl_GLint,
+    texture: cl_GLuint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
@@ -269,7 +446,12 @@ pub unsafe extern "C" fn clCreateFromGLTexture3D(context: cl_context, flags: cl_
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateFromGLRenderbuffer(context: cl_context, flags: cl_mem_flags, renderbuffer: cl_GLuint, errcode_ret: *mut cl_int) -> cl_mem {
+pub unsafe extern "C" fn clCreateFromGLRenderbuffer(
+    context: cl_context,
+    flags: cl_mem_flags,
+    renderbuffer: cl_GLuint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
@@ -280,7 +462,11 @@ pub unsafe extern "C" fn clCreateFromGLRenderbuffer(context: cl_context, flags: 
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clGetGLObjectInfo(memobj: cl_mem, gl_object_type: *mut cl_gl_object_type, gl_object_name: *mut cl_GLuint) -> cl_int {
+pub unsafe extern "C" fn clGetGLObjectInfo(
+    memobj: cl_mem,
+    gl_object_type: *mut cl_gl_object_type,
+    gl_object_name: *mut cl_GLuint,
+) -> cl_int {
     status(|| Err(ClError(CL_INVALID_GL_OBJECT)))
 }
 
@@ -288,7 +474,13 @@ pub unsafe extern "C" fn clGetGLObjectInfo(memobj: cl_mem, gl_object_type: *mut 
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clGetGLTextureInfo(memobj: cl_mem, param_name: cl_gl_texture_info, param_value_size: size_t, param_value: *mut c_void, param_value_size_ret: *mut size_t) -> cl_int {
+pub unsafe extern "C" fn clGetGLTextureInfo(
+    memobj: cl_mem,
+    param_name: cl_gl_texture_info,
+    param_value_size: size_t,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut size_t,
+) -> cl_int {
     status(|| Err(ClError(CL_INVALID_GL_OBJECT)))
 }
 
@@ -296,7 +488,14 @@ pub unsafe extern "C" fn clGetGLTextureInfo(memobj: cl_mem, param_name: cl_gl_te
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueAcquireGLObjects(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueAcquireGLObjects(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_CONTEXT))
@@ -307,7 +506,14 @@ pub unsafe extern "C" fn clEnqueueAcquireGLObjects(command_queue: cl_command_que
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueReleaseGLObjects(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueReleaseGLObjects(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_CONTEXT))
@@ -318,7 +524,13 @@ pub unsafe extern "C" fn clEnqueueReleaseGLObjects(command_queue: cl_command_que
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clGetGLContextInfoKHR(properties: *const cl_context_properties, param_name: cl_gl_context_info, param_value_size: size_t, param_value: *mut c_void, param_value_size_ret: *mut size_t) -> cl_int {
+pub unsafe extern "C" fn clGetGLContextInfoKHR(
+    properties: *const cl_context_properties,
+    param_name: cl_gl_context_info,
+    param_value_size: size_t,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut size_t,
+) -> cl_int {
     status(|| Err(ClError(CL_INVALID_OPERATION)))
 }
 
@@ -326,7 +538,11 @@ pub unsafe extern "C" fn clGetGLContextInfoKHR(properties: *const cl_context_pro
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateEventFromGLsyncKHR(context: cl_context, sync: cl_GLsync, errcode_ret: *mut cl_int) -> cl_event {
+pub unsafe extern "C" fn clCreateEventFromGLsyncKHR(
+    context: cl_context,
+    sync: cl_GLsync,
+    errcode_ret: *mut cl_int,
+) -> cl_event {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
@@ -337,7 +553,14 @@ pub unsafe extern "C" fn clCreateEventFromGLsyncKHR(context: cl_context, sync: c
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateFromEGLImageKHR(context: cl_context, egldisplay: CLeglDisplayKHR, eglimage: CLeglImageKHR, flags: cl_mem_flags, properties: *const cl_egl_image_properties_khr, errcode_ret: *mut cl_int) -> cl_mem {
+pub unsafe extern "C" fn clCreateFromEGLImageKHR(
+    context: cl_context,
+    egldisplay: CLeglDisplayKHR,
+    eglimage: CLeglImageKHR,
+    flags: cl_mem_flags,
+    properties: *const cl_egl_image_properties_khr,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
@@ -348,7 +571,14 @@ pub unsafe extern "C" fn clCreateFromEGLImageKHR(context: cl_context, egldisplay
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueAcquireEGLObjectsKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueAcquireEGLObjectsKHR(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_CONTEXT))
@@ -359,7 +589,14 @@ pub unsafe extern "C" fn clEnqueueAcquireEGLObjectsKHR(command_queue: cl_command
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueReleaseEGLObjectsKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueReleaseEGLObjectsKHR(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_CONTEXT))
@@ -370,7 +607,12 @@ pub unsafe extern "C" fn clEnqueueReleaseEGLObjectsKHR(command_queue: cl_command
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateEventFromEGLSyncKHR(context: cl_context, sync: CLeglSyncKHR, display: CLeglDisplayKHR, errcode_ret: *mut cl_int) -> cl_event {
+pub unsafe extern "C" fn clCreateEventFromEGLSyncKHR(
+    context: cl_context,
+    sync: CLeglSyncKHR,
+    display: CLeglDisplayKHR,
+    errcode_ret: *mut cl_int,
+) -> cl_event {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
@@ -381,7 +623,13 @@ pub unsafe extern "C" fn clCreateEventFromEGLSyncKHR(context: cl_context, sync: 
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateSubDevicesEXT(in_device: cl_device_id, properties: *const cl_device_partition_property_ext, num_entries: cl_uint, out_devices: *mut cl_device_id, num_devices: *mut cl_uint) -> cl_int {
+pub unsafe extern "C" fn clCreateSubDevicesEXT(
+    in_device: cl_device_id,
+    properties: *const cl_device_partition_property_ext,
+    num_entries: cl_uint,
+    out_devices: *mut cl_device_id,
+    num_devices: *mut cl_uint,
+) -> cl_int {
     status(|| Err(ClError(CL_INVALID_OPERATION)))
 }
 
@@ -405,7 +653,14 @@ pub unsafe extern "C" fn clReleaseDeviceEXT(device: cl_device_id) -> cl_int {
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreatePipe(context: cl_context, flags: cl_mem_flags, pipe_packet_size: cl_uint, pipe_max_packets: cl_uint, properties: *const cl_pipe_properties, errcode_ret: *mut cl_int) -> cl_mem {
+pub unsafe extern "C" fn clCreatePipe(
+    context: cl_context,
+    flags: cl_mem_flags,
+    pipe_packet_size: cl_uint,
+    pipe_max_packets: cl_uint,
+    properties: *const cl_pipe_properties,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_OPERATION))
@@ -416,7 +671,13 @@ pub unsafe extern "C" fn clCreatePipe(context: cl_context, flags: cl_mem_flags, 
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clGetPipeInfo(pipe: cl_mem, param_name: cl_pipe_info, param_value_size: size_t, param_value: *mut c_void, param_value_size_ret: *mut size_t) -> cl_int {
+pub unsafe extern "C" fn clGetPipeInfo(
+    pipe: cl_mem,
+    param_name: cl_pipe_info,
+    param_value_size: size_t,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut size_t,
+) -> cl_int {
     status(|| Err(ClError(CL_INVALID_MEM_OBJECT)))
 }
 
@@ -424,7 +685,12 @@ pub unsafe extern "C" fn clGetPipeInfo(pipe: cl_mem, param_name: cl_pipe_info, p
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clSVMAlloc(context: cl_context, flags: cl_svm_mem_flags, size: size_t, alignment: cl_uint) -> *mut c_void {
+pub unsafe extern "C" fn clSVMAlloc(
+    context: cl_context,
+    flags: cl_svm_mem_flags,
+    size: size_t,
+    alignment: cl_uint,
+) -> *mut c_void {
     std::ptr::null_mut()
 }
 
@@ -432,15 +698,29 @@ pub unsafe extern "C" fn clSVMAlloc(context: cl_context, flags: cl_svm_mem_flags
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clSVMFree(context: cl_context, svm_pointer: *mut c_void) {
-    
-}
+pub unsafe extern "C" fn clSVMFree(context: cl_context, svm_pointer: *mut c_void) {}
 
 /// clEnqueueSVMFree: no device supports shared virtual memory.
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueSVMFree(command_queue: cl_command_queue, num_svm_pointers: cl_uint, svm_pointers: *mut *mut c_void, pfn_free_func: Option< unsafe extern "C" fn( queue: cl_command_queue, num_svm_pointers: cl_uint, svm_pointers: *mut *mut c_void, user_data: *mut c_void, ), >, user_data: *mut c_void, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueSVMFree(
+    command_queue: cl_command_queue,
+    num_svm_pointers: cl_uint,
+    svm_pointers: *mut *mut c_void,
+    pfn_free_func: Option<
+        unsafe extern "C" fn(
+            queue: cl_command_queue,
+            num_svm_pointers: cl_uint,
+            svm_pointers: *mut *mut c_void,
+            user_data: *mut c_void,
+        ),
+    >,
+    user_data: *mut c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_OPERATION))
@@ -451,7 +731,16 @@ pub unsafe extern "C" fn clEnqueueSVMFree(command_queue: cl_command_queue, num_s
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueSVMMemcpy(command_queue: cl_command_queue, blocking_copy: cl_bool, dst_ptr: *mut c_void, src_ptr: *const c_void, size: size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueSVMMemcpy(
+    command_queue: cl_command_queue,
+    blocking_copy: cl_bool,
+    dst_ptr: *mut c_void,
+    src_ptr: *const c_void,
+    size: size_t,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_OPERATION))
@@ -462,7 +751,16 @@ pub unsafe extern "C" fn clEnqueueSVMMemcpy(command_queue: cl_command_queue, blo
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueSVMMemFill(command_queue: cl_command_queue, svm_ptr: *mut c_void, pattern: *const c_void, pattern_size: size_t, size: size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueSVMMemFill(
+    command_queue: cl_command_queue,
+    svm_ptr: *mut c_void,
+    pattern: *const c_void,
+    pattern_size: size_t,
+    size: size_t,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_OPERATION))
@@ -473,7 +771,16 @@ pub unsafe extern "C" fn clEnqueueSVMMemFill(command_queue: cl_command_queue, sv
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueSVMMap(command_queue: cl_command_queue, blocking_map: cl_bool, flags: cl_map_flags, svm_ptr: *mut c_void, size: size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueSVMMap(
+    command_queue: cl_command_queue,
+    blocking_map: cl_bool,
+    flags: cl_map_flags,
+    svm_ptr: *mut c_void,
+    size: size_t,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_OPERATION))
@@ -484,7 +791,13 @@ pub unsafe extern "C" fn clEnqueueSVMMap(command_queue: cl_command_queue, blocki
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueSVMUnmap(command_queue: cl_command_queue, svm_ptr: *mut c_void, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueSVMUnmap(
+    command_queue: cl_command_queue,
+    svm_ptr: *mut c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_OPERATION))
@@ -495,7 +808,16 @@ pub unsafe extern "C" fn clEnqueueSVMUnmap(command_queue: cl_command_queue, svm_
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueSVMMigrateMem(command_queue: cl_command_queue, num_svm_pointers: cl_uint, svm_pointers: *mut *const c_void, sizes: *const size_t, flags: cl_mem_migration_flags, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueSVMMigrateMem(
+    command_queue: cl_command_queue,
+    num_svm_pointers: cl_uint,
+    svm_pointers: *mut *const c_void,
+    sizes: *const size_t,
+    flags: cl_mem_migration_flags,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_OPERATION))
@@ -506,7 +828,11 @@ pub unsafe extern "C" fn clEnqueueSVMMigrateMem(command_queue: cl_command_queue,
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clSetDefaultDeviceCommandQueue(context: cl_context, device: cl_device_id, command_queue: cl_command_queue) -> cl_int {
+pub unsafe extern "C" fn clSetDefaultDeviceCommandQueue(
+    context: cl_context,
+    device: cl_device_id,
+    command_queue: cl_command_queue,
+) -> cl_int {
     status(|| {
         lookup::<Context>(context as *const c_void)?;
         Err(ClError(CL_INVALID_OPERATION))
@@ -517,7 +843,15 @@ pub unsafe extern "C" fn clSetDefaultDeviceCommandQueue(context: cl_context, dev
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clGetDeviceIDsFromD3D10KHR(platform: cl_platform_id, d3d_device_source: cl_d3d10_device_source_khr, d3d_object: *mut c_void, d3d_device_set: cl_d3d10_device_set_khr, num_entries: cl_uint, devices: *mut cl_device_id, num_devices: *mut cl_uint) -> cl_int {
+pub unsafe extern "C" fn clGetDeviceIDsFromD3D10KHR(
+    platform: cl_platform_id,
+    d3d_device_source: cl_d3d10_device_source_khr,
+    d3d_object: *mut c_void,
+    d3d_device_set: cl_d3d10_device_set_khr,
+    num_entries: cl_uint,
+    devices: *mut cl_device_id,
+    num_devices: *mut cl_uint,
+) -> cl_int {
     status(|| Err(ClError(CL_INVALID_PLATFORM)))
 }
 
@@ -525,7 +859,12 @@ pub unsafe extern "C" fn clGetDeviceIDsFromD3D10KHR(platform: cl_platform_id, d3
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateFromD3D10BufferKHR(context: cl_context, flags: cl_mem_flags, resource: ID3D10Buffer_ptr, errcode_ret: *mut cl_int) -> cl_mem {
+pub unsafe extern "C" fn clCreateFromD3D10BufferKHR(
+    context: cl_context,
+    flags: cl_mem_flags,
+    resource: ID3D10Buffer_ptr,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
@@ -536,7 +875,13 @@ pub unsafe extern "C" fn clCreateFromD3D10BufferKHR(context: cl_context, flags: 
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateFromD3D10Texture2DKHR(context: cl_context, flags: cl_mem_flags, resource: ID3D10Texture2D_ptr, subresource: cl_uint, errcode_ret: *mut cl_int) -> cl_mem {
+pub unsafe extern "C" fn clCreateFromD3D10Texture2DKHR(
+    context: cl_context,
+    flags: cl_mem_flags,
+    resource: ID3D10Texture2D_ptr,
+    subresource: cl_uint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
@@ -547,7 +892,13 @@ pub unsafe extern "C" fn clCreateFromD3D10Texture2DKHR(context: cl_context, flag
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateFromD3D10Texture3DKHR(context: cl_context, flags: cl_mem_flags, resource: ID3D10Texture3D_ptr, subresource: cl_uint, errcode_ret: *mut cl_int) -> cl_mem {
+pub unsafe extern "C" fn clCreateFromD3D10Texture3DKHR(
+    context: cl_context,
+    flags: cl_mem_flags,
+    resource: ID3D10Texture3D_ptr,
+    subresource: cl_uint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
@@ -558,7 +909,14 @@ pub unsafe extern "C" fn clCreateFromD3D10Texture3DKHR(context: cl_context, flag
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueAcquireD3D10ObjectsKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueAcquireD3D10ObjectsKHR(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_CONTEXT))
@@ -569,7 +927,14 @@ pub unsafe extern "C" fn clEnqueueAcquireD3D10ObjectsKHR(command_queue: cl_comma
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueReleaseD3D10ObjectsKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueReleaseD3D10ObjectsKHR(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_CONTEXT))
@@ -580,7 +945,15 @@ pub unsafe extern "C" fn clEnqueueReleaseD3D10ObjectsKHR(command_queue: cl_comma
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clGetDeviceIDsFromD3D11KHR(platform: cl_platform_id, d3d_device_source: cl_d3d11_device_source_khr, d3d_object: *mut c_void, d3d_device_set: cl_d3d11_device_set_khr, num_entries: cl_uint, devices: *mut cl_device_id, num_devices: *mut cl_uint) -> cl_int {
+pub unsafe extern "C" fn clGetDeviceIDsFromD3D11KHR(
+    platform: cl_platform_id,
+    d3d_device_source: cl_d3d11_device_source_khr,
+    d3d_object: *mut c_void,
+    d3d_device_set: cl_d3d11_device_set_khr,
+    num_entries: cl_uint,
+    devices: *mut cl_device_id,
+    num_devices: *mut cl_uint,
+) -> cl_int {
     status(|| Err(ClError(CL_INVALID_PLATFORM)))
 }
 
@@ -588,7 +961,12 @@ pub unsafe extern "C" fn clGetDeviceIDsFromD3D11KHR(platform: cl_platform_id, d3
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateFromD3D11BufferKHR(context: cl_context, flags: cl_mem_flags, resource: ID3D11Buffer_ptr, errcode_ret: *mut cl_int) -> cl_mem {
+pub unsafe extern "C" fn clCreateFromD3D11BufferKHR(
+    context: cl_context,
+    flags: cl_mem_flags,
+    resource: ID3D11Buffer_ptr,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
@@ -599,7 +977,13 @@ pub unsafe extern "C" fn clCreateFromD3D11BufferKHR(context: cl_context, flags: 
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateFromD3D11Texture2DKHR(context: cl_context, flags: cl_mem_flags, resource: ID3D11Texture2D_ptr, subresource: cl_uint, errcode_ret: *mut cl_int) -> cl_mem {
+pub unsafe extern "C" fn clCreateFromD3D11Texture2DKHR(
+    context: cl_context,
+    flags: cl_mem_flags,
+    resource: ID3D11Texture2D_ptr,
+    subresource: cl_uint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
@@ -610,7 +994,13 @@ pub unsafe extern "C" fn clCreateFromD3D11Texture2DKHR(context: cl_context, flag
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateFromD3D11Texture3DKHR(context: cl_context, flags: cl_mem_flags, resource: ID3D11Texture3D_ptr, subresource: cl_uint, errcode_ret: *mut cl_int) -> cl_mem {
+pub unsafe extern "C" fn clCreateFromD3D11Texture3DKHR(
+    context: cl_context,
+    flags: cl_mem_flags,
+    resource: ID3D11Texture3D_ptr,
+    subresource: cl_uint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
@@ -621,7 +1011,14 @@ pub unsafe extern "C" fn clCreateFromD3D11Texture3DKHR(context: cl_context, flag
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueAcquireD3D11ObjectsKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueAcquireD3D11ObjectsKHR(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_CONTEXT))
@@ -632,7 +1029,14 @@ pub unsafe extern "C" fn clEnqueueAcquireD3D11ObjectsKHR(command_queue: cl_comma
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueReleaseD3D11ObjectsKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueReleaseD3D11ObjectsKHR(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_CONTEXT))
@@ -643,7 +1047,16 @@ pub unsafe extern "C" fn clEnqueueReleaseD3D11ObjectsKHR(command_queue: cl_comma
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clGetDeviceIDsFromDX9MediaAdapterKHR(platform: cl_platform_id, num_media_adapters: cl_uint, media_adapter_type: *mut cl_dx9_media_adapter_type_khr, media_adapters: *mut c_void, media_adapter_set: cl_dx9_media_adapter_set_khr, num_entries: cl_uint, devices: *mut cl_device_id, num_devices: *mut cl_uint) -> cl_int {
+pub unsafe extern "C" fn clGetDeviceIDsFromDX9MediaAdapterKHR(
+    platform: cl_platform_id,
+    num_media_adapters: cl_uint,
+    media_adapter_type: *mut cl_dx9_media_adapter_type_khr,
+    media_adapters: *mut c_void,
+    media_adapter_set: cl_dx9_media_adapter_set_khr,
+    num_entries: cl_uint,
+    devices: *mut cl_device_id,
+    num_devices: *mut cl_uint,
+) -> cl_int {
     status(|| Err(ClError(CL_INVALID_PLATFORM)))
 }
 
@@ -651,7 +1064,14 @@ pub unsafe extern "C" fn clGetDeviceIDsFromDX9MediaAdapterKHR(platform: cl_platf
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCreateFromDX9MediaSurfaceKHR(context: cl_context, flags: cl_mem_flags, adapter_type: cl_dx9_media_adapter_type_khr, surface_info: *mut c_void, plane: cl_uint, errcode_ret: *mut cl_int) -> cl_mem {
+pub unsafe extern "C" fn clCreateFromDX9MediaSurfaceKHR(
+    context: cl_context,
+    flags: cl_mem_flags,
+    adapter_type: cl_dx9_media_adapter_type_khr,
+    surface_info: *mut c_void,
+    plane: cl_uint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     super::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         Err::<*mut c_void, _>(ClError(CL_INVALID_CONTEXT))
@@ -662,7 +1082,14 @@ pub unsafe extern "C" fn clCreateFromDX9MediaSurfaceKHR(context: cl_context, fla
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueAcquireDX9MediaSurfacesKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueAcquireDX9MediaSurfacesKHR(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_CONTEXT))
@@ -673,10 +1100,16 @@ pub unsafe extern "C" fn clEnqueueAcquireDX9MediaSurfacesKHR(command_queue: cl_c
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueReleaseDX9MediaSurfacesKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueReleaseDX9MediaSurfacesKHR(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     status(|| {
         lookup::<CommandQueue>(command_queue as *const c_void)?;
         Err(ClError(CL_INVALID_CONTEXT))
     })
 }
-

@@ -179,8 +179,9 @@ pub fn persistent_variant(words: &[u32]) -> Result<Vec<u32>, String> {
     let out = lower::persistent_variant(words)?;
     // spirv-val runs where every lowered module does: with VKCL_VALIDATION (and in tests).
     if cfg!(test) || validate::enabled() {
-        validate::validate_vulkan(&out)
-            .map_err(|e| format!("internal error, the persistent variant is not valid Vulkan SPIR-V: {e}"))?;
+        validate::validate_vulkan(&out).map_err(|e| {
+            format!("internal error, the persistent variant is not valid Vulkan SPIR-V: {e}")
+        })?;
     }
     Ok(out)
 }

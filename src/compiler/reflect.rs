@@ -164,12 +164,18 @@ fn vec_type_name(hint: u32) -> String {
 /// Where the OpenCL C source of kernel `k` spells the hint with an unsigned type of the same
 /// shape, use that name instead (for `CL_KERNEL_ATTRIBUTES`).
 pub(crate) fn restore_hint_signedness(k: &mut KernelInfo, source: &str) {
-    let Some(hint) = k.vec_type_hint.clone() else { return };
+    let Some(hint) = k.vec_type_hint.clone() else {
+        return;
+    };
     // The declaration of the kernel: from the end of the previous declaration to `name(`.
-    let Some(at) = find_declaration(source, &k.name) else { return };
+    let Some(at) = find_declaration(source, &k.name) else {
+        return;
+    };
     let start = source[..at].rfind([';', '}']).map_or(0, |i| i + 1);
     let decl = &source[start..at];
-    let Some(p) = decl.find("vec_type_hint") else { return };
+    let Some(p) = decl.find("vec_type_hint") else {
+        return;
+    };
     let rest = &decl[p + "vec_type_hint".len()..];
     let name: String = rest
         .trim_start()
@@ -180,7 +186,10 @@ pub(crate) fn restore_hint_signedness(k: &mut KernelInfo, source: &str) {
         .collect();
     let unsigned = name.strip_prefix('u').map(String::from);
     if unsigned.as_deref() == Some(hint.as_str()) {
-        k.attributes = k.attributes.replace(&format!("vec_type_hint({hint})"), &format!("vec_type_hint({name})"));
+        k.attributes = k.attributes.replace(
+            &format!("vec_type_hint({hint})"),
+            &format!("vec_type_hint({name})"),
+        );
         k.vec_type_hint = Some(name);
     }
 }

@@ -11,12 +11,14 @@
 //! does not depend on the number of recorded commands.
 
 use super::context::Context;
+use super::device::Device;
 use super::error::{ClError, ClResult};
 use super::event::Event;
-use super::object::{ClObject, Header, Kind};
-use super::device::Device;
-use super::kernel::{push_constants, record_split, ArgValue, Encoded, Kernel, NdRange, GROUPS_OFFSET};
+use super::kernel::{
+    push_constants, record_split, ArgValue, Encoded, Kernel, NdRange, GROUPS_OFFSET,
+};
 use super::memory::Mem;
+use super::object::{ClObject, Header, Kind};
 use super::queue::CommandQueue;
 use crate::backend::vulkan::memory::Buffer;
 use crate::backend::vulkan::pipeline::Pipeline;
@@ -185,7 +187,11 @@ impl CommandBuffer {
     }
 
     /// Records an NDRange command ([`KernelCommand`]). Errors as [`record`](Self::record).
-    pub fn record_kernel(&self, wait: &[SyncPoint], command: Arc<KernelCommand>) -> ClResult<SyncPoint> {
+    pub fn record_kernel(
+        &self,
+        wait: &[SyncPoint],
+        command: Arc<KernelCommand>,
+    ) -> ClResult<SyncPoint> {
         let c = command.clone();
         let op = Op::Gpu(Arc::new(move |r, keep| c.record(r, keep)));
         let sp = self.append(wait, op, Vec::new(), false)?;
@@ -277,8 +283,13 @@ impl CommandBuffer {
             barriers,
             kernels: std::mem::take(&mut r.kernels),
         });
-        secondary::SECONDARY_BARRIERS.fetch_add(barriers as u64, std::sync::atomic::Ordering::Relaxed);
-        tracing::debug!("command buffer finalized: {} commands, {} barriers", plan.commands, plan.barriers);
+        secondary::SECONDARY_BARRIERS
+            .fetch_add(barriers as u64, std::sync::atomic::Ordering::Relaxed);
+        tracing::debug!(
+            "command buffer finalized: {} commands, {} barriers",
+            plan.commands,
+            plan.barriers
+        );
         *st = State::Finalized(plan.clone());
         if plan.kernels.iter().all(|k| k.complete()) {
             *st = State::Executable(plan.clone(), Arc::new(self.record_plan(&plan)?));
@@ -302,7 +313,12 @@ impl CommandBuffer {
             tracing::error!("command buffer secondary: {e}");
             ClError(CL_OUT_OF_RESOURCES)
         })?;
-        Ok(Executable { secondary, keep, commands: plan.commands, barriers: plan.barriers })
+        Ok(Executable {
+            secondary,
+            keep,
+            commands: plan.commands,
+            barriers: plan.barriers,
+        })
     }
 
     /// The finalized form. Errors: `CL_INVALID_OPERATION` if not in the Executable state.
@@ -333,7 +349,10 @@ impl CommandBuffer {
             let no_more = (k.asserts | self.asserts) & NO_ADDITIONAL_WORK_GROUPS != 0;
             // CL_INVALID_OPERATION if the update would add work-groups to a command recorded
             // with CL_MUTABLE_DISPATCH_ASSERT_NO_ADDITIONAL_WORK_GROUPS_KHR.
-            if no_more && (0..3).any(|i| d.range.global[i] / d.range.local[i] as u64 > k.recorded_groups[i]) {
+            if no_more
+                && (0..3)
+                    .any(|i| d.range.global[i] / d.range.local[i] as u64 > k.recorded_groups[i])
+            {
                 return Err(ClError(CL_INVALID_OPERATION));
             }
             encoded.push(k.encode(d)?);
@@ -343,17 +362,25 @@ impl CommandBuffer {
             _ => false,
         };
         let in_place = idle
-            && updates.iter().zip(&encoded).all(|((k, _), e)| match (k.live(), e) {
-                (Some(l), Some(e)) => l.in_place_ok(e, k.max_groups),
-                _ => false,
-            });
+            && updates
+                .iter()
+                .zip(&encoded)
+                .all(|((k, _), e)| match (k.live(), e) {
+                    (Some(l), Some(e)) => l.in_place_ok(e, k.max_groups),
+                    _ => false,
+                });
         if let (true, State::Executable(_, exe)) = (in_place, &mut *st) {
             let exe = Arc::get_mut(exe).ok_or(ClError(CL_OUT_OF_RESOURCES))?;
             for ((k, d), e) in updates.into_iter().zip(encoded) {
                 let e = e.ok_or(ClError(CL_OUT_OF_RESOURCES))?;
                 let old = k.live().ok_or(ClError(CL_OUT_OF_RESOURCES))?;
                 e.write_to(&old.buf);
-                let live = Arc::new(Live { buf: old.buf.clone(), pipeline: e.pipeline.clone(), groups: e.groups, _keep: e.keep });
+                let live = Arc::new(Live {
+                    buf: old.buf.clone(),
+                    pipeline: e.pipeline.clone(),
+                    groups: e.groups,
+                    _keep: e.keep,
+                });
                 exe.keep.push(live.clone());
                 k.set(d, Some(live));
             }
@@ -363,7 +390,12 @@ impl CommandBuffer {
             let live = match e {
                 Some(e) => {
                     let buf = Arc::new(e.to_buffer(&self.queue.device)?);
-                    Some(Arc::new(Live { buf, pipeline: e.pipeline.clone(), groups: e.groups, _keep: e.keep }))
+                    Some(Arc::new(Live {
+                        buf,
+                        pipeline: e.pipeline.clone(),
+                        groups: e.groups,
+                        _keep: e.keep,
+                    }))
                 }
                 None => None,
             };
@@ -496,7 +528,11 @@ impl KernelCommand {
         allow_unset: bool,
     ) -> ClResult<KernelCommand> {
         let device = cb.queue.device.clone();
-        let max_groups = device.phys.limits.max_compute_work_group_count.map(|v| v as u64);
+        let max_groups = device
+            .phys
+            .limits
+            .max_compute_work_group_count
+            .map(|v| v as u64);
         let r = &dispatch.range;
         let recorded_groups = std::array::from_fn(|i| r.global[i] / r.local[i] as u64);
         let mut k = KernelCommand {
@@ -515,9 +551,19 @@ impl KernelCommand {
         if dispatch.args.iter().any(|a| a.is_none()) && allow_unset {
             return Ok(k);
         }
-        let e = k.encode(&dispatch)?.ok_or(ClError(CL_INVALID_KERNEL_ARGS))?;
+        let e = k
+            .encode(&dispatch)?
+            .ok_or(ClError(CL_INVALID_KERNEL_ARGS))?;
         let buf = Arc::new(e.to_buffer(&k.device)?);
-        k.state = Mutex::new((dispatch, Some(Arc::new(Live { buf, pipeline: e.pipeline.clone(), groups: e.groups, _keep: e.keep }))));
+        k.state = Mutex::new((
+            dispatch,
+            Some(Arc::new(Live {
+                buf,
+                pipeline: e.pipeline.clone(),
+                groups: e.groups,
+                _keep: e.keep,
+            })),
+        ));
         Ok(k)
     }
 
@@ -561,7 +607,13 @@ impl KernelCommand {
             let push = push_constants(live.buf.address, [0; 3]);
             r.dispatch_indirect(&live.pipeline, &push, &live.buf, GROUPS_OFFSET);
         } else {
-            record_split(r, &live.pipeline, live.buf.address, live.groups, self.max_groups);
+            record_split(
+                r,
+                &live.pipeline,
+                live.buf.address,
+                live.groups,
+                self.max_groups,
+            );
         }
         keep.push(live);
     }

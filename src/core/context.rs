@@ -7,7 +7,12 @@ use opencl_sys::*;
 use std::sync::{Arc, Mutex};
 
 /// `pfn_notify` of clCreateContext.
-pub type ContextNotify = unsafe extern "C" fn(*const std::ffi::c_char, *const std::ffi::c_void, usize, *mut std::ffi::c_void);
+pub type ContextNotify = unsafe extern "C" fn(
+    *const std::ffi::c_char,
+    *const std::ffi::c_void,
+    usize,
+    *mut std::ffi::c_void,
+);
 /// A destructor callback of clSetContextDestructorCallback.
 pub type ContextDestructor = unsafe extern "C" fn(cl_context, *mut std::ffi::c_void);
 
@@ -36,7 +41,13 @@ impl Context {
         properties: Vec<cl_context_properties>,
         notify: Option<(ContextNotify, UserPtr)>,
     ) -> Context {
-        Context { header: Header::new(Kind::Context), devices, properties, notify, destructors: Mutex::new(Vec::new()) }
+        Context {
+            header: Header::new(Kind::Context),
+            devices,
+            properties,
+            notify,
+            destructors: Mutex::new(Vec::new()),
+        }
     }
 
     /// Whether `device` belongs to this context.
@@ -46,7 +57,10 @@ impl Context {
 
     /// clSetContextDestructorCallback: called in reverse order of registration at destruction.
     pub fn add_destructor(&self, f: ContextDestructor, user: UserPtr) {
-        self.destructors.lock().unwrap_or_else(|e| e.into_inner()).push((f, user));
+        self.destructors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((f, user));
     }
 
     /// Reports an error through the context's `pfn_notify`, if any.
@@ -62,7 +76,11 @@ impl Context {
 impl Drop for Context {
     fn drop(&mut self) {
         let handle = self.header.handle() as cl_context;
-        let list = std::mem::take(self.destructors.get_mut().unwrap_or_else(|e| e.into_inner()));
+        let list = std::mem::take(
+            self.destructors
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
         for (f, user) in list.into_iter().rev() {
             // SAFETY: callback registered by the application; the handle is only passed back.
             unsafe { f(handle, user.0) };

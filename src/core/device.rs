@@ -61,7 +61,11 @@ pub const ALL_AFFINITY_DOMAINS: cl_device_affinity_domain = CL_DEVICE_AFFINITY_D
 /// not valid or not supported by the device; `CL_DEVICE_PARTITION_FAILED` when the scheme is
 /// supported but the device cannot be split that way; `CL_INVALID_DEVICE_PARTITION_COUNT` for
 /// BY_COUNTS lists that ask for too many sub-devices or compute units.
-pub fn plan_partition(units: u32, domains: cl_device_affinity_domain, scheme: &Partition) -> ClResult<Vec<(u32, u32)>> {
+pub fn plan_partition(
+    units: u32,
+    domains: cl_device_affinity_domain,
+    scheme: &Partition,
+) -> ClResult<Vec<(u32, u32)>> {
     match scheme {
         Partition::Equally(n) => {
             // CL_INVALID_VALUE if values specified in properties are not valid (n compute units, n >= 1).
@@ -137,8 +141,13 @@ pub fn compute_units(phys: &PhysicalDevice) -> u32 {
         return sms.max(1);
     }
     if phys.driver_id == vk::DriverId::MESA_LLVMPIPE {
-        let cpus = std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1);
-        let n = std::env::var("LP_NUM_THREADS").ok().and_then(|v| v.trim().parse::<u32>().ok()).unwrap_or(cpus);
+        let cpus = std::thread::available_parallelism()
+            .map(|n| n.get() as u32)
+            .unwrap_or(1);
+        let n = std::env::var("LP_NUM_THREADS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .unwrap_or(cpus);
         return n.clamp(1, LLVMPIPE_MAX_THREADS);
     }
     1
@@ -163,7 +172,12 @@ impl Device {
     /// A sub-device of `parent` with `units` compute units starting at `first` (relative to the
     /// parent), created by the property list `partition_type` (terminating 0 included);
     /// registered as a live handle with reference count 1.
-    pub fn new_sub(parent: &Arc<Device>, first: u32, units: u32, partition_type: Vec<cl_device_partition_property>) -> Arc<Device> {
+    pub fn new_sub(
+        parent: &Arc<Device>,
+        first: u32,
+        units: u32,
+        partition_type: Vec<cl_device_partition_property>,
+    ) -> Arc<Device> {
         object::register(Device {
             header: Header::new(Kind::Device),
             instance: parent.instance,
@@ -217,7 +231,9 @@ impl Device {
     ) -> ClResult<(usize, Vec<Arc<Device>>)> {
         let plan = plan_partition(self.compute_units, self.affinity_domains(), scheme)?;
         let subs = if create {
-            plan.iter().map(|&(first, n)| Device::new_sub(self, first, n, partition_type.to_vec())).collect()
+            plan.iter()
+                .map(|&(first, n)| Device::new_sub(self, first, n, partition_type.to_vec()))
+                .collect()
         } else {
             Vec::new()
         };
@@ -291,7 +307,10 @@ impl Device {
 
     /// `CL_DEVICE_MAX_MEM_ALLOC_SIZE`, bytes: what one `VkBuffer` allocation can hold.
     pub fn max_mem_alloc_size(&self) -> u64 {
-        self.phys.max_memory_allocation_size.min(self.phys.max_buffer_size).min(self.global_mem_size())
+        self.phys
+            .max_memory_allocation_size
+            .min(self.phys.max_buffer_size)
+            .min(self.global_mem_size())
     }
 
     /// `CL_DEVICE_GLOBAL_MEM_SIZE`, bytes: the largest device-local heap.
@@ -306,7 +325,10 @@ impl Device {
 
     /// `CL_DEVICE_MAX_WORK_ITEM_SIZES`.
     pub fn max_work_item_sizes(&self) -> [usize; 3] {
-        self.phys.limits.max_compute_work_group_size.map(|v| v as usize)
+        self.phys
+            .limits
+            .max_compute_work_group_size
+            .map(|v| v as usize)
     }
 
     /// `CL_DEVICE_LOCAL_MEM_SIZE`, bytes.
@@ -337,7 +359,10 @@ impl Device {
         let mut v = vec![
             ("cl_khr_icd", make_version(1, 0, 0)),
             ("cl_khr_global_int32_base_atomics", make_version(1, 0, 0)),
-            ("cl_khr_global_int32_extended_atomics", make_version(1, 0, 0)),
+            (
+                "cl_khr_global_int32_extended_atomics",
+                make_version(1, 0, 0),
+            ),
             ("cl_khr_local_int32_base_atomics", make_version(1, 0, 0)),
             ("cl_khr_local_int32_extended_atomics", make_version(1, 0, 0)),
             ("cl_khr_device_uuid", make_version(1, 0, 0)),
@@ -349,7 +374,10 @@ impl Device {
             v.push(("cl_khr_command_buffer", make_version(0, 9, 4)));
         } else {
             v.push(("cl_khr_command_buffer", make_version(0, 9, 8)));
-            v.push(("cl_khr_command_buffer_mutable_dispatch", make_version(0, 9, 5)));
+            v.push((
+                "cl_khr_command_buffer_mutable_dispatch",
+                make_version(0, 9, 5),
+            ));
         }
         if self.phys.storage_8bit {
             v.push(("cl_khr_byte_addressable_store", make_version(1, 0, 0)));
@@ -378,27 +406,62 @@ mod tests {
 
     #[test]
     fn equally_leaves_the_remainder_unused() {
-        assert_eq!(plan_partition(5, 0, &Partition::Equally(2)), Ok(vec![(0, 2), (2, 2)]));
-        assert_eq!(plan_partition(4, 0, &Partition::Equally(1)).map(|v| v.len()), Ok(4));
-        assert_eq!(plan_partition(2, 0, &Partition::Equally(3)), Err(ClError(CL_DEVICE_PARTITION_FAILED)));
-        assert_eq!(plan_partition(2, 0, &Partition::Equally(0)), Err(ClError(CL_INVALID_VALUE)));
+        assert_eq!(
+            plan_partition(5, 0, &Partition::Equally(2)),
+            Ok(vec![(0, 2), (2, 2)])
+        );
+        assert_eq!(
+            plan_partition(4, 0, &Partition::Equally(1)).map(|v| v.len()),
+            Ok(4)
+        );
+        assert_eq!(
+            plan_partition(2, 0, &Partition::Equally(3)),
+            Err(ClError(CL_DEVICE_PARTITION_FAILED))
+        );
+        assert_eq!(
+            plan_partition(2, 0, &Partition::Equally(0)),
+            Err(ClError(CL_INVALID_VALUE))
+        );
     }
 
     #[test]
     fn by_counts_checks_totals() {
-        assert_eq!(plan_partition(4, 0, &Partition::ByCounts(vec![1, 3])), Ok(vec![(0, 1), (1, 3)]));
-        assert_eq!(plan_partition(4, 0, &Partition::ByCounts(vec![3, 2])), Err(ClError(CL_INVALID_DEVICE_PARTITION_COUNT)));
-        assert_eq!(plan_partition(2, 0, &Partition::ByCounts(vec![1, 1, 1])), Err(ClError(CL_INVALID_DEVICE_PARTITION_COUNT)));
-        assert_eq!(plan_partition(2, 0, &Partition::ByCounts(vec![0, 1])), Err(ClError(CL_INVALID_DEVICE_PARTITION_COUNT)));
-        assert_eq!(plan_partition(2, 0, &Partition::ByCounts(vec![])), Err(ClError(CL_INVALID_VALUE)));
+        assert_eq!(
+            plan_partition(4, 0, &Partition::ByCounts(vec![1, 3])),
+            Ok(vec![(0, 1), (1, 3)])
+        );
+        assert_eq!(
+            plan_partition(4, 0, &Partition::ByCounts(vec![3, 2])),
+            Err(ClError(CL_INVALID_DEVICE_PARTITION_COUNT))
+        );
+        assert_eq!(
+            plan_partition(2, 0, &Partition::ByCounts(vec![1, 1, 1])),
+            Err(ClError(CL_INVALID_DEVICE_PARTITION_COUNT))
+        );
+        assert_eq!(
+            plan_partition(2, 0, &Partition::ByCounts(vec![0, 1])),
+            Err(ClError(CL_INVALID_DEVICE_PARTITION_COUNT))
+        );
+        assert_eq!(
+            plan_partition(2, 0, &Partition::ByCounts(vec![])),
+            Err(ClError(CL_INVALID_VALUE))
+        );
     }
 
     #[test]
     fn affinity_domains_only_where_offered() {
         let numa = Partition::ByAffinityDomain(CL_DEVICE_AFFINITY_DOMAIN_NUMA);
         assert_eq!(plan_partition(4, 0, &numa), Err(ClError(CL_INVALID_VALUE)));
-        let two = Partition::ByAffinityDomain(CL_DEVICE_AFFINITY_DOMAIN_NUMA | CL_DEVICE_AFFINITY_DOMAIN_L1_CACHE);
-        assert_eq!(plan_partition(4, ALL_AFFINITY_DOMAINS, &two), Err(ClError(CL_INVALID_VALUE)));
-        assert_eq!(plan_partition(4, 0, &Partition::ByAffinityDomain(1 << 20)), Err(ClError(CL_INVALID_VALUE)));
+        let two = Partition::ByAffinityDomain(
+            CL_DEVICE_AFFINITY_DOMAIN_NUMA | CL_DEVICE_AFFINITY_DOMAIN_L1_CACHE,
+        );
+        assert_eq!(
+            plan_partition(4, ALL_AFFINITY_DOMAINS, &two),
+            Err(ClError(CL_INVALID_VALUE))
+        );
+        assert_eq!(
+            plan_partition(4, 0, &Partition::ByAffinityDomain(1 << 20)),
+            Err(ClError(CL_INVALID_VALUE))
+        );
     }
 }

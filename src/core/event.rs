@@ -49,7 +49,12 @@ impl ClObject for Event {
 impl Event {
     /// The event of a command enqueued now on `queue` (status CL_QUEUED).
     pub fn new_command(queue: &Arc<CommandQueue>, command_type: cl_command_type) -> Event {
-        Event::new(queue.context.clone(), Some(queue.clone()), command_type, CL_QUEUED)
+        Event::new(
+            queue.context.clone(),
+            Some(queue.clone()),
+            command_type,
+            CL_QUEUED,
+        )
     }
 
     /// A user event (status CL_SUBMITTED), clCreateUserEvent.
@@ -57,7 +62,12 @@ impl Event {
         Event::new(context, None, CL_COMMAND_USER, CL_SUBMITTED)
     }
 
-    fn new(context: Arc<Context>, queue: Option<Arc<CommandQueue>>, command_type: cl_command_type, status: cl_int) -> Event {
+    fn new(
+        context: Arc<Context>,
+        queue: Option<Arc<CommandQueue>>,
+        command_type: cl_command_type,
+        status: cl_int,
+    ) -> Event {
         let now = host_ns();
         Event {
             header: Header::new(Kind::Event),
@@ -66,7 +76,11 @@ impl Event {
             command_type,
             point: OnceLock::new(),
             device_signal: AtomicBool::new(false),
-            state: Mutex::new(State { status, callbacks: Vec::new(), times: [now, 0, 0, 0, 0] }),
+            state: Mutex::new(State {
+                status,
+                callbacks: Vec::new(),
+                times: [now, 0, 0, 0, 0],
+            }),
             cond: Condvar::new(),
         }
     }
@@ -152,7 +166,9 @@ impl Event {
     /// Errors: `CL_PROFILING_INFO_NOT_AVAILABLE` for user events, queues without profiling and
     /// events not yet complete; `CL_INVALID_VALUE` for an unknown name.
     pub fn profiling(&self, name: cl_profiling_info) -> ClResult<u64> {
-        let Some(q) = &self.queue else { return Err(ClError(CL_PROFILING_INFO_NOT_AVAILABLE)) };
+        let Some(q) = &self.queue else {
+            return Err(ClError(CL_PROFILING_INFO_NOT_AVAILABLE));
+        };
         if q.props() & CL_QUEUE_PROFILING_ENABLE == 0 {
             return Err(ClError(CL_PROFILING_INFO_NOT_AVAILABLE));
         }
@@ -201,7 +217,8 @@ impl JobObserver for EventLink {
             st.times[3] = end.max(st.times[2]);
             st.times[4] = st.times[3];
         }
-        self.0.set_status(if status < 0 { status } else { CL_COMPLETE });
+        self.0
+            .set_status(if status < 0 { status } else { CL_COMPLETE });
     }
 }
 
@@ -213,7 +230,8 @@ impl JobDependency for EventLink {
         // submitted to the device; host-run commands and user events only once complete (the
         // device never waits for a signal that is not yet submitted).
         let ready = |st: &State| {
-            st.status <= CL_COMPLETE || (st.status <= CL_SUBMITTED && ev.device_signal.load(Ordering::Acquire))
+            st.status <= CL_COMPLETE
+                || (st.status <= CL_SUBMITTED && ev.device_signal.load(Ordering::Acquire))
         };
         while !ready(&st) {
             st = ev.cond.wait(st).unwrap_or_else(|e| e.into_inner());

@@ -51,7 +51,13 @@ impl Kernel {
         let (compiled, index) = program.kernel_info(name)?;
         let n = compiled.kernels[index].args.len();
         program.kernel_count.fetch_add(1, Ordering::AcqRel);
-        Ok(Kernel { header: Header::new(Kind::Kernel), program, compiled, index, args: Mutex::new(vec![None; n]) })
+        Ok(Kernel {
+            header: Header::new(Kind::Kernel),
+            program,
+            compiled,
+            index,
+            args: Mutex::new(vec![None; n]),
+        })
     }
 
     /// clCloneKernel: same kernel, a copy of the current argument values.
@@ -90,7 +96,16 @@ impl Kernel {
     /// arguments, bytes.
     pub fn local_mem_size(&self) -> u64 {
         let args = self.args.lock().unwrap_or_else(|e| e.into_inner());
-        let dynamic: usize = args.iter().map(|a| if let Some(ArgValue::Local(n)) = a { *n } else { 0 }).sum();
+        let dynamic: usize = args
+            .iter()
+            .map(|a| {
+                if let Some(ArgValue::Local(n)) = a {
+                    *n
+                } else {
+                    0
+                }
+            })
+            .sum();
         self.info().static_local_mem_bytes + dynamic as u64
     }
 }
@@ -113,12 +128,20 @@ pub struct NdRange {
 /// Picks a work-group size for a NULL `local_work_size`: per dimension the largest divisor of
 /// the global size that keeps the product within `max` and each size within `max_sizes`,
 /// filling dimension 0 first (consecutive work-items in one group).
-pub fn pick_local_size(global: [u64; 3], work_dim: u32, max: usize, max_sizes: [usize; 3]) -> [u32; 3] {
+pub fn pick_local_size(
+    global: [u64; 3],
+    work_dim: u32,
+    max: usize,
+    max_sizes: [usize; 3],
+) -> [u32; 3] {
     let mut local = [1u32; 3];
     let mut budget = max.max(1) as u64;
     for d in 0..work_dim as usize {
         let cap = budget.min(max_sizes[d] as u64).min(global[d]).max(1);
-        let best = (1..=cap).rev().find(|l| global[d].is_multiple_of(*l)).unwrap_or(1);
+        let best = (1..=cap)
+            .rev()
+            .find(|l| global[d].is_multiple_of(*l))
+            .unwrap_or(1);
         local[d] = best as u32;
         budget /= best;
     }
@@ -168,13 +191,18 @@ impl Encoded {
         // allocate `size()`); no device work reads it during the write (caller's contract).
         unsafe {
             std::ptr::copy_nonoverlapping(self.header.as_ptr(), buf.mapped(), ARGS_OFFSET);
-            std::ptr::copy_nonoverlapping(self.block.as_ptr(), buf.mapped().add(ARGS_OFFSET), self.block.len());
+            std::ptr::copy_nonoverlapping(
+                self.block.as_ptr(),
+                buf.mapped().add(ARGS_OFFSET),
+                self.block.len(),
+            );
         }
     }
 
     /// A new launch buffer holding this encoding. Errors: `CL_MEM_OBJECT_ALLOCATION_FAILURE`.
     pub fn to_buffer(&self, device: &Device) -> ClResult<Buffer> {
-        let buf = Buffer::new(device.vk()?, self.size() as u64).map_err(|_| ClError(CL_MEM_OBJECT_ALLOCATION_FAILURE))?;
+        let buf = Buffer::new(device.vk()?, self.size() as u64)
+            .map_err(|_| ClError(CL_MEM_OBJECT_ALLOCATION_FAILURE))?;
         self.write_to(&buf);
         Ok(buf)
     }
@@ -236,7 +264,13 @@ pub fn record_launch(
         (true, Some(n)) => r.dispatch(pipeline, &push_constants(address, [0; 3]), [n as u32, 1, 1]),
         (false, Some(l)) => {
             let tile = wave_tile(groups, l);
-            record_split(r, pipeline, address, groups, std::array::from_fn(|d| max[d].min(tile[d])));
+            record_split(
+                r,
+                pipeline,
+                address,
+                groups,
+                std::array::from_fn(|d| max[d].min(tile[d])),
+            );
         }
         _ => record_split(r, pipeline, address, groups, max),
     }
@@ -271,7 +305,12 @@ impl Kernel {
     /// the launch header and argument block, gets the pipeline.
     /// Errors: `CL_INVALID_KERNEL_ARGS` (an argument not set, or a buffer released since),
     /// `CL_OUT_OF_RESOURCES` (local memory over the device's, pipeline creation).
-    pub fn encode(self: &Arc<Self>, device: &Arc<Device>, range: NdRange, args: &[Option<ArgValue>]) -> ClResult<Encoded> {
+    pub fn encode(
+        self: &Arc<Self>,
+        device: &Arc<Device>,
+        range: NdRange,
+        args: &[Option<ArgValue>],
+    ) -> ClResult<Encoded> {
         tracing::debug!(kernel = %self.info().name, "encode launch");
         let info = self.info();
         let mut keep: Vec<Arc<dyn Any + Send + Sync>> = vec![self.clone()];
@@ -313,8 +352,11 @@ impl Kernel {
         let groups: [u64; 3] = std::array::from_fn(|d| range.global[d] / range.local[d] as u64);
         let total: u64 = groups.iter().product();
         let limited = resident_group_limit(device, range.local).filter(|&l| total > l);
-        let persistent = limited.is_some() && device.limited_dispatch() == LimitedDispatch::Persistent;
-        let pipeline = self.program.pipeline(device, info, range.local, locals, persistent)?;
+        let persistent =
+            limited.is_some() && device.limited_dispatch() == LimitedDispatch::Persistent;
+        let pipeline = self
+            .program
+            .pipeline(device, info, range.local, locals, persistent)?;
         tracing::debug!("pipeline ready");
         keep.push(pipeline.clone());
 
@@ -324,9 +366,18 @@ impl Kernel {
             header[8 + 8 * d..16 + 8 * d].copy_from_slice(&range.offset[d].to_le_bytes());
             header[32 + 8 * d..40 + 8 * d].copy_from_slice(&range.global[d].to_le_bytes());
             header[56 + 4 * d..60 + 4 * d].copy_from_slice(&range.local[d].to_le_bytes());
-            header[68 + 4 * d..72 + 4 * d].copy_from_slice(&(groups[d].min(u32::MAX as u64) as u32).to_le_bytes());
+            header[68 + 4 * d..72 + 4 * d]
+                .copy_from_slice(&(groups[d].min(u32::MAX as u64) as u32).to_le_bytes());
         }
-        Ok(Encoded { header, block, pipeline, groups, limited, persistent, keep })
+        Ok(Encoded {
+            header,
+            block,
+            pipeline,
+            groups,
+            limited,
+            persistent,
+            keep,
+        })
     }
 
     /// Prepares a launch of this kernel over `range` on `device` with its current arguments:
@@ -339,10 +390,23 @@ impl Kernel {
         let enc = self.encode(device, range, &args)?;
         let buf = enc.to_buffer(device)?;
         let address = buf.address;
-        let Encoded { pipeline, groups, limited, persistent, mut keep, .. } = enc;
+        let Encoded {
+            pipeline,
+            groups,
+            limited,
+            persistent,
+            mut keep,
+            ..
+        } = enc;
         keep.push(Arc::new(buf));
-        let max = device.phys.limits.max_compute_work_group_count.map(|v| v as u64);
-        let work = Work::Gpu(Box::new(move |r| record_launch(r, &pipeline, address, groups, limited, persistent, max)));
+        let max = device
+            .phys
+            .limits
+            .max_compute_work_group_count
+            .map(|v| v as u64);
+        let work = Work::Gpu(Box::new(move |r| {
+            record_launch(r, &pipeline, address, groups, limited, persistent, max)
+        }));
         Ok(Launch { work, keep })
     }
 }
@@ -361,8 +425,14 @@ mod tests {
 
     #[test]
     fn local_size_divides_global() {
-        assert_eq!(pick_local_size([1024, 1, 1], 1, 256, [256, 256, 64]), [256, 1, 1]);
-        assert_eq!(pick_local_size([1000, 1, 1], 1, 256, [256, 256, 64]), [250, 1, 1]);
+        assert_eq!(
+            pick_local_size([1024, 1, 1], 1, 256, [256, 256, 64]),
+            [256, 1, 1]
+        );
+        assert_eq!(
+            pick_local_size([1000, 1, 1], 1, 256, [256, 256, 64]),
+            [250, 1, 1]
+        );
         assert_eq!(pick_local_size([97, 1, 1], 1, 64, [64, 64, 64]), [1, 1, 1]);
         let l = pick_local_size([64, 48, 1], 2, 256, [256, 256, 64]);
         assert!(64 % l[0] == 0 && 48 % l[1] == 0 && l[0] * l[1] <= 256);

@@ -18,8 +18,8 @@ use super::error::{ClError, ClResult};
 use opencl_sys::cl_icd::cl_icd_dispatch;
 use std::any::Any;
 use std::collections::HashMap;
-use std::ffi::c_void;
 use std::collections::VecDeque;
+use std::ffi::c_void;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::sync::{Arc, LazyLock, RwLock};
@@ -61,7 +61,11 @@ pub struct Header {
 impl Header {
     /// A header with reference count 1 (the handle is assigned by [`register`]).
     pub fn new(kind: Kind) -> Self {
-        Header { handle: AtomicUsize::new(0), kind, refs: AtomicU32::new(1) }
+        Header {
+            handle: AtomicUsize::new(0),
+            kind,
+            refs: AtomicU32::new(1),
+        }
     }
 
     /// The object's handle (NULL if it was never handed to the application).
@@ -110,7 +114,10 @@ pub fn register_arc<T: ClObject>(arc: Arc<T>) -> Arc<T> {
     if arc.header().handle.load(Ordering::Acquire) != 0 {
         return arc;
     }
-    let cell = Box::into_raw(Box::new(HandleCell { dispatch: crate::api::icd::dispatch_table(), kind: T::KIND })) as usize;
+    let cell = Box::into_raw(Box::new(HandleCell {
+        dispatch: crate::api::icd::dispatch_table(),
+        kind: T::KIND,
+    })) as usize;
     arc.header().handle.store(cell, Ordering::Release);
     table_write().insert(cell, arc.clone() as Arc<dyn Any + Send + Sync>);
     arc
@@ -140,7 +147,10 @@ pub fn lookup<T: ClObject>(ptr: *const c_void) -> ClResult<Arc<T>> {
     if ptr.is_null() {
         return Err(ClError(T::INVALID));
     }
-    let any = table_read().get(&(ptr as usize)).cloned().ok_or(ClError(T::INVALID))?;
+    let any = table_read()
+        .get(&(ptr as usize))
+        .cloned()
+        .ok_or(ClError(T::INVALID))?;
     any.downcast::<T>().map_err(|_| ClError(T::INVALID))
 }
 
@@ -161,7 +171,10 @@ pub fn retain<T: ClObject>(ptr: *const c_void) -> ClResult<()> {
 /// Returns the object when this call released the last reference. Errors as [`lookup`].
 pub fn release<T: ClObject>(ptr: *const c_void) -> ClResult<Option<Arc<T>>> {
     let mut table = table_write();
-    let any = table.get(&(ptr as usize)).cloned().ok_or(ClError(T::INVALID))?;
+    let any = table
+        .get(&(ptr as usize))
+        .cloned()
+        .ok_or(ClError(T::INVALID))?;
     let obj = any.downcast::<T>().map_err(|_| ClError(T::INVALID))?;
     let prev = obj.header().refs.fetch_sub(1, Ordering::AcqRel);
     if prev == 1 {
@@ -178,7 +191,10 @@ pub fn release<T: ClObject>(ptr: *const c_void) -> ClResult<Option<Arc<T>>> {
 ///
 /// # Safety
 /// `list` must point to `num` readable handles, or be NULL when `num` is 0.
-pub unsafe fn lookup_list<T: ClObject>(list: *const *mut c_void, num: usize) -> ClResult<Vec<Arc<T>>> {
+pub unsafe fn lookup_list<T: ClObject>(
+    list: *const *mut c_void,
+    num: usize,
+) -> ClResult<Vec<Arc<T>>> {
     if num == 0 || list.is_null() {
         return Ok(Vec::new());
     }

@@ -36,14 +36,25 @@ impl Platform {
     /// The platform singleton (registered as a live handle at first use).
     pub fn get() -> &'static Arc<Platform> {
         static PLATFORM: OnceLock<Arc<Platform>> = OnceLock::new();
-        PLATFORM.get_or_init(|| object::register(Platform { header: Header::new(Kind::Platform), devices: OnceLock::new() }))
+        PLATFORM.get_or_init(|| {
+            object::register(Platform {
+                header: Header::new(Kind::Platform),
+                devices: OnceLock::new(),
+            })
+        })
     }
 
     /// The root devices (enumerated from Vulkan at first use; empty without Vulkan).
     pub fn devices(self: &Arc<Self>) -> &[Arc<Device>] {
         self.devices.get_or_init(|| {
-            let Some(instance) = Instance::get() else { return Vec::new() };
-            instance.physical_devices.iter().map(|pd| Device::new_root(instance, pd.clone())).collect()
+            let Some(instance) = Instance::get() else {
+                return Vec::new();
+            };
+            instance
+                .physical_devices
+                .iter()
+                .map(|pd| Device::new_root(instance, pd.clone()))
+                .collect()
         })
     }
 

@@ -119,8 +119,14 @@ impl Program {
             },
             ProgramSource::Il(il) => compiler::compile_il(il, options, &caps),
         };
-        self.modules.lock().unwrap_or_else(|e| e.into_inner()).clear();
-        self.pipelines.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        self.modules
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        self.pipelines
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
         let mut st = self.lock();
         match result {
             Ok(p) => {
@@ -145,14 +151,21 @@ impl Program {
     /// The built program. Errors: `CL_INVALID_PROGRAM_EXECUTABLE` if there is no successful
     /// build.
     pub fn compiled(&self) -> ClResult<Arc<CompiledProgram>> {
-        self.lock().compiled.clone().ok_or(ClError(CL_INVALID_PROGRAM_EXECUTABLE))
+        self.lock()
+            .compiled
+            .clone()
+            .ok_or(ClError(CL_INVALID_PROGRAM_EXECUTABLE))
     }
 
     /// The kernel named `name`. Errors: `CL_INVALID_PROGRAM_EXECUTABLE` (not built),
     /// `CL_INVALID_KERNEL_NAME` (no such kernel).
     pub fn kernel_info(&self, name: &str) -> ClResult<(Arc<CompiledProgram>, usize)> {
         let c = self.compiled()?;
-        let i = c.kernels.iter().position(|k| k.name == name).ok_or(ClError(CL_INVALID_KERNEL_NAME))?;
+        let i = c
+            .kernels
+            .iter()
+            .position(|k| k.name == name)
+            .ok_or(ClError(CL_INVALID_KERNEL_NAME))?;
         Ok((c, i))
     }
 
@@ -170,7 +183,12 @@ impl Program {
         persistent: bool,
     ) -> ClResult<Arc<Pipeline>> {
         let key = (kernel.name.clone(), local, locals, persistent);
-        if let Some(p) = self.pipelines.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        if let Some(p) = self
+            .pipelines
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
             return Ok(p.clone());
         }
         let vk = device.vk()?;
@@ -205,7 +223,10 @@ impl Program {
             tracing::error!("vkCreateComputePipelines({}): {e}", kernel.name);
             ClError(CL_OUT_OF_RESOURCES)
         })?);
-        self.pipelines.lock().unwrap_or_else(|e| e.into_inner()).insert(key, p.clone());
+        self.pipelines
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, p.clone());
         Ok(p)
     }
 }

@@ -48,7 +48,15 @@ impl CommandQueue {
         let vk_queue = vk.lease_queue();
         let engine = Engine::new(vk, vk_queue.index).map_err(|_| ClError(CL_OUT_OF_RESOURCES))?;
         let properties = AtomicU64::new(properties);
-        Ok(CommandQueue { header: Header::new(Kind::CommandQueue), context, device, properties, properties_array, engine, vk_queue })
+        Ok(CommandQueue {
+            header: Header::new(Kind::CommandQueue),
+            context,
+            device,
+            properties,
+            properties_array,
+            engine,
+            vk_queue,
+        })
     }
 
     /// Enqueues one command: `work` runs after every event of `wait_list` and (queues run in
@@ -61,9 +69,16 @@ impl CommandQueue {
         keep: Vec<Arc<dyn Any + Send + Sync>>,
     ) -> Arc<Event> {
         let event = Arc::new(Event::new_command(self, command_type));
-        let deps: Vec<Arc<dyn JobDependency>> =
-            wait_list.iter().map(|e| Arc::new(EventLink(e.clone())) as Arc<dyn JobDependency>).collect();
-        self.engine.submit(Job { deps, work, observer: Arc::new(EventLink(event.clone())), keep });
+        let deps: Vec<Arc<dyn JobDependency>> = wait_list
+            .iter()
+            .map(|e| Arc::new(EventLink(e.clone())) as Arc<dyn JobDependency>)
+            .collect();
+        self.engine.submit(Job {
+            deps,
+            work,
+            observer: Arc::new(EventLink(event.clone())),
+            keep,
+        });
         event
     }
 
@@ -80,7 +95,10 @@ impl CommandQueue {
     /// Checks a wait list: every event of this queue's context.
     /// Errors: `CL_INVALID_CONTEXT` for an event of another context.
     pub fn check_wait_list(&self, events: &[Arc<Event>]) -> ClResult<()> {
-        if events.iter().any(|e| !Arc::ptr_eq(&e.context, &self.context)) {
+        if events
+            .iter()
+            .any(|e| !Arc::ptr_eq(&e.context, &self.context))
+        {
             return Err(ClError(CL_INVALID_CONTEXT));
         }
         Ok(())

@@ -52,7 +52,12 @@ impl Config {
             Some("waves") => Some(LimitedDispatch::Waves),
             _ => None,
         };
-        Config { log: var("VKCL_LOG"), validation, command_buffer_094, subdevice_dispatch }
+        Config {
+            log: var("VKCL_LOG"),
+            validation,
+            command_buffer_094,
+            subdevice_dispatch,
+        }
     }
 }
 

@@ -296,10 +296,19 @@ fn in_bounds(offset: usize, size: usize, len: usize) -> ClResult<()> {
 /// Checks the regions of a buffer-to-buffer copy (clEnqueueCopyBuffer, clCommandCopyBufferKHR)
 /// and returns the source and destination offsets in the underlying storage, bytes.
 /// Errors: `CL_INVALID_VALUE` (a region out of bounds), `CL_MEM_COPY_OVERLAP`.
-pub(crate) fn check_copy(src: &Mem, dst: &Mem, src_offset: usize, dst_offset: usize, size: usize) -> ClResult<(u64, u64)> {
+pub(crate) fn check_copy(
+    src: &Mem,
+    dst: &Mem,
+    src_offset: usize,
+    dst_offset: usize,
+    size: usize,
+) -> ClResult<(u64, u64)> {
     in_bounds(src_offset, size, src.size)?;
     in_bounds(dst_offset, size, dst.size)?;
-    let (s, d) = ((src.offset + src_offset) as u64, (dst.offset + dst_offset) as u64);
+    let (s, d) = (
+        (src.offset + src_offset) as u64,
+        (dst.offset + dst_offset) as u64,
+    );
     // CL_MEM_COPY_OVERLAP if the source and destination regions of the same buffer (or of
     // sub-buffers of the same buffer) overlap.
     if Arc::ptr_eq(&src.storage, &dst.storage) && s < d + size as u64 && d < s + size as u64 {
@@ -324,7 +333,13 @@ pub(crate) enum FillPlan {
 ///
 /// # Safety
 /// `pattern` must be NULL or hold `pattern_size` bytes.
-pub(crate) unsafe fn check_fill(m: &Mem, pattern: *const c_void, pattern_size: usize, offset: usize, size: usize) -> ClResult<FillPlan> {
+pub(crate) unsafe fn check_fill(
+    m: &Mem,
+    pattern: *const c_void,
+    pattern_size: usize,
+    offset: usize,
+    size: usize,
+) -> ClResult<FillPlan> {
     if pattern.is_null()
         || !pattern_size.is_power_of_two()
         || pattern_size > 128
@@ -345,7 +360,11 @@ pub(crate) unsafe fn check_fill(m: &Mem, pattern: *const c_void, pattern_size: u
         for (i, b) in w.iter_mut().enumerate() {
             *b = pat[i % pattern_size];
         }
-        FillPlan::Words { offset: abs, size: size as u64, word: u32::from_le_bytes(w) }
+        FillPlan::Words {
+            offset: abs,
+            size: size as u64,
+            word: u32::from_le_bytes(w),
+        }
     } else {
         FillPlan::Bytes(pat)
     })

@@ -347,8 +347,7 @@ pub(crate) unsafe fn check_copy_rect(
     // CL_INVALID_VALUE if (src_origin, region, src_row_pitch, src_slice_pitch) or
     // (dst_origin, region, dst_row_pitch, dst_slice_pitch) require accessing elements
     // outside the src_buffer and dst_buffer buffer objects respectively.
-    if s.end(region).is_none_or(|e| e > src.size) || d.end(region).is_none_or(|e| e > dst.size)
-    {
+    if s.end(region).is_none_or(|e| e > src.size) || d.end(region).is_none_or(|e| e > dst.size) {
         return Err(INVALID);
     }
     // CL_INVALID_VALUE if src_buffer and dst_buffer are the same buffer object and
@@ -417,7 +416,12 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
                 &src,
                 &dst,
                 [src_origin, dst_origin, region],
-                [src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch],
+                [
+                    src_row_pitch,
+                    src_slice_pitch,
+                    dst_row_pitch,
+                    dst_slice_pitch,
+                ],
             )
         }?;
         let (sb, db) = (src.storage.clone(), dst.storage.clone());

@@ -30,7 +30,10 @@ unsafe impl Sync for Device {}
 impl Device {
     /// Creates the logical device with the features vkcl uses (those the device has).
     /// Errors: the `vk::Result` of `vkCreateDevice` or the allocator's creation.
-    pub fn new(instance: &'static Instance, phys: Arc<PhysicalDevice>) -> Result<Arc<Device>, vk::Result> {
+    pub fn new(
+        instance: &'static Instance,
+        phys: Arc<PhysicalDevice>,
+    ) -> Result<Arc<Device>, vk::Result> {
         let priorities = vec![1.0f32; phys.compute_queue_count as usize];
         let queue_info = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(phys.compute_queue_family)
@@ -102,7 +105,10 @@ impl Device {
         if let Some(u) = users.get_mut(index) {
             *u += 1;
         }
-        QueueLease { device: self.clone(), index }
+        QueueLease {
+            device: self.clone(),
+            index,
+        }
     }
 }
 
@@ -116,7 +122,11 @@ pub struct QueueLease {
 
 impl Drop for QueueLease {
     fn drop(&mut self) {
-        let mut users = self.device.queue_users.lock().unwrap_or_else(|e| e.into_inner());
+        let mut users = self
+            .device
+            .queue_users
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         if let Some(u) = users.get_mut(self.index) {
             *u = u.saturating_sub(1);
         }

@@ -32,7 +32,11 @@ unsafe extern "system" fn debug_callback(
     if severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR) {
         VALIDATION_ERRORS.fetch_add(1, Ordering::Relaxed);
         // SAFETY: the layer passes a valid callback-data struct with a NUL-terminated message.
-        let msg = unsafe { data.as_ref().and_then(|d| d.message_as_c_str()).map(|m| m.to_string_lossy().into_owned()) };
+        let msg = unsafe {
+            data.as_ref()
+                .and_then(|d| d.message_as_c_str())
+                .map(|m| m.to_string_lossy().into_owned())
+        };
         eprintln!("vkcl: Vulkan validation error: {}", msg.unwrap_or_default());
         if config().validation == Validation::Fatal {
             std::process::abort();
@@ -73,13 +77,22 @@ impl Instance {
                 layer_names.push(c"VK_LAYER_KHRONOS_validation".as_ptr());
                 ext_names.push(ash::ext::debug_utils::NAME.as_ptr());
             } else {
-                eprintln!("vkcl: VKCL_VALIDATION is set but VK_LAYER_KHRONOS_validation is not installed");
+                eprintln!(
+                    "vkcl: VKCL_VALIDATION is set but VK_LAYER_KHRONOS_validation is not installed"
+                );
             }
         }
         // SAFETY: plain query.
-        let version = unsafe { entry.try_enumerate_instance_version() }.ok().flatten().unwrap_or(vk::API_VERSION_1_0);
+        let version = unsafe { entry.try_enumerate_instance_version() }
+            .ok()
+            .flatten()
+            .unwrap_or(vk::API_VERSION_1_0);
         if version < vk::API_VERSION_1_2 {
-            return Err(format!("Vulkan loader supports only {}.{}", vk::api_version_major(version), vk::api_version_minor(version)));
+            return Err(format!(
+                "Vulkan loader supports only {}.{}",
+                vk::api_version_major(version),
+                vk::api_version_minor(version)
+            ));
         }
         let app = vk::ApplicationInfo::default()
             .application_name(c"vkcl")
@@ -94,11 +107,19 @@ impl Instance {
         let debug = if validation && has_layer {
             let loader = ash::ext::debug_utils::Instance::new(&entry, &raw);
             let info = vk::DebugUtilsMessengerCreateInfoEXT::default()
-                .message_severity(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING)
-                .message_type(vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION | vk::DebugUtilsMessageTypeFlagsEXT::GENERAL)
+                .message_severity(
+                    vk::DebugUtilsMessageSeverityFlagsEXT::ERROR
+                        | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING,
+                )
+                .message_type(
+                    vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                        | vk::DebugUtilsMessageTypeFlagsEXT::GENERAL,
+                )
                 .pfn_user_callback(Some(debug_callback));
             // SAFETY: valid create info, instance alive.
-            unsafe { loader.create_debug_utils_messenger(&info, None) }.ok().map(|m| (loader, m))
+            unsafe { loader.create_debug_utils_messenger(&info, None) }
+                .ok()
+                .map(|m| (loader, m))
         } else {
             None
         };
@@ -109,7 +130,12 @@ impl Instance {
             .filter_map(|pd| PhysicalDevice::probe(&raw, pd))
             .map(Arc::new)
             .collect();
-        Ok(Instance { entry, raw, debug, physical_devices })
+        Ok(Instance {
+            entry,
+            raw,
+            debug,
+            physical_devices,
+        })
     }
 }
 
@@ -175,14 +201,20 @@ impl PhysicalDevice {
         let exts: Vec<String> = unsafe { instance.enumerate_device_extension_properties(pd) }
             .unwrap_or_default()
             .iter()
-            .filter_map(|e| e.extension_name_as_c_str().ok().map(|s| s.to_string_lossy().into_owned()))
+            .filter_map(|e| {
+                e.extension_name_as_c_str()
+                    .ok()
+                    .map(|s| s.to_string_lossy().into_owned())
+            })
             .collect();
         let has = |n: &CStr| exts.iter().any(|e| e.as_bytes() == n.to_bytes());
         let mut p11 = vk::PhysicalDeviceVulkan11Properties::default();
         let mut p12 = vk::PhysicalDeviceVulkan12Properties::default();
         let mut m4 = vk::PhysicalDeviceMaintenance4Properties::default();
         let mut sm = vk::PhysicalDeviceShaderSMBuiltinsPropertiesNV::default();
-        let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut p11).push_next(&mut p12);
+        let mut props2 = vk::PhysicalDeviceProperties2::default()
+            .push_next(&mut p11)
+            .push_next(&mut p12);
         let has_m4 = props.api_version >= vk::API_VERSION_1_3 || has(ash::khr::maintenance4::NAME);
         if has_m4 {
             props2 = props2.push_next(&mut m4);
@@ -195,7 +227,9 @@ impl PhysicalDevice {
         unsafe { instance.get_physical_device_properties2(pd, &mut props2) };
         let mut f11 = vk::PhysicalDeviceVulkan11Features::default();
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
-        let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f11).push_next(&mut f12);
+        let mut f2 = vk::PhysicalDeviceFeatures2::default()
+            .push_next(&mut f11)
+            .push_next(&mut f12);
         // SAFETY: as above.
         unsafe { instance.get_physical_device_features2(pd, &mut f2) };
         let f = f2.features;
@@ -224,11 +258,19 @@ impl PhysicalDevice {
             .unwrap_or_else(|| heaps.iter().map(|h| h.size).max().unwrap_or(0));
         let unified_memory = types
             .iter()
-            .filter(|t| t.property_flags.contains(vk::MemoryPropertyFlags::DEVICE_LOCAL))
-            .all(|t| t.property_flags.contains(vk::MemoryPropertyFlags::HOST_VISIBLE));
+            .filter(|t| {
+                t.property_flags
+                    .contains(vk::MemoryPropertyFlags::DEVICE_LOCAL)
+            })
+            .all(|t| {
+                t.property_flags
+                    .contains(vk::MemoryPropertyFlags::HOST_VISIBLE)
+            });
         let cstr = |s: &[std::ffi::c_char]| {
             // SAFETY: Vulkan fills these fixed arrays with NUL-terminated strings.
-            unsafe { CStr::from_ptr(s.as_ptr()) }.to_string_lossy().into_owned()
+            unsafe { CStr::from_ptr(s.as_ptr()) }
+                .to_string_lossy()
+                .into_owned()
         };
         Some(PhysicalDevice {
             raw: pd,
@@ -244,7 +286,11 @@ impl PhysicalDevice {
             limits: props.limits,
             subgroup_size: p11.subgroup_size,
             max_memory_allocation_size: p11.max_memory_allocation_size,
-            max_buffer_size: if has_m4 { m4.max_buffer_size } else { u32::MAX as u64 },
+            max_buffer_size: if has_m4 {
+                m4.max_buffer_size
+            } else {
+                u32::MAX as u64
+            },
             device_uuid: p11.device_uuid,
             driver_uuid: p11.driver_uuid,
             pipeline_cache_uuid: props.pipeline_cache_uuid,
@@ -268,6 +314,8 @@ impl PhysicalDevice {
 
     /// Whether the device exposes the named extension.
     pub fn has_extension(&self, name: &CStr) -> bool {
-        self.extensions.iter().any(|e| e.as_bytes() == name.to_bytes())
+        self.extensions
+            .iter()
+            .any(|e| e.as_bytes() == name.to_bytes())
     }
 }

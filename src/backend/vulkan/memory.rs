@@ -46,19 +46,26 @@ impl Buffer {
             | vk::BufferUsageFlags::TRANSFER_DST
             | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
             | vk::BufferUsageFlags::INDIRECT_BUFFER;
-        let info = vk::BufferCreateInfo::default().size(size).usage(usage).sharing_mode(vk::SharingMode::EXCLUSIVE);
+        let info = vk::BufferCreateInfo::default()
+            .size(size)
+            .usage(usage)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
         // SAFETY: valid create info on a live device.
         let raw = unsafe { device.raw.create_buffer(&info, None) }?;
         // SAFETY: `raw` is a buffer of this device.
         let mut requirements = unsafe { device.raw.get_buffer_memory_requirements(raw) };
         requirements.alignment = requirements.alignment.max(BUFFER_ALIGNMENT);
-        let alloc = device.allocator.lock().unwrap_or_else(|e| e.into_inner()).allocate(&AllocationCreateDesc {
-            name: "vkcl buffer",
-            requirements,
-            location: MemoryLocation::CpuToGpu,
-            linear: true,
-            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-        });
+        let alloc = device
+            .allocator
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .allocate(&AllocationCreateDesc {
+                name: "vkcl buffer",
+                requirements,
+                location: MemoryLocation::CpuToGpu,
+                linear: true,
+                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+            });
         let alloc = match alloc {
             Ok(a) => a,
             Err(e) => {
@@ -68,16 +75,38 @@ impl Buffer {
             }
         };
         // SAFETY: the allocation satisfies the buffer's requirements and is not bound elsewhere.
-        if let Err(e) = unsafe { device.raw.bind_buffer_memory(raw, alloc.memory(), alloc.offset()) } {
-            let _ = device.allocator.lock().unwrap_or_else(|e| e.into_inner()).free(alloc);
+        if let Err(e) = unsafe {
+            device
+                .raw
+                .bind_buffer_memory(raw, alloc.memory(), alloc.offset())
+        } {
+            let _ = device
+                .allocator
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .free(alloc);
             // SAFETY: as above.
             unsafe { device.raw.destroy_buffer(raw, None) };
             return Err(e.into());
         }
-        let mapped = alloc.mapped_ptr().map(|p| p.as_ptr() as *mut u8).unwrap_or(std::ptr::null_mut());
+        let mapped = alloc
+            .mapped_ptr()
+            .map(|p| p.as_ptr() as *mut u8)
+            .unwrap_or(std::ptr::null_mut());
         // SAFETY: the buffer was created with SHADER_DEVICE_ADDRESS and is bound.
-        let address = unsafe { device.raw.get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(raw)) };
-        Ok(Buffer { device: device.clone(), raw, allocation: Mutex::new(Some(alloc)), size, address, mapped })
+        let address = unsafe {
+            device
+                .raw
+                .get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(raw))
+        };
+        Ok(Buffer {
+            device: device.clone(),
+            raw,
+            allocation: Mutex::new(Some(alloc)),
+            size,
+            address,
+            mapped,
+        })
     }
 
     /// The host address of byte 0 (the memory stays mapped while the buffer lives).
@@ -90,8 +119,18 @@ impl Drop for Buffer {
     fn drop(&mut self) {
         // SAFETY: no pending command uses the buffer (commands hold an Arc of their buffers).
         unsafe { self.device.raw.destroy_buffer(self.raw, None) };
-        if let Some(a) = self.allocation.get_mut().unwrap_or_else(|e| e.into_inner()).take() {
-            let _ = self.device.allocator.lock().unwrap_or_else(|e| e.into_inner()).free(a);
+        if let Some(a) = self
+            .allocation
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            let _ = self
+                .device
+                .allocator
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .free(a);
         }
     }
 }

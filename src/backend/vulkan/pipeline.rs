@@ -20,7 +20,10 @@ impl ShaderModule {
         let info = vk::ShaderModuleCreateInfo::default().code(words);
         // SAFETY: valid SPIR-V words (validated by the compiler) on a live device.
         let raw = unsafe { device.raw.create_shader_module(&info, None) }?;
-        Ok(ShaderModule { device: device.clone(), raw })
+        Ok(ShaderModule {
+            device: device.clone(),
+            raw,
+        })
     }
 }
 
@@ -41,18 +44,32 @@ pub struct Pipeline {
 impl Pipeline {
     /// Creates a pipeline from `module` with specialization constants `spec` (pairs of
     /// constant ID and 32-bit value). Errors: Vulkan's result.
-    pub fn new(device: &Arc<Device>, module: &ShaderModule, spec: &[(u32, u32)]) -> Result<Pipeline, vk::Result> {
-        let ranges = [vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::COMPUTE, offset: 0, size: PUSH_CONSTANT_BYTES }];
+    pub fn new(
+        device: &Arc<Device>,
+        module: &ShaderModule,
+        spec: &[(u32, u32)],
+    ) -> Result<Pipeline, vk::Result> {
+        let ranges = [vk::PushConstantRange {
+            stage_flags: vk::ShaderStageFlags::COMPUTE,
+            offset: 0,
+            size: PUSH_CONSTANT_BYTES,
+        }];
         let layout_info = vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges);
         // SAFETY: valid create info.
         let layout = unsafe { device.raw.create_pipeline_layout(&layout_info, None) }?;
         let entries: Vec<vk::SpecializationMapEntry> = spec
             .iter()
             .enumerate()
-            .map(|(i, (id, _))| vk::SpecializationMapEntry { constant_id: *id, offset: (i * 4) as u32, size: 4 })
+            .map(|(i, (id, _))| vk::SpecializationMapEntry {
+                constant_id: *id,
+                offset: (i * 4) as u32,
+                size: 4,
+            })
             .collect();
         let data: Vec<u8> = spec.iter().flat_map(|(_, v)| v.to_le_bytes()).collect();
-        let spec_info = vk::SpecializationInfo::default().map_entries(&entries).data(&data);
+        let spec_info = vk::SpecializationInfo::default()
+            .map_entries(&entries)
+            .data(&data);
         let stage = vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(module.raw)
@@ -63,8 +80,16 @@ impl Pipeline {
             .layout(layout)
             .flags(vk::PipelineCreateFlags::DISPATCH_BASE)];
         // SAFETY: valid create info; the module is alive for the call.
-        match unsafe { device.raw.create_compute_pipelines(vk::PipelineCache::null(), &info, None) } {
-            Ok(p) => Ok(Pipeline { device: device.clone(), layout, raw: p[0] }),
+        match unsafe {
+            device
+                .raw
+                .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
+        } {
+            Ok(p) => Ok(Pipeline {
+                device: device.clone(),
+                layout,
+                raw: p[0],
+            }),
             Err((_, e)) => {
                 // SAFETY: the layout is unused.
                 unsafe { device.raw.destroy_pipeline_layout(layout, None) };

@@ -31,11 +31,17 @@ impl Timeline {
     /// Creates a timeline semaphore at value 0, signalled by submissions to queue
     /// `queue_index`. Errors: `vkCreateSemaphore`'s result.
     pub fn new(device: &Arc<Device>, queue_index: usize) -> Result<Arc<Timeline>, vk::Result> {
-        let mut ty = vk::SemaphoreTypeCreateInfo::default().semaphore_type(vk::SemaphoreType::TIMELINE).initial_value(0);
+        let mut ty = vk::SemaphoreTypeCreateInfo::default()
+            .semaphore_type(vk::SemaphoreType::TIMELINE)
+            .initial_value(0);
         let info = vk::SemaphoreCreateInfo::default().push_next(&mut ty);
         // SAFETY: valid create info on a live device.
         let raw = unsafe { device.raw.create_semaphore(&info, None) }?;
-        Ok(Arc::new(Timeline { device: device.clone(), raw, queue_index }))
+        Ok(Arc::new(Timeline {
+            device: device.clone(),
+            raw,
+            queue_index,
+        }))
     }
 
     /// The current counter value.
@@ -48,7 +54,9 @@ impl Timeline {
     pub fn wait(&self, value: u64) -> Result<(), vk::Result> {
         let sems = [self.raw];
         let values = [value];
-        let info = vk::SemaphoreWaitInfo::default().semaphores(&sems).values(&values);
+        let info = vk::SemaphoreWaitInfo::default()
+            .semaphores(&sems)
+            .values(&values);
         loop {
             // SAFETY: live semaphore; the info outlives the call.
             match unsafe { self.device.raw.wait_semaphores(&info, 1_000_000_000) } {
@@ -61,7 +69,9 @@ impl Timeline {
 
     /// Signals `value` from the host (it must be above the current value).
     pub fn signal(&self, value: u64) -> Result<(), vk::Result> {
-        let info = vk::SemaphoreSignalInfo::default().semaphore(self.raw).value(value);
+        let info = vk::SemaphoreSignalInfo::default()
+            .semaphore(self.raw)
+            .value(value);
         // SAFETY: live semaphore; callers keep values increasing.
         unsafe { self.device.raw.signal_semaphore(&info) }
     }
@@ -84,27 +94,58 @@ impl Recorder<'_> {
     /// `vkCmdCopyBuffer`: each region is (source offset, destination offset, size), bytes.
     pub fn copy_buffer(&mut self, src: &Buffer, dst: &Buffer, regions: &[(u64, u64, u64)]) {
         super::secondary::count_command();
-        let r: Vec<vk::BufferCopy> =
-            regions.iter().map(|&(s, d, n)| vk::BufferCopy { src_offset: s, dst_offset: d, size: n }).collect();
+        let r: Vec<vk::BufferCopy> = regions
+            .iter()
+            .map(|&(s, d, n)| vk::BufferCopy {
+                src_offset: s,
+                dst_offset: d,
+                size: n,
+            })
+            .collect();
         // SAFETY: the command buffer is recording; buffers are alive (the job keeps them).
-        unsafe { self.device.raw.cmd_copy_buffer(self.cmd, src.raw, dst.raw, &r) };
+        unsafe {
+            self.device
+                .raw
+                .cmd_copy_buffer(self.cmd, src.raw, dst.raw, &r)
+        };
     }
 
     /// `vkCmdFillBuffer` with a 32-bit pattern; offset and size multiples of 4.
     pub fn fill_buffer(&mut self, dst: &Buffer, offset: u64, size: u64, word: u32) {
         super::secondary::count_command();
         // SAFETY: as above.
-        unsafe { self.device.raw.cmd_fill_buffer(self.cmd, dst.raw, offset, size, word) };
+        unsafe {
+            self.device
+                .raw
+                .cmd_fill_buffer(self.cmd, dst.raw, offset, size, word)
+        };
     }
 
     /// Binds `pipeline`, pushes the 32-byte constant block and dispatches `groups` work-groups.
-    pub fn dispatch(&mut self, pipeline: &super::pipeline::Pipeline, push: &[u8; 32], groups: [u32; 3]) {
+    pub fn dispatch(
+        &mut self,
+        pipeline: &super::pipeline::Pipeline,
+        push: &[u8; 32],
+        groups: [u32; 3],
+    ) {
         super::secondary::count_command();
         // SAFETY: as above; the pipeline's layout declares exactly this push-constant range.
         unsafe {
-            self.device.raw.cmd_bind_pipeline(self.cmd, vk::PipelineBindPoint::COMPUTE, pipeline.raw);
-            self.device.raw.cmd_push_constants(self.cmd, pipeline.layout, vk::ShaderStageFlags::COMPUTE, 0, push);
-            self.device.raw.cmd_dispatch(self.cmd, groups[0], groups[1], groups[2]);
+            self.device.raw.cmd_bind_pipeline(
+                self.cmd,
+                vk::PipelineBindPoint::COMPUTE,
+                pipeline.raw,
+            );
+            self.device.raw.cmd_push_constants(
+                self.cmd,
+                pipeline.layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                push,
+            );
+            self.device
+                .raw
+                .cmd_dispatch(self.cmd, groups[0], groups[1], groups[2]);
         }
     }
 
@@ -197,7 +238,10 @@ pub struct Job {
 /// Host time in nanoseconds (CLOCK_MONOTONIC), the time base of all profiling values.
 pub fn host_ns() -> u64 {
     static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: valid pointer to a timespec.
     if unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) } == 0 {
         ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -247,7 +291,10 @@ impl Engine {
         let (tx, rx) = channel::<(u64, Job)>();
         let (done_tx, done_rx) = channel::<Done>();
         let (recycle_tx, recycle_rx) = channel::<vk::CommandBuffer>();
-        let progress = Arc::new(Progress { state: Mutex::new((0, 0)), cond: Condvar::new() });
+        let progress = Arc::new(Progress {
+            state: Mutex::new((0, 0)),
+            cond: Condvar::new(),
+        });
         {
             let (device, timeline) = (device.clone(), timeline.clone());
             std::thread::Builder::new()
@@ -262,13 +309,21 @@ impl Engine {
                 .spawn(move || completer(timeline, done_rx, recycle_tx, progress))
                 .map_err(|_| vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
         }
-        Ok(Engine { timeline, sender: Mutex::new(Some(tx)), progress })
+        Ok(Engine {
+            timeline,
+            sender: Mutex::new(Some(tx)),
+            progress,
+        })
     }
 
     /// Queues a job; returns its timeline value.
     pub fn submit(&self, job: Job) -> u64 {
         let sender = self.sender.lock().unwrap_or_else(|e| e.into_inner());
-        let mut st = self.progress.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut st = self
+            .progress
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         st.0 += 1;
         let value = st.0;
         drop(st);
@@ -281,16 +336,28 @@ impl Engine {
 
     /// Blocks until every job queued so far has completed (and its observer was told).
     pub fn finish(&self) {
-        let mut st = self.progress.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut st = self
+            .progress
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         let target = st.0;
         while st.1 < target {
-            st = self.progress.cond.wait(st).unwrap_or_else(|e| e.into_inner());
+            st = self
+                .progress
+                .cond
+                .wait(st)
+                .unwrap_or_else(|e| e.into_inner());
         }
     }
 
     /// The value of the last job queued (0 if none).
     pub fn last_value(&self) -> u64 {
-        self.progress.state.lock().unwrap_or_else(|e| e.into_inner()).0
+        self.progress
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .0
     }
 }
 
@@ -313,7 +380,12 @@ fn worker(
     let mut free: Vec<vk::CommandBuffer> = Vec::new();
     for (value, job) in rx {
         free.extend(recycle_rx.try_iter());
-        let Job { deps, work, observer, keep } = job;
+        let Job {
+            deps,
+            work,
+            observer,
+            keep,
+        } = job;
         tracing::debug!(value, queue_index, deps = deps.len(), "job received");
         let mut waits: Vec<TimelinePoint> = Vec::new();
         let mut failed = false;
@@ -327,12 +399,29 @@ fn worker(
         let host_done = |status: i32, start: u64, keep| {
             let _ = timeline.wait(value - 1);
             let _ = timeline.signal(value);
-            Done { value, status, start, waits: Vec::new(), gpu: None, observer: observer.clone(), keep }
+            Done {
+                value,
+                status,
+                start,
+                waits: Vec::new(),
+                gpu: None,
+                observer: observer.clone(),
+                keep,
+            }
         };
-        tracing::debug!(value, waits = waits.len(), failed, "job dependencies submitted");
+        tracing::debug!(
+            value,
+            waits = waits.len(),
+            failed,
+            "job dependencies submitted"
+        );
         if failed {
             let now = host_ns();
-            let _ = done_tx.send(host_done(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, now, keep));
+            let _ = done_tx.send(host_done(
+                CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+                now,
+                keep,
+            ));
             continue;
         }
         match work {
@@ -348,20 +437,28 @@ fn worker(
                         match unsafe { device.raw.allocate_command_buffers(&info) } {
                             Ok(v) => v[0],
                             Err(_) => {
-                                let _ = done_tx.send(host_done(CL_OUT_OF_RESOURCES, host_ns(), keep));
+                                let _ =
+                                    done_tx.send(host_done(CL_OUT_OF_RESOURCES, host_ns(), keep));
                                 continue;
                             }
                         }
                     }
                 };
-                let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+                let begin = vk::CommandBufferBeginInfo::default()
+                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
                 // SAFETY: the command buffer is idle (new or recycled after completion).
                 let ok = unsafe {
-                    device.raw.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty()).is_ok()
+                    device
+                        .raw
+                        .reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())
+                        .is_ok()
                         && device.raw.begin_command_buffer(cmd, &begin).is_ok()
                 };
                 if ok {
-                    let mut r = Recorder { device: &device, cmd };
+                    let mut r = Recorder {
+                        device: &device,
+                        cmd,
+                    };
                     // Orders this job after everything submitted before it to the same VkQueue
                     // (its own earlier jobs, and dependencies signalled on this VkQueue), in
                     // place of semaphore waits on values whose signal may still be pending.
@@ -375,7 +472,10 @@ fn worker(
                     waits.push((timeline.clone(), value - 1));
                 }
                 // Only dependencies signalled on other VkQueues need a semaphore wait.
-                let sem_waits: Vec<&TimelinePoint> = waits.iter().filter(|(t, _)| t.queue_index != queue_index).collect();
+                let sem_waits: Vec<&TimelinePoint> = waits
+                    .iter()
+                    .filter(|(t, _)| t.queue_index != queue_index)
+                    .collect();
                 let wait_sems: Vec<vk::Semaphore> = sem_waits.iter().map(|(t, _)| t.raw).collect();
                 let wait_values: Vec<u64> = sem_waits.iter().map(|(_, v)| *v).collect();
                 let stages = vec![vk::PipelineStageFlags::ALL_COMMANDS; sem_waits.len()];
@@ -393,7 +493,9 @@ fn worker(
                     .push_next(&mut tl);
                 let start = host_ns();
                 let submitted = ok && {
-                    let q = device.queues[queue_index].lock().unwrap_or_else(|e| e.into_inner());
+                    let q = device.queues[queue_index]
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner());
                     super::secondary::count_submit();
                     // SAFETY: the queue is externally synchronised by the lock; all handles live.
                     unsafe { device.raw.queue_submit(*q, &[submit], vk::Fence::null()) }.is_ok()
@@ -402,7 +504,15 @@ fn worker(
                 tracing::debug!(value, submitted, "job submitted to the device");
                 if submitted {
                     observer.submitted(start, true);
-                    let _ = done_tx.send(Done { value, status: 0, start, waits, gpu: Some(cmd), observer, keep });
+                    let _ = done_tx.send(Done {
+                        value,
+                        status: 0,
+                        start,
+                        waits,
+                        gpu: Some(cmd),
+                        observer,
+                        keep,
+                    });
                 } else {
                     free.push(cmd);
                     let _ = done_tx.send(host_done(CL_OUT_OF_RESOURCES, start, keep));
@@ -437,7 +547,12 @@ fn worker(
     unsafe { device.raw.destroy_command_pool(pool, None) };
 }
 
-fn completer(timeline: Arc<Timeline>, rx: Receiver<Done>, recycle: Sender<vk::CommandBuffer>, progress: Arc<Progress>) {
+fn completer(
+    timeline: Arc<Timeline>,
+    rx: Receiver<Done>,
+    recycle: Sender<vk::CommandBuffer>,
+    progress: Arc<Progress>,
+) {
     for done in rx {
         let mut status = done.status;
         let mut start = done.start;

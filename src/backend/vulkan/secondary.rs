@@ -115,7 +115,13 @@ impl Recorder<'_> {
         unsafe {
             let d = &self.device.raw;
             d.cmd_bind_pipeline(self.cmd, vk::PipelineBindPoint::COMPUTE, pipeline.raw);
-            d.cmd_push_constants(self.cmd, pipeline.layout, vk::ShaderStageFlags::COMPUTE, 0, push);
+            d.cmd_push_constants(
+                self.cmd,
+                pipeline.layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                push,
+            );
             d.cmd_dispatch_indirect(self.cmd, buffer.raw, offset);
         }
     }
