@@ -83,10 +83,11 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// Copies the library and writes an ICD directory naming only it.
-fn private_icd(lib: &Path, out: &Path) -> Result<PathBuf, String> {
-    let lib_dir = out.join("lib");
-    let icd_dir = out.join("icd");
+/// Copies the library into `work` (so that a rebuild cannot change it under a running test)
+/// and writes an ICD directory naming only it; returns that directory's absolute path.
+fn private_icd(lib: &Path, work: &Path) -> Result<PathBuf, String> {
+    let lib_dir = work.join("lib");
+    let icd_dir = work.join("icd");
     for d in [&lib_dir, &icd_dir] {
         std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
     }
@@ -96,7 +97,9 @@ fn private_icd(lib: &Path, out: &Path) -> Result<PathBuf, String> {
         .canonicalize()
         .map_err(|e| format!("cannot resolve {}: {e}", copy.display()))?;
     write(&icd_dir.join("vkcl.icd"), &format!("{}\n", copy.display()))?;
-    Ok(icd_dir)
+    icd_dir
+        .canonicalize()
+        .map_err(|e| format!("cannot resolve {}: {e}", icd_dir.display()))
 }
 
 /// Runs everything; `Ok(false)` when the comparison failed.
@@ -117,7 +120,22 @@ fn run(a: &Args) -> Result<bool, String> {
     let (selected, excluded) = suites::select(&a.suites, &list_text).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(a.out.join("logs"))
         .map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
-    let icd_dir = private_icd(&a.lib, &a.out)?;
+    // The private library lives outside the output directory (which may be committed).
+    let work = std::env::temp_dir().join(format!("cts-runner-{}", std::process::id()));
+    let icd_dir = private_icd(&a.lib, &work)?;
+    let outcome = run_with(a, &selected, &excluded, icd_dir);
+    // Best effort: a leftover temp directory is harmless.
+    let _ = std::fs::remove_dir_all(&work);
+    outcome
+}
+
+/// Runs the selected suites with the loader pointed at `icd_dir`, then reports and compares.
+fn run_with(
+    a: &Args,
+    selected: &[suites::SuiteSpec],
+    excluded: &[suites::Excluded],
+    icd_dir: PathBuf,
+) -> Result<bool, String> {
     let mut env = a.env.clone();
     if a.wimpy {
         env.push(("CL_WIMPY_MODE".to_string(), "1".to_string()));
@@ -133,7 +151,7 @@ fn run(a: &Args) -> Result<bool, String> {
     let started_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let ran = runner::run_suites(&cfg, &selected);
+    let ran = runner::run_suites(&cfg, selected);
     let mut results = RunResults {
         device: a.device.clone(),
         device_name: None,
@@ -157,7 +175,7 @@ fn run(a: &Args) -> Result<bool, String> {
     }
     let json = serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?;
     write(&a.out.join(format!("{}.json", a.device)), &(json + "\n"))?;
-    let summary = report::summary_table(&results, &excluded);
+    let summary = report::summary_table(&results, excluded);
     write(&a.out.join("summary.md"), &summary)?;
     println!("{summary}");
     println!("results in {}", a.out.display());

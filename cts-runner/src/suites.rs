@@ -32,7 +32,8 @@ pub const QUICK_BASIC_TESTS: &[&str] = &[
     "vector_creation",
     "global_work_offsets",
     "kernel_call_kernel_function",
-    "explicit_s2v_int",
+    "loop",
+    "sizeof",
     "enqueue_map_buffer",
     "work_item_functions",
 ];

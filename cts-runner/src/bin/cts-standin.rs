@@ -7,8 +7,8 @@
 //!   (abort), `epsilon` hangs, `zeta` passes, `omega` passes after a partition-style skip line;
 //! - `test_nolist`: cannot `--list`; run whole, it passes `a`, then crashes in `b`.
 //!
-//! Every test first checks that `OCL_ICD_VENDORS` names a directory holding `vkcl.icd`, as
-//! the runner promises, and fails otherwise.
+//! Every test first checks that `OCL_ICD_VENDORS` names a directory holding a `vkcl.icd` that
+//! names an existing library by absolute path, as the runner promises, and fails otherwise.
 
 use std::time::Duration;
 
@@ -24,7 +24,11 @@ fn tests_of(kind: &str) -> &'static [&'static str] {
 fn run_test(name: &str) -> Option<bool> {
     let icd_ok = std::env::var_os("OCL_ICD_VENDORS")
         .map(std::path::PathBuf::from)
-        .is_some_and(|d| d.join("vkcl.icd").is_file());
+        .and_then(|d| std::fs::read_to_string(d.join("vkcl.icd")).ok())
+        .is_some_and(|lib| {
+            let lib = std::path::Path::new(lib.trim());
+            lib.is_absolute() && lib.is_file()
+        });
     if !icd_ok {
         println!("OCL_ICD_VENDORS does not name a directory with vkcl.icd");
         return Some(false);
