@@ -37,8 +37,16 @@ pub struct Change {
 impl std::fmt::Display for Change {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.expected {
-            Some(e) => write!(f, "{}/{}: expected {}, got {}", self.suite, self.test, e, self.got),
-            None => write!(f, "{}/{}: new test, got {}", self.suite, self.test, self.got),
+            Some(e) => write!(
+                f,
+                "{}/{}: expected {}, got {}",
+                self.suite, self.test, e, self.got
+            ),
+            None => write!(
+                f,
+                "{}/{}: new test, got {}",
+                self.suite, self.test, self.got
+            ),
         }
     }
 }
@@ -133,7 +141,12 @@ mod tests {
         let mut exp = Expectations::default();
         update(
             &mut exp,
-            &[suite(&[("a", Status::Pass), ("b", Status::Fail), ("c", Status::Skip), ("d", Status::Fail)])],
+            &[suite(&[
+                ("a", Status::Pass),
+                ("b", Status::Fail),
+                ("c", Status::Skip),
+                ("d", Status::Fail),
+            ])],
             Some("abc"),
         );
         assert_eq!(exp.cts_commit.as_deref(), Some("abc"));
@@ -149,11 +162,14 @@ mod tests {
         let c = compare(&exp, std::slice::from_ref(&run));
         assert!(c.failed());
         assert_eq!(c.regressions.len(), 1);
-        assert_eq!(c.regressions[0].to_string(), "api/a: expected pass, got crash");
+        assert_eq!(
+            c.regressions[0].to_string(),
+            "api/a: expected pass, got crash"
+        );
         assert_eq!(c.unexpected_passes[0].test, "b");
         assert_eq!(c.other_changes.len(), 2);
         assert_eq!(c.new_tests[0].to_string(), "api/e: new test, got fail");
-        update(&mut exp, &[run.clone()], None);
+        update(&mut exp, std::slice::from_ref(&run), None);
         assert!(!compare(&exp, &[run]).failed());
         assert_eq!(exp.suites["api"].len(), 5);
     }

@@ -170,7 +170,10 @@ fn run_with(
                 results.device_name = parse::parse(&parse::untimed(&log), None, false).device_name;
             }
         }
-        write(&a.out.join(format!("{}.md", suite.id)), &report::suite_table(&suite))?;
+        write(
+            &a.out.join(format!("{}.md", suite.id)),
+            &report::suite_table(&suite),
+        )?;
         results.suites.push(suite);
     }
     let json = serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?;
@@ -197,7 +200,10 @@ fn run_with(
         eprintln!("changed (not fatal): {c}");
     }
     if !cmp.new_tests.is_empty() {
-        eprintln!("{} tests not in the expectations (not fatal)", cmp.new_tests.len());
+        eprintln!(
+            "{} tests not in the expectations (not fatal)",
+            cmp.new_tests.len()
+        );
     }
     if a.update_expectations {
         expect::update(&mut exp, &results.suites, results.cts_commit.as_deref());

@@ -32,8 +32,7 @@ pub struct Parsed {
 
 fn is_name(s: &str) -> bool {
     !s.is_empty()
-        && s
-            .chars()
+        && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '*'))
 }
 
@@ -98,7 +97,9 @@ pub fn parse(lines: &[Line], known: Option<&[String]>, skip_lines_mean_skip: boo
                 .and_then(|r| r.split_once(" tests is not supported in offline"))
                 .and_then(|(n, _)| is_name(n).then_some((n, Status::Skip)))
         };
-        let Some((name, mut status)) = verdict else { continue };
+        let Some((name, mut status)) = verdict else {
+            continue;
+        };
         let start = match &current {
             Some((c, start, skipped)) if c == name => {
                 if status == Status::Pass && *skipped && skip_lines_mean_skip {
@@ -162,7 +163,11 @@ mod tests {
             d skipped (requires at least OpenCL version 2.0, but the device reports OpenCL version 1.2)\n\
             FAILED 1 of 4 tests.\n";
         let p = parse(&timed(out), None, false);
-        let got: Vec<(&str, Status)> = p.tests.iter().map(|t| (t.name.as_str(), t.status)).collect();
+        let got: Vec<(&str, Status)> = p
+            .tests
+            .iter()
+            .map(|t| (t.name.as_str(), t.status))
+            .collect();
         assert_eq!(
             got,
             vec![
@@ -194,7 +199,11 @@ mod tests {
     #[test]
     fn chatter_is_not_a_test_when_list_known() {
         let known = vec!["a".to_string()];
-        let p = parse(&timed("a...\nTesting...\nTesting passed\na passed\n"), Some(&known), false);
+        let p = parse(
+            &timed("a...\nTesting...\nTesting passed\na passed\n"),
+            Some(&known),
+            false,
+        );
         assert_eq!(p.tests.len(), 1);
         assert_eq!(p.tests[0].name, "a");
         assert_eq!(p.tests[0].duration_s, Some(3.0));

@@ -27,7 +27,9 @@ pub fn summary_table(run: &RunResults, excluded: &[Excluded]) -> String {
     );
     let _ = writeln!(md, "- command: `{}`", run.command);
     let _ = writeln!(md, "- started: {} (Unix time, UTC)\n", run.started_unix);
-    md.push_str("| suite | state | tests | pass | fail | skip | crash | timeout | not run | duration |\n");
+    md.push_str(
+        "| suite | state | tests | pass | fail | skip | crash | timeout | not run | duration |\n",
+    );
     md.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     let mut totals = [0usize; 6];
     let mut total_tests = 0;
@@ -38,7 +40,14 @@ pub fn summary_table(run: &RunResults, excluded: &[Excluded]) -> String {
             SuiteState::NotBuilt => "not built",
             SuiteState::Error => "error",
         };
-        let _ = write!(md, "| [{}]({}.md) | {} | {} |", s.id, s.id, state, s.tests.len());
+        let _ = write!(
+            md,
+            "| [{}]({}.md) | {} | {} |",
+            s.id,
+            s.id,
+            state,
+            s.tests.len()
+        );
         for (i, st) in Status::ALL.iter().enumerate() {
             let n = s.count(*st);
             totals[i] += n;
@@ -56,7 +65,13 @@ pub fn summary_table(run: &RunResults, excluded: &[Excluded]) -> String {
     if !excluded.is_empty() {
         md.push_str("\n## Excluded suites\n\n| suite | command | reason |\n|---|---|---|\n");
         for e in excluded {
-            let _ = writeln!(md, "| {} | `{}` | {} |", e.suite.title, e.suite.command(), e.reason);
+            let _ = writeln!(
+                md,
+                "| {} | `{}` | {} |",
+                e.suite.title,
+                e.suite.command(),
+                e.reason
+            );
         }
     }
     md
@@ -90,7 +105,9 @@ pub fn suite_table(s: &SuiteResult) -> String {
     }
     md.push_str("| test | status | duration | note |\n|---|---|---:|---|\n");
     for t in &s.tests {
-        let d = t.duration_s.map_or("-".to_string(), |d| format!("{d:.2} s"));
+        let d = t
+            .duration_s
+            .map_or("-".to_string(), |d| format!("{d:.2} s"));
         let note = t.note.as_deref().unwrap_or("").replace('|', "\\|");
         let status = if t.status == Status::Pass {
             t.status.to_string()
@@ -145,10 +162,19 @@ mod tests {
             suites: vec![suite()],
         };
         let md = summary_table(&run, &[]);
-        assert!(md.contains("| [api](api.md) | ran | 2 | 1 | 0 | 0 | 1 | 0 | 0 | 3.0 s |"), "{md}");
-        assert!(md.contains("| **total** | | **2** | **1** | **0** | **0** | **1** |"), "{md}");
+        assert!(
+            md.contains("| [api](api.md) | ran | 2 | 1 | 0 | 0 | 1 | 0 | 0 | 3.0 s |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| **total** | | **2** | **1** | **0** | **0** | **1** |"),
+            "{md}"
+        );
         let t = suite_table(&suite());
-        assert!(t.contains("| b | **crash** | 2.00 s | died by signal 11 |"), "{t}");
+        assert!(
+            t.contains("| b | **crash** | 2.00 s | died by signal 11 |"),
+            "{t}"
+        );
         assert!(t.contains("2 tests: 1 pass, 1 crash; 3.0 s"), "{t}");
     }
 }

@@ -241,7 +241,10 @@ pub fn classify_single(test: &str, o: &Outcome, p: &Parsed) -> TestResult {
         ),
         (Exit::Code(c), _) if p.closing.is_none() => (
             Status::Crash,
-            Some(format!("ended ({}) without its closing line", exit_text(&Exit::Code(*c)))),
+            Some(format!(
+                "ended ({}) without its closing line",
+                exit_text(&Exit::Code(*c))
+            )),
         ),
         (_, Some(v)) => (v, None),
         (Exit::Code(c), None) => {
@@ -251,7 +254,10 @@ pub fn classify_single(test: &str, o: &Outcome, p: &Parsed) -> TestResult {
             } else if *c == 0 {
                 (Status::Pass, Some(format!("no verdict line; {closing}")))
             } else {
-                (Status::Fail, Some(format!("no verdict line; exit {c}; {closing}")))
+                (
+                    Status::Fail,
+                    Some(format!("no verdict line; exit {c}; {closing}")),
+                )
             }
         }
     };
@@ -264,14 +270,20 @@ pub fn classify_single(test: &str, o: &Outcome, p: &Parsed) -> TestResult {
 }
 
 /// The verdicts for a whole-suite process.
-pub fn classify_whole(id: &str, listed: Option<&[String]>, o: &Outcome, p: &Parsed) -> Vec<TestResult> {
+pub fn classify_whole(
+    id: &str,
+    listed: Option<&[String]>,
+    o: &Outcome,
+    p: &Parsed,
+) -> Vec<TestResult> {
     let mut tests = p.tests.clone();
     let abnormal = match &o.exit {
         Exit::TimedOut => Some((Status::Timeout, "ran past the time limit".to_string())),
         Exit::Signal(s) => Some((Status::Crash, format!("died by signal {s}"))),
-        Exit::Code(c) if p.closing.is_none() => {
-            Some((Status::Crash, format!("ended (exit {c}) without its closing line")))
-        }
+        Exit::Code(c) if p.closing.is_none() => Some((
+            Status::Crash,
+            format!("ended (exit {c}) without its closing line"),
+        )),
         Exit::Code(_) => None,
     };
     if let Some((status, note)) = &abnormal {

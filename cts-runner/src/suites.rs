@@ -202,7 +202,10 @@ pub fn find_list(cts_dir: &Path) -> Option<std::path::PathBuf> {
 
 /// Resolves `--suites` (`quick`, `full`, or comma-separated ids, `id:test1+test2` for a
 /// subset) against the conformance list text.
-pub fn select(selection: &str, list_text: &str) -> Result<(Vec<SuiteSpec>, Vec<Excluded>), SelectError> {
+pub fn select(
+    selection: &str,
+    list_text: &str,
+) -> Result<(Vec<SuiteSpec>, Vec<Excluded>), SelectError> {
     let all = parse_list(list_text);
     let exclusions = parse_exclusions(EXCLUSIONS);
     match selection {
@@ -298,7 +301,10 @@ mod tests {
         let (s, _) = select("api,basic:hostptr+fpmath", LIST).expect("selection");
         assert_eq!(s.len(), 2);
         assert_eq!(s[1].tests, vec!["hostptr", "fpmath"]);
-        assert!(matches!(select("nosuch", LIST), Err(SelectError::Unknown(_))));
+        assert!(matches!(
+            select("nosuch", LIST),
+            Err(SelectError::Unknown(_))
+        ));
     }
 
     #[test]

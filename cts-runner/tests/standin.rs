@@ -40,7 +40,17 @@ fn runner(f: &Fake, extra: &[&str]) -> std::process::Output {
         .arg(f.root.join("cts"))
         .arg("--lib")
         .arg(f.root.join("libvkcl.so"))
-        .args(["--device", "standin", "--suites", "full", "--jobs", "2", "--timeout", "3", "--quiet"])
+        .args([
+            "--device",
+            "standin",
+            "--suites",
+            "full",
+            "--jobs",
+            "2",
+            "--timeout",
+            "3",
+            "--quiet",
+        ])
         .arg("--out")
         .arg("out")
         .current_dir(&f.root)
@@ -58,7 +68,11 @@ fn statuses(f: &Fake) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     for s in v["suites"].as_array().expect("suites") {
         let id = s["id"].as_str().unwrap_or("").to_string();
-        out.push((id.clone(), "(state)".to_string(), s["state"].as_str().unwrap_or("").to_string()));
+        out.push((
+            id.clone(),
+            "(state)".to_string(),
+            s["state"].as_str().unwrap_or("").to_string(),
+        ));
         for t in s["tests"].as_array().expect("tests") {
             out.push((
                 id.clone(),
@@ -72,7 +86,8 @@ fn statuses(f: &Fake) -> Vec<(String, String, String)> {
 
 fn edit_expectation(f: &Fake, suite: &str, test: &str, status: &str) {
     let p = f.root.join("exp.json");
-    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&p).expect("read")).expect("json");
+    let mut v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&p).expect("read")).expect("json");
     v["suites"][suite][test] = Value::String(status.to_string());
     std::fs::write(&p, serde_json::to_string(&v).expect("ser")).expect("write");
 }
@@ -82,10 +97,20 @@ fn full_run_results_and_expectations() {
     let f = fake_cts();
     // No expectations yet: refuse to compare.
     let o = runner(&f, &[]);
-    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 
     let o = runner(&f, &["--update-expectations"]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let got = statuses(&f);
     let want: Vec<(&str, &str, &str)> = vec![
         ("good", "(state)", "ran"),
@@ -108,29 +133,51 @@ fn full_run_results_and_expectations() {
         ("good_a_c", "c", "skip"),
         ("missing", "(state)", "not_built"),
     ];
-    let got_ref: Vec<(&str, &str, &str)> =
-        got.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str())).collect();
+    let got_ref: Vec<(&str, &str, &str)> = got
+        .iter()
+        .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+        .collect();
     assert_eq!(got_ref, want);
 
     let summary = std::fs::read_to_string(f.root.join("out/summary.md")).expect("summary");
-    assert!(summary.contains("| [mixed](mixed.md) | ran | 7 | 3 | 1 | 1 | 1 | 1 | 0 |"), "{summary}");
-    assert!(summary.contains("OpenCL-GL Sharing"), "exclusion named: {summary}");
+    assert!(
+        summary.contains("| [mixed](mixed.md) | ran | 7 | 3 | 1 | 1 | 1 | 1 | 0 |"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("OpenCL-GL Sharing"),
+        "exclusion named: {summary}"
+    );
     let mixed = std::fs::read_to_string(f.root.join("out/mixed.md")).expect("mixed.md");
     assert!(mixed.contains("| delta | **crash** |"), "{mixed}");
     let log = std::fs::read_to_string(f.root.join("out/logs/mixed.log")).expect("log");
-    assert!(log.contains("ERROR: result mismatch at 3"), "stderr kept in the log");
-    assert!(!f.root.join("out/lib").exists(), "the private library stays out of --out");
+    assert!(
+        log.contains("ERROR: result mismatch at 3"),
+        "stderr kept in the log"
+    );
+    assert!(
+        !f.root.join("out/lib").exists(),
+        "the private library stays out of --out"
+    );
 
     // Same results again: exit 0.
     let o = runner(&f, &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 
     // An expectation of pass that now fails is a regression, named.
     edit_expectation(&f, "mixed", "beta", "pass");
     let o = runner(&f, &[]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("REGRESSION: mixed/beta: expected pass, got fail"), "{err}");
+    assert!(
+        err.contains("REGRESSION: mixed/beta: expected pass, got fail"),
+        "{err}"
+    );
 
     // An expected failure that passes is an unexpected pass, named.
     edit_expectation(&f, "mixed", "beta", "fail");
@@ -138,7 +185,10 @@ fn full_run_results_and_expectations() {
     let o = runner(&f, &[]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("UNEXPECTED PASS: good/a: expected fail, got pass"), "{err}");
+    assert!(
+        err.contains("UNEXPECTED PASS: good/a: expected fail, got pass"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -149,12 +199,23 @@ fn selection_and_bad_arguments() {
         .arg(f.root.join("cts"))
         .arg("--lib")
         .arg(f.root.join("libvkcl.so"))
-        .args(["--suites", "mixed:alpha+omega", "--quiet", "--device", "standin"])
+        .args([
+            "--suites",
+            "mixed:alpha+omega",
+            "--quiet",
+            "--device",
+            "standin",
+        ])
         .arg("--out")
         .arg(f.root.join("out"))
         .output()
         .expect("runs");
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let got = statuses(&f);
     assert_eq!(got.len(), 3);
     assert_eq!(got[1].1, "alpha");

@@ -15,7 +15,9 @@ use std::time::Duration;
 fn tests_of(kind: &str) -> &'static [&'static str] {
     match kind {
         "test_good" => &["a", "b", "c"],
-        "test_mixed" => &["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "omega"],
+        "test_mixed" => &[
+            "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "omega",
+        ],
         _ => &["a", "b"],
     }
 }
@@ -48,7 +50,9 @@ fn run_test(name: &str) -> Option<bool> {
             Some(true)
         }
         "omega" => {
-            println!("Device partition type \"X\" is not supported on device 0x1. Skipping test...");
+            println!(
+                "Device partition type \"X\" is not supported on device 0x1. Skipping test..."
+            );
             Some(true)
         }
         _ => Some(true),
@@ -88,7 +92,11 @@ fn main() {
             std::process::exit(1);
         }
         println!("{t}...");
-        let id = if kind == "test_nolist" { format!("nolist-{t}") } else { t.to_string() };
+        let id = if kind == "test_nolist" {
+            format!("nolist-{t}")
+        } else {
+            t.to_string()
+        };
         match run_test(&id) {
             Some(true) => {
                 println!("{t} passed");

@@ -135,7 +135,13 @@ impl Api {
         let mut buf = vec![0u8; size.max(1)];
         // SAFETY: buf holds `size` bytes.
         check(call, unsafe {
-            f(h, param, buf.len(), buf.as_mut_ptr().cast(), ptr::null_mut())
+            f(
+                h,
+                param,
+                buf.len(),
+                buf.as_mut_ptr().cast(),
+                ptr::null_mut(),
+            )
         })?;
         let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
         Ok(String::from_utf8_lossy(&buf[..end]).into_owned())
@@ -161,7 +167,10 @@ impl Api {
                 (self.clGetDeviceIDs)(p, CL_DEVICE_TYPE_ALL, 1, &mut dev, ptr::null_mut())
             };
             if r == 0 {
-                out.push(Platform { raw: p, device: dev });
+                out.push(Platform {
+                    raw: p,
+                    device: dev,
+                });
             }
         }
         Ok(out)
@@ -169,17 +178,32 @@ impl Api {
 
     /// The platform's name.
     pub fn platform_name(&self, p: Platform) -> ClResult<String> {
-        self.string_info("clGetPlatformInfo", self.clGetPlatformInfo, p.raw, CL_PLATFORM_NAME)
+        self.string_info(
+            "clGetPlatformInfo",
+            self.clGetPlatformInfo,
+            p.raw,
+            CL_PLATFORM_NAME,
+        )
     }
 
     /// The platform's version string.
     pub fn platform_version(&self, p: Platform) -> ClResult<String> {
-        self.string_info("clGetPlatformInfo", self.clGetPlatformInfo, p.raw, CL_PLATFORM_VERSION)
+        self.string_info(
+            "clGetPlatformInfo",
+            self.clGetPlatformInfo,
+            p.raw,
+            CL_PLATFORM_VERSION,
+        )
     }
 
     /// The device's name.
     pub fn device_name(&self, p: Platform) -> ClResult<String> {
-        self.string_info("clGetDeviceInfo", self.clGetDeviceInfo, p.device, CL_DEVICE_NAME)
+        self.string_info(
+            "clGetDeviceInfo",
+            self.clGetDeviceInfo,
+            p.device,
+            CL_DEVICE_NAME,
+        )
     }
 
     /// The device's `CL_DEVICE_TYPE` bits.
@@ -187,7 +211,13 @@ impl Api {
         let mut t = 0u64;
         // SAFETY: CL_DEVICE_TYPE is a cl_bitfield (u64).
         check("clGetDeviceInfo", unsafe {
-            (self.clGetDeviceInfo)(p.device, CL_DEVICE_TYPE, 8, (&mut t as *mut u64).cast(), ptr::null_mut())
+            (self.clGetDeviceInfo)(
+                p.device,
+                CL_DEVICE_TYPE,
+                8,
+                (&mut t as *mut u64).cast(),
+                ptr::null_mut(),
+            )
         })?;
         Ok(t)
     }
@@ -197,10 +227,20 @@ impl Api {
         let mut err = 0;
         // SAFETY: one valid device handle, no callback.
         let ctx = unsafe {
-            (self.clCreateContext)(ptr::null(), 1, &p.device, ptr::null(), ptr::null_mut(), &mut err)
+            (self.clCreateContext)(
+                ptr::null(),
+                1,
+                &p.device,
+                ptr::null(),
+                ptr::null_mut(),
+                &mut err,
+            )
         };
         check("clCreateContext", err)?;
-        let ctx = Context { api: self, raw: ctx };
+        let ctx = Context {
+            api: self,
+            raw: ctx,
+        };
         // SAFETY: valid context and device.
         let q = unsafe { (self.clCreateCommandQueue)(ctx.raw, p.device, 0, &mut err) };
         check("clCreateCommandQueue", err)?;
@@ -302,10 +342,20 @@ impl<'a> Session<'a> {
         let mut err = 0;
         // SAFETY: no host pointer.
         let raw = unsafe {
-            (self.api.clCreateBuffer)(self.ctx.raw, CL_MEM_READ_WRITE, size, ptr::null_mut(), &mut err)
+            (self.api.clCreateBuffer)(
+                self.ctx.raw,
+                CL_MEM_READ_WRITE,
+                size,
+                ptr::null_mut(),
+                &mut err,
+            )
         };
         check("clCreateBuffer", err)?;
-        Ok(Buffer { api: self.api, raw, size })
+        Ok(Buffer {
+            api: self.api,
+            raw,
+            size,
+        })
     }
 
     /// Blocking write of `data` at offset 0.
@@ -314,7 +364,17 @@ impl<'a> Session<'a> {
         assert!(bytes <= b.size, "write larger than the buffer");
         // SAFETY: blocking write from `bytes` readable bytes into a buffer at least that large.
         check("clEnqueueWriteBuffer", unsafe {
-            (self.api.clEnqueueWriteBuffer)(self.queue.raw, b.raw, 1, 0, bytes, data.as_ptr().cast(), 0, ptr::null(), ptr::null_mut())
+            (self.api.clEnqueueWriteBuffer)(
+                self.queue.raw,
+                b.raw,
+                1,
+                0,
+                bytes,
+                data.as_ptr().cast(),
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
         })
     }
 
@@ -324,7 +384,17 @@ impl<'a> Session<'a> {
         assert!(bytes <= b.size, "read larger than the buffer");
         // SAFETY: blocking read into `bytes` writable bytes.
         check("clEnqueueReadBuffer", unsafe {
-            (self.api.clEnqueueReadBuffer)(self.queue.raw, b.raw, 1, 0, bytes, data.as_mut_ptr().cast(), 0, ptr::null(), ptr::null_mut())
+            (self.api.clEnqueueReadBuffer)(
+                self.queue.raw,
+                b.raw,
+                1,
+                0,
+                bytes,
+                data.as_mut_ptr().cast(),
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
         })
     }
 
@@ -345,7 +415,14 @@ impl<'a> Session<'a> {
         let prog = Program { api: self.api, raw };
         // SAFETY: valid program and device, no options, synchronous build.
         let r = unsafe {
-            (self.api.clBuildProgram)(raw, 1, &self.device, ptr::null(), ptr::null(), ptr::null_mut())
+            (self.api.clBuildProgram)(
+                raw,
+                1,
+                &self.device,
+                ptr::null(),
+                ptr::null(),
+                ptr::null_mut(),
+            )
         };
         if r != 0 {
             let log = self
@@ -362,7 +439,12 @@ impl<'a> Session<'a> {
     }
 
     /// A kernel of a built program, with its arguments set.
-    pub fn kernel(&self, p: &Program<'a>, name: &str, args: &[Arg<'_, 'a>]) -> ClResult<Kernel<'a>> {
+    pub fn kernel(
+        &self,
+        p: &Program<'a>,
+        name: &str,
+        args: &[Arg<'_, 'a>],
+    ) -> ClResult<Kernel<'a>> {
         let cname = CString::new(name).map_err(|_| ClError {
             call: "clCreateKernel",
             code: -46,
@@ -377,7 +459,12 @@ impl<'a> Session<'a> {
             let r = match a {
                 // SAFETY: a cl_mem handle by pointer, as the API wants.
                 Arg::Buf(b) => unsafe {
-                    (self.api.clSetKernelArg)(raw, i as u32, std::mem::size_of::<Handle>(), (&b.raw as *const Handle).cast())
+                    (self.api.clSetKernelArg)(
+                        raw,
+                        i as u32,
+                        std::mem::size_of::<Handle>(),
+                        (&b.raw as *const Handle).cast(),
+                    )
                 },
                 // SAFETY: a 4-byte scalar by pointer.
                 Arg::U32(v) => unsafe {
@@ -390,11 +477,26 @@ impl<'a> Session<'a> {
     }
 
     /// Enqueues a 1- or 2-dimensional NDRange (local size optional), without waiting.
-    pub fn launch(&self, k: &Kernel<'a>, global: &[usize], local: Option<&[usize]>) -> ClResult<()> {
+    pub fn launch(
+        &self,
+        k: &Kernel<'a>,
+        global: &[usize],
+        local: Option<&[usize]>,
+    ) -> ClResult<()> {
         let local_ptr = local.map_or(ptr::null(), |l| l.as_ptr());
         // SAFETY: global (and local) hold work_dim sizes; no events.
         check("clEnqueueNDRangeKernel", unsafe {
-            (self.api.clEnqueueNDRangeKernel)(self.queue.raw, k.raw, global.len() as u32, ptr::null(), global.as_ptr(), local_ptr, 0, ptr::null(), ptr::null_mut())
+            (self.api.clEnqueueNDRangeKernel)(
+                self.queue.raw,
+                k.raw,
+                global.len() as u32,
+                ptr::null(),
+                global.as_ptr(),
+                local_ptr,
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
         })
     }
 
@@ -410,12 +512,26 @@ impl Api {
         let mut size = 0usize;
         // SAFETY: size query.
         check("clGetProgramBuildInfo", unsafe {
-            (self.clGetProgramBuildInfo)(prog, dev, CL_PROGRAM_BUILD_LOG, 0, ptr::null_mut(), &mut size)
+            (self.clGetProgramBuildInfo)(
+                prog,
+                dev,
+                CL_PROGRAM_BUILD_LOG,
+                0,
+                ptr::null_mut(),
+                &mut size,
+            )
         })?;
         let mut buf = vec![0u8; size.max(1)];
         // SAFETY: buf holds size bytes.
         check("clGetProgramBuildInfo", unsafe {
-            (self.clGetProgramBuildInfo)(prog, dev, CL_PROGRAM_BUILD_LOG, buf.len(), buf.as_mut_ptr().cast(), ptr::null_mut())
+            (self.clGetProgramBuildInfo)(
+                prog,
+                dev,
+                CL_PROGRAM_BUILD_LOG,
+                buf.len(),
+                buf.as_mut_ptr().cast(),
+                ptr::null_mut(),
+            )
         })?;
         let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
         Ok(String::from_utf8_lossy(&buf[..end]).into_owned())

@@ -71,9 +71,23 @@ struct PlatformResults {
 
 fn sizes(small: bool) -> Sizes {
     if small {
-        Sizes { launches: 200, round_trips: 50, bytes: 8 << 20, reps: 3, flop_items: 4096, n: 128 }
+        Sizes {
+            launches: 200,
+            round_trips: 50,
+            bytes: 8 << 20,
+            reps: 3,
+            flop_items: 4096,
+            n: 128,
+        }
     } else {
-        Sizes { launches: 2000, round_trips: 300, bytes: 64 << 20, reps: 7, flop_items: 32768, n: 512 }
+        Sizes {
+            launches: 2000,
+            round_trips: 300,
+            bytes: 64 << 20,
+            reps: 7,
+            flop_items: 32768,
+            n: 512,
+        }
     }
 }
 
@@ -90,7 +104,9 @@ fn implausible(id: &str, value: f64, cpu: bool) -> Option<String> {
     let max_gbps = if cpu { 400.0 } else { 10_000.0 };
     let bad = match id {
         "enqueue_cost" => (value < 0.05).then(|| "under 50 ns per launch".to_string()),
-        "launch_latency" => (value < 1.0).then(|| "under 1 us from enqueue to completion".to_string()),
+        "launch_latency" => {
+            (value < 1.0).then(|| "under 1 us from enqueue to completion".to_string())
+        }
         "write_bandwidth" | "read_bandwidth" | "copy_kernel_bandwidth" => {
             (value > max_gbps).then(|| format!("over {max_gbps} GB/s"))
         }
@@ -104,7 +120,10 @@ fn implausible(id: &str, value: f64, cpu: bool) -> Option<String> {
 
 /// The child side: one platform, every selected workload.
 fn child(query: &str, args: &Args) -> PlatformResults {
-    let mut r = PlatformResults { query: query.to_string(), ..Default::default() };
+    let mut r = PlatformResults {
+        query: query.to_string(),
+        ..Default::default()
+    };
     let api = match cl::Api::load() {
         Ok(a) => a,
         Err(e) => {
@@ -129,7 +148,9 @@ fn child(query: &str, args: &Args) -> PlatformResults {
     r.platform = api.platform_name(p).ok();
     r.version = api.platform_version(p).ok();
     r.device = api.device_name(p).ok();
-    let cpu = api.device_type(p).is_ok_and(|t| t & cl::DEVICE_TYPE_CPU != 0);
+    let cpu = api
+        .device_type(p)
+        .is_ok_and(|t| t & cl::DEVICE_TYPE_CPU != 0);
     let session = match api.session(p) {
         Ok(s) => s,
         Err(e) => {
@@ -140,7 +161,10 @@ fn child(query: &str, args: &Args) -> PlatformResults {
     let z = sizes(args.small);
     for w in selected(args) {
         eprintln!("  {query}: {}", w.id);
-        let mut o = Outcome { unit: w.unit.to_string(), ..Default::default() };
+        let mut o = Outcome {
+            unit: w.unit.to_string(),
+            ..Default::default()
+        };
         match (w.run)(&session, &z) {
             Ok(f) => {
                 o.implausible = implausible(w.id, f.value, cpu);
@@ -169,7 +193,9 @@ fn selected(args: &Args) -> Vec<&'static workloads::Workload> {
 fn vendors_dir(lib: &std::path::Path) -> Result<PathBuf, String> {
     let dir = std::env::temp_dir().join(format!("vkcl-bench-icd-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let lib = lib.canonicalize().map_err(|e| format!("{}: {e}", lib.display()))?;
+    let lib = lib
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", lib.display()))?;
     std::fs::write(dir.join("vkcl.icd"), format!("{}\n", lib.display()))
         .map_err(|e| format!("{}: {e}", dir.display()))?;
     if let Ok(entries) = std::fs::read_dir("/etc/OpenCL/vendors") {
@@ -206,7 +232,8 @@ fn cell(o: Option<&Outcome>) -> String {
 }
 
 fn usable(o: Option<&Outcome>) -> Option<f64> {
-    o.filter(|o| o.error.is_none() && o.implausible.is_none()).and_then(|o| o.value)
+    o.filter(|o| o.error.is_none() && o.implausible.is_none())
+        .and_then(|o| o.value)
 }
 
 fn main() -> std::process::ExitCode {
@@ -231,7 +258,11 @@ fn main() -> std::process::ExitCode {
 fn parent(args: &Args) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let vendors = args.vkcl_lib.as_deref().map(vendors_dir).transpose()?;
-    let queries: Vec<String> = args.platforms.split(',').map(|s| s.trim().to_string()).collect();
+    let queries: Vec<String> = args
+        .platforms
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .collect();
     let mut all = Vec::new();
     for q in &queries {
         eprintln!("{q}:");
@@ -249,8 +280,11 @@ fn parent(args: &Args) -> Result<(), String> {
         if std::env::var_os("RUSTICL_ENABLE").is_none() {
             cmd.env("RUSTICL_ENABLE", "llvmpipe");
         }
-        cmd.env("RUST_BACKTRACE", "0").stderr(std::process::Stdio::inherit());
-        let out = cmd.output().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+        cmd.env("RUST_BACKTRACE", "0")
+            .stderr(std::process::Stdio::inherit());
+        let out = cmd
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
         let text = String::from_utf8_lossy(&out.stdout);
         let r = text
             .lines()
@@ -292,7 +326,9 @@ fn print_table(all: &[PlatformResults], args: &Args) {
             p.platform.as_deref().unwrap_or("?"),
             p.version.as_deref().unwrap_or("?"),
             p.device.as_deref().unwrap_or("?"),
-            p.error.as_ref().map_or(String::new(), |e| format!(" | ERROR: {e}"))
+            p.error
+                .as_ref()
+                .map_or(String::new(), |e| format!(" | ERROR: {e}"))
         );
     }
     println!();

@@ -54,15 +54,60 @@ pub struct Sizes {
 
 /// The workloads, in print order.
 pub const WORKLOADS: &[Workload] = &[
-    Workload { id: "enqueue_cost", unit: "us/launch", better: Better::Lower, run: enqueue_cost },
-    Workload { id: "launch_latency", unit: "us", better: Better::Lower, run: launch_latency },
-    Workload { id: "write_bandwidth", unit: "GB/s", better: Better::Higher, run: write_bandwidth },
-    Workload { id: "read_bandwidth", unit: "GB/s", better: Better::Higher, run: read_bandwidth },
-    Workload { id: "copy_kernel_bandwidth", unit: "GB/s", better: Better::Higher, run: copy_bandwidth },
-    Workload { id: "compute_fp32", unit: "GFLOP/s", better: Better::Higher, run: compute },
-    Workload { id: "sgemm_tiled", unit: "GFLOP/s", better: Better::Higher, run: sgemm },
-    Workload { id: "build_cold", unit: "ms", better: Better::Lower, run: build_cold },
-    Workload { id: "build_again", unit: "ms", better: Better::Lower, run: build_again },
+    Workload {
+        id: "enqueue_cost",
+        unit: "us/launch",
+        better: Better::Lower,
+        run: enqueue_cost,
+    },
+    Workload {
+        id: "launch_latency",
+        unit: "us",
+        better: Better::Lower,
+        run: launch_latency,
+    },
+    Workload {
+        id: "write_bandwidth",
+        unit: "GB/s",
+        better: Better::Higher,
+        run: write_bandwidth,
+    },
+    Workload {
+        id: "read_bandwidth",
+        unit: "GB/s",
+        better: Better::Higher,
+        run: read_bandwidth,
+    },
+    Workload {
+        id: "copy_kernel_bandwidth",
+        unit: "GB/s",
+        better: Better::Higher,
+        run: copy_bandwidth,
+    },
+    Workload {
+        id: "compute_fp32",
+        unit: "GFLOP/s",
+        better: Better::Higher,
+        run: compute,
+    },
+    Workload {
+        id: "sgemm_tiled",
+        unit: "GFLOP/s",
+        better: Better::Higher,
+        run: sgemm,
+    },
+    Workload {
+        id: "build_cold",
+        unit: "ms",
+        better: Better::Lower,
+        run: build_cold,
+    },
+    Workload {
+        id: "build_again",
+        unit: "ms",
+        better: Better::Lower,
+        run: build_again,
+    },
 ];
 
 fn e<E: std::fmt::Display>(x: E) -> String {
@@ -97,7 +142,10 @@ fn enqueue_cost(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
     }
     Ok(Figure {
         value: enq / z.launches as f64 * 1e6,
-        note: format!("{} launches of 64 work-items, enqueue loop only", z.launches),
+        note: format!(
+            "{} launches of 64 work-items, enqueue loop only",
+            z.launches
+        ),
     })
 }
 
@@ -130,7 +178,9 @@ fn launch_latency(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
 }
 
 fn pattern(n: usize, seed: u32) -> Vec<u32> {
-    (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) ^ seed).collect()
+    (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) ^ seed)
+        .collect()
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -201,7 +251,9 @@ fn copy_bandwidth(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
     s.write(&a, &data).map_err(e)?;
     s.write(&b, &vec![0u32; n]).map_err(e)?;
     let p = s.program(COPY).map_err(e)?;
-    let k = s.kernel(&p, "copy", &[Arg::Buf(&a), Arg::Buf(&b)]).map_err(e)?;
+    let k = s
+        .kernel(&p, "copy", &[Arg::Buf(&a), Arg::Buf(&b)])
+        .map_err(e)?;
     let global = [n / 4];
     s.launch(&k, &global, Some(&[64])).map_err(e)?;
     s.finish().map_err(e)?;
@@ -215,12 +267,20 @@ fn copy_bandwidth(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
     let mut back = vec![0u32; n];
     s.read(&b, &mut back).map_err(e)?;
     if back != data {
-        let i = back.iter().zip(&data).position(|(x, y)| x != y).unwrap_or(0);
+        let i = back
+            .iter()
+            .zip(&data)
+            .position(|(x, y)| x != y)
+            .unwrap_or(0);
         return Err(format!("b[{i}] = {:#x}, expected {:#x}", back[i], data[i]));
     }
     Ok(Figure {
         value: 2.0 * z.bytes as f64 / median(times) / 1e9,
-        note: format!("{} MiB copied, 2x bytes counted, median of {}", z.bytes >> 20, z.reps),
+        note: format!(
+            "{} MiB copied, 2x bytes counted, median of {}",
+            z.bytes >> 20,
+            z.reps
+        ),
     })
 }
 
@@ -233,7 +293,9 @@ fn compute_source() -> String {
          float x0 = get_global_id(0) * 1e-6f;\n",
     );
     for c in 0..8 {
-        s.push_str(&format!("    float4 v{c} = (float4)(x0 + {c}.0f, x0 - {c}.0f, x0 * {c}.5f, -x0);\n"));
+        s.push_str(&format!(
+            "    float4 v{c} = (float4)(x0 + {c}.0f, x0 - {c}.0f, x0 * {c}.5f, -x0);\n"
+        ));
     }
     s.push_str(&format!("    for (int i = 0; i < {ITERS}; i++) {{\n"));
     for c in 0..8 {
@@ -268,7 +330,11 @@ fn compute(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
     let p = s.program(&compute_source()).map_err(e)?;
     let (a, b) = (0.999f32, 0.01f32);
     let k = s
-        .kernel(&p, "flops", &[Arg::Buf(&out), Arg::U32(a.to_bits()), Arg::U32(b.to_bits())])
+        .kernel(
+            &p,
+            "flops",
+            &[Arg::Buf(&out), Arg::U32(a.to_bits()), Arg::U32(b.to_bits())],
+        )
         .map_err(e)?;
     s.launch(&k, &[items], Some(&[64])).map_err(e)?;
     s.finish().map_err(e)?;
@@ -315,8 +381,12 @@ __kernel void sgemm(__global const float *A, __global const float *B, __global f
 /// Tiled SGEMM with 16x16 tiles in local memory, GFLOP/s (2 n^3 per product).
 fn sgemm(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
     let n = z.n;
-    let a: Vec<f32> = (0..n * n).map(|i| ((i * 7 % 13) as f32 - 6.0) / 8.0).collect();
-    let b: Vec<f32> = (0..n * n).map(|i| ((i * 5 % 11) as f32 - 5.0) / 4.0).collect();
+    let a: Vec<f32> = (0..n * n)
+        .map(|i| ((i * 7 % 13) as f32 - 6.0) / 8.0)
+        .collect();
+    let b: Vec<f32> = (0..n * n)
+        .map(|i| ((i * 5 % 11) as f32 - 5.0) / 4.0)
+        .collect();
     let (ba, bb, bc) = (
         s.buffer(n * n * 4).map_err(e)?,
         s.buffer(n * n * 4).map_err(e)?,
@@ -327,7 +397,16 @@ fn sgemm(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
     s.write(&bc, &vec![0f32; n * n]).map_err(e)?;
     let p = s.program(SGEMM).map_err(e)?;
     let k = s
-        .kernel(&p, "sgemm", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&bc), Arg::U32(n as u32)])
+        .kernel(
+            &p,
+            "sgemm",
+            &[
+                Arg::Buf(&ba),
+                Arg::Buf(&bb),
+                Arg::Buf(&bc),
+                Arg::U32(n as u32),
+            ],
+        )
         .map_err(e)?;
     let (g, l) = ([n, n], [16usize, 16]);
     s.launch(&k, &g, Some(&l)).map_err(e)?;
@@ -345,7 +424,9 @@ fn sgemm(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
     // Check every element of a spread of rows (the inputs are exact in f32; sums are small).
     for row in (0..n).step_by(n / 16 + 1).chain([n - 1]) {
         for col in 0..n {
-            let want: f64 = (0..n).map(|k| a[row * n + k] as f64 * b[k * n + col] as f64).sum();
+            let want: f64 = (0..n)
+                .map(|k| a[row * n + k] as f64 * b[k * n + col] as f64)
+                .sum();
             let got = c[row * n + col] as f64;
             if (got - want).abs() > 1e-3 * want.abs().max(1.0) {
                 return Err(format!("C[{row}][{col}] = {got}, expected {want}"));
