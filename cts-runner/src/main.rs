@@ -169,11 +169,11 @@ fn run_with(
             if results.device_name.is_none() {
                 results.device_name = parse::parse(&parse::untimed(&log), None, false).device_name;
             }
+            write(
+                &a.out.join(format!("{}.md", suite.id)),
+                &report::suite_table(&suite),
+            )?;
         }
-        write(
-            &a.out.join(format!("{}.md", suite.id)),
-            &report::suite_table(&suite),
-        )?;
         results.suites.push(suite);
     }
     let json = serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?;

@@ -82,7 +82,28 @@ pub fn parse(lines: &[Line], known: Option<&[String]>, skip_lines_mean_skip: boo
                 c.2 = true;
             }
         }
-        let verdict = if let Some(n) = name_before(text, " passed") {
+        // A test's output may lack its last newline, gluing the verdict to it
+        // (`...for this type.vload_local FAILED`): the running test's verdict is found at the
+        // end of any line.
+        let glued = current.as_ref().and_then(|(c, _, _)| {
+            [
+                (" passed", Status::Pass),
+                (" FAILED", Status::Fail),
+                (" test not supported", Status::Skip),
+            ]
+            .into_iter()
+            .find(|(suffix, _)| {
+                text.strip_suffix(suffix)
+                    .and_then(|t| t.strip_suffix(c.as_str()))
+                    .is_some_and(|before| {
+                        !before.ends_with(|ch: char| ch.is_ascii_alphanumeric() || ch == '_')
+                    })
+            })
+            .map(|(_, st)| (c.clone(), st))
+        });
+        let verdict = if let Some((n, st)) = &glued {
+            Some((n.as_str(), *st))
+        } else if let Some(n) = name_before(text, " passed") {
             Some((n, Status::Pass))
         } else if let Some(n) = name_before(text, " FAILED") {
             Some((n, Status::Fail))
@@ -207,6 +228,18 @@ mod tests {
         assert_eq!(p.tests.len(), 1);
         assert_eq!(p.tests[0].name, "a");
         assert_eq!(p.tests[0].duration_s, Some(3.0));
+    }
+
+    #[test]
+    fn verdict_glued_to_unterminated_output() {
+        let out = "vload_local...\nFailure; skipping further sizes for this type.vload_local FAILED\nFAILED test.\n";
+        let p = parse(&timed(out), None, false);
+        assert_eq!(p.tests.len(), 1);
+        assert_eq!(p.tests[0].name, "vload_local");
+        assert_eq!(p.tests[0].status, Status::Fail);
+        // Another test's name at the end of chatter is not a verdict for the running one.
+        let p = parse(&timed("a...\nsaw xa passed\n"), None, false);
+        assert!(p.tests.is_empty());
     }
 
     #[test]

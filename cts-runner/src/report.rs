@@ -12,6 +12,27 @@ fn dur(s: f64) -> String {
     }
 }
 
+/// `YYYY-MM-DD HH:MM:SS UTC` for seconds since the Unix epoch.
+pub fn utc(unix: u64) -> String {
+    let (days, rem) = ((unix / 86_400) as i64, unix % 86_400);
+    // Civil date from days since 1970-01-01 (the proleptic Gregorian calendar).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
 /// One row per suite: counts by status and duration, then a total line; excluded suites
 /// listed after, each with its reason.
 pub fn summary_table(run: &RunResults, excluded: &[Excluded]) -> String {
@@ -26,7 +47,7 @@ pub fn summary_table(run: &RunResults, excluded: &[Excluded]) -> String {
         run.cts_commit.as_deref().unwrap_or("unknown")
     );
     let _ = writeln!(md, "- command: `{}`", run.command);
-    let _ = writeln!(md, "- started: {} (Unix time, UTC)\n", run.started_unix);
+    let _ = writeln!(md, "- started: {}\n", utc(run.started_unix));
     md.push_str(
         "| suite | state | tests | pass | fail | skip | crash | timeout | not run | duration |\n",
     );
@@ -148,6 +169,13 @@ mod tests {
             ],
             log: Some("logs/api.log".into()),
         }
+    }
+
+    #[test]
+    fn utc_dates() {
+        assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc(951_782_400), "2000-02-29 00:00:00 UTC");
+        assert_eq!(utc(1_796_069_999), "2026-11-30 20:19:59 UTC");
     }
 
     #[test]
