@@ -41,6 +41,10 @@ struct Args {
     /// Only these workloads (comma-separated ids).
     #[arg(long)]
     workloads: Option<String>,
+    /// Runs of every platform, interleaved (a b c a b c ...); each figure is the median of
+    /// the runs, so that load from other processes hits every platform alike.
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
     /// Internal: run one platform and print its results as JSON.
     #[arg(long, hide = true)]
     child: Option<String>,
@@ -263,40 +267,14 @@ fn parent(args: &Args) -> Result<(), String> {
         .split(',')
         .map(|s| s.trim().to_string())
         .collect();
-    let mut all = Vec::new();
-    for q in &queries {
-        eprintln!("{q}:");
-        let mut cmd = std::process::Command::new(&exe);
-        cmd.arg("--child").arg(q);
-        if args.small {
-            cmd.arg("--small");
+    let mut runs: Vec<Vec<PlatformResults>> = vec![Vec::new(); queries.len()];
+    for run in 0..args.runs.max(1) {
+        for (i, q) in queries.iter().enumerate() {
+            eprintln!("{q} (run {}):", run + 1);
+            runs[i].push(run_child(&exe, q, args, vendors.as_deref())?);
         }
-        if let Some(w) = &args.workloads {
-            cmd.arg("--workloads").arg(w);
-        }
-        if let Some(v) = &vendors {
-            cmd.env("OCL_ICD_VENDORS", v);
-        }
-        if std::env::var_os("RUSTICL_ENABLE").is_none() {
-            cmd.env("RUSTICL_ENABLE", "llvmpipe");
-        }
-        cmd.env("RUST_BACKTRACE", "0")
-            .stderr(std::process::Stdio::inherit());
-        let out = cmd
-            .output()
-            .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let r = text
-            .lines()
-            .rev()
-            .find_map(|l| serde_json::from_str::<PlatformResults>(l).ok())
-            .unwrap_or_else(|| PlatformResults {
-                query: q.clone(),
-                error: Some(format!("the benchmark process died ({})", out.status)),
-                ..Default::default()
-            });
-        all.push(r);
     }
+    let all: Vec<PlatformResults> = runs.into_iter().map(merge_runs).collect();
     if let Some(v) = &vendors {
         let _ = std::fs::remove_dir_all(v);
     }
@@ -310,12 +288,85 @@ fn parent(args: &Args) -> Result<(), String> {
             "unix_time": date,
             "host_cpus": std::thread::available_parallelism().map_or(1, |n| n.get()),
             "small": args.small,
+            "runs": args.runs.max(1),
             "platforms": all,
         });
         let s = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
         std::fs::write(path, s + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(())
+}
+
+/// Runs one platform in a child process and reads its JSON line.
+fn run_child(
+    exe: &std::path::Path,
+    q: &str,
+    args: &Args,
+    vendors: Option<&std::path::Path>,
+) -> Result<PlatformResults, String> {
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("--child").arg(q);
+    if args.small {
+        cmd.arg("--small");
+    }
+    if let Some(w) = &args.workloads {
+        cmd.arg("--workloads").arg(w);
+    }
+    if let Some(v) = vendors {
+        cmd.env("OCL_ICD_VENDORS", v);
+    }
+    if std::env::var_os("RUSTICL_ENABLE").is_none() {
+        cmd.env("RUSTICL_ENABLE", "llvmpipe");
+    }
+    cmd.env("RUST_BACKTRACE", "0")
+        .stderr(std::process::Stdio::inherit());
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    Ok(text
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str::<PlatformResults>(l).ok())
+        .unwrap_or_else(|| PlatformResults {
+            query: q.to_string(),
+            error: Some(format!("the benchmark process died ({})", out.status)),
+            ..Default::default()
+        }))
+}
+
+/// One platform's runs as one result: per workload the median of the runs' figures; a
+/// failure or a flag in any run is kept (a figure is only as good as its worst run's check).
+fn merge_runs(runs: Vec<PlatformResults>) -> PlatformResults {
+    let Some(mut merged) = runs
+        .iter()
+        .find(|r| r.error.is_none())
+        .or(runs.first())
+        .cloned()
+    else {
+        return PlatformResults::default();
+    };
+    if let Some(e) = runs.iter().find_map(|r| r.error.clone()) {
+        merged.error = Some(e);
+    }
+    for (id, o) in merged.results.iter_mut() {
+        let outcomes: Vec<&Outcome> = runs.iter().filter_map(|r| r.results.get(id)).collect();
+        let mut values: Vec<f64> = outcomes.iter().filter_map(|o| o.value).collect();
+        values.sort_by(f64::total_cmp);
+        o.value = values.get(values.len() / 2).copied();
+        o.error = outcomes.iter().find_map(|o| o.error.clone());
+        o.implausible = outcomes.iter().find_map(|o| o.implausible.clone());
+        if values.len() > 1 {
+            o.note = format!(
+                "{}; median of {} runs (range {:.4}..{:.4})",
+                o.note,
+                values.len(),
+                values[0],
+                values[values.len() - 1]
+            );
+        }
+    }
+    merged
 }
 
 fn print_table(all: &[PlatformResults], args: &Args) {
