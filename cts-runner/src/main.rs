@@ -18,7 +18,7 @@ struct Args {
     /// The CTS build directory (the one holding test_conformance/).
     #[arg(long, env = "VKCL_CTS_DIR")]
     cts_dir: PathBuf,
-    /// The libvkcl.so to test (a private copy is made in the output directory and run).
+    /// The libvkcl.so to test (a private copy, in a temporary directory, is what runs).
     #[arg(long)]
     lib: PathBuf,
     /// Device kind label: names the results file and the expectations (lavapipe, nvidia).

@@ -213,6 +213,29 @@ pub fn run_suites(cfg: &Config, suites: &[SuiteSpec]) -> Vec<(SuiteResult, Strin
         .collect()
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::untimed;
+
+    #[test]
+    fn first_error_prefers_the_build_log() {
+        let out = "t...\nERROR: clBuildProgram failed! (CL_BUILD_PROGRAM_FAILURE)\n\
+                   Build log for device \"llvmpipe\" is: ------------\n\
+                   kernel `k`: printf is not supported yet\n----------\nt FAILED\n";
+        assert_eq!(
+            first_error(&untimed(out)).as_deref(),
+            Some("kernel `k`: printf is not supported yet")
+        );
+        let out = "t...\nchatter\nERROR: result 3 != 4\nt FAILED\n";
+        assert_eq!(
+            first_error(&untimed(out)).as_deref(),
+            Some("ERROR: result 3 != 4")
+        );
+        assert_eq!(first_error(&untimed("t...\nt passed\n")), None);
+    }
+}
+
 fn exit_text(e: &Exit) -> String {
     match e {
         Exit::Code(c) => format!("exit {c}"),
@@ -246,6 +269,7 @@ pub fn classify_single(test: &str, o: &Outcome, p: &Parsed) -> TestResult {
                 exit_text(&Exit::Code(*c))
             )),
         ),
+        (_, Some(v)) if v == Status::Fail => (v, first_error(&o.lines)),
         (_, Some(v)) => (v, None),
         (Exit::Code(c), None) => {
             let closing = p.closing.as_deref().unwrap_or("");
@@ -267,6 +291,32 @@ pub fn classify_single(test: &str, o: &Outcome, p: &Parsed) -> TestResult {
         duration_s: Some(o.duration_s),
         note,
     }
+}
+
+/// The most telling line of a failed test's output: the first line of a build log (vkcl says
+/// there what it does not support), else the first line mentioning an error; at most 160
+/// characters.
+pub fn first_error(lines: &[crate::parse::Line]) -> Option<String> {
+    let text = |i: usize| lines.get(i).map(|l| l.text.trim()).unwrap_or("");
+    let build_log = lines
+        .iter()
+        .position(|l| l.text.starts_with("Build log for device"))
+        .and_then(|i| {
+            (i + 1..lines.len())
+                .map(text)
+                .find(|t| !t.is_empty() && !t.starts_with("---"))
+        });
+    let found = build_log.or_else(|| {
+        lines
+            .iter()
+            .map(|l| l.text.trim())
+            .find(|t| t.to_ascii_lowercase().contains("error") || t.contains("FAIL"))
+    })?;
+    let mut s: String = found.chars().take(160).collect();
+    if s.len() < found.len() {
+        s.push_str("...");
+    }
+    Some(s)
 }
 
 /// The verdicts for a whole-suite process.

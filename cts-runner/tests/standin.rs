@@ -150,6 +150,10 @@ fn full_run_results_and_expectations() {
     );
     let mixed = std::fs::read_to_string(f.root.join("out/mixed.md")).expect("mixed.md");
     assert!(mixed.contains("| delta | **crash** |"), "{mixed}");
+    assert!(
+        mixed.contains("| beta | **fail** |") && mixed.contains("ERROR: result mismatch at 3 |"),
+        "a failure's note quotes its error line: {mixed}"
+    );
     let log = std::fs::read_to_string(f.root.join("out/logs/mixed.log")).expect("log");
     assert!(
         log.contains("ERROR: result mismatch at 3"),
