@@ -213,29 +213,6 @@ pub fn run_suites(cfg: &Config, suites: &[SuiteSpec]) -> Vec<(SuiteResult, Strin
         .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::parse::untimed;
-
-    #[test]
-    fn first_error_prefers_the_build_log() {
-        let out = "t...\nERROR: clBuildProgram failed! (CL_BUILD_PROGRAM_FAILURE)\n\
-                   Build log for device \"llvmpipe\" is: ------------\n\
-                   kernel `k`: printf is not supported yet\n----------\nt FAILED\n";
-        assert_eq!(
-            first_error(&untimed(out)).as_deref(),
-            Some("kernel `k`: printf is not supported yet")
-        );
-        let out = "t...\nchatter\nERROR: result 3 != 4\nt FAILED\n";
-        assert_eq!(
-            first_error(&untimed(out)).as_deref(),
-            Some("ERROR: result 3 != 4")
-        );
-        assert_eq!(first_error(&untimed("t...\nt passed\n")), None);
-    }
-}
-
 fn exit_text(e: &Exit) -> String {
     match e {
         Exit::Code(c) => format!("exit {c}"),
@@ -439,4 +416,27 @@ fn assemble<'a>(
             .unwrap_or(usize::MAX)
     });
     (result, log)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::untimed;
+
+    #[test]
+    fn first_error_prefers_the_build_log() {
+        let out = "t...\nERROR: clBuildProgram failed! (CL_BUILD_PROGRAM_FAILURE)\n\
+                   Build log for device \"llvmpipe\" is: ------------\n\
+                   kernel `k`: printf is not supported yet\n----------\nt FAILED\n";
+        assert_eq!(
+            first_error(&untimed(out)).as_deref(),
+            Some("kernel `k`: printf is not supported yet")
+        );
+        let out = "t...\nchatter\nERROR: result 3 != 4\nt FAILED\n";
+        assert_eq!(
+            first_error(&untimed(out)).as_deref(),
+            Some("ERROR: result 3 != 4")
+        );
+        assert_eq!(first_error(&untimed("t...\nt passed\n")), None);
+    }
 }
