@@ -94,10 +94,7 @@ pub fn parse(lines: &[Line], known: Option<&[String]>, skip_lines_mean_skip: boo
             .into_iter()
             .find(|(suffix, _)| {
                 text.strip_suffix(suffix)
-                    .and_then(|t| t.strip_suffix(c.as_str()))
-                    .is_some_and(|before| {
-                        !before.ends_with(|ch: char| ch.is_ascii_alphanumeric() || ch == '_')
-                    })
+                    .is_some_and(|t| t.ends_with(c.as_str()))
             })
             .map(|(_, st)| (c.clone(), st))
         });
@@ -237,8 +234,15 @@ mod tests {
         assert_eq!(p.tests.len(), 1);
         assert_eq!(p.tests[0].name, "vload_local");
         assert_eq!(p.tests[0].status, Status::Fail);
+        // Glued to any text, even a word.
+        let out = "k...\nFAILURE: defined even though images aren't supportedk FAILED\n";
+        let p = parse(&timed(out), None, false);
+        assert_eq!(
+            (p.tests[0].name.as_str(), p.tests[0].status),
+            ("k", Status::Fail)
+        );
         // Another test's name at the end of chatter is not a verdict for the running one.
-        let p = parse(&timed("a...\nsaw xa passed\n"), None, false);
+        let p = parse(&timed("a...\nsaw b passed\n"), None, false);
         assert!(p.tests.is_empty());
     }
 
