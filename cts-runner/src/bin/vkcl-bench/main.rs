@@ -430,3 +430,61 @@ fn print_table(all: &[PlatformResults], args: &Args) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn impossible_peer_figures_are_flagged() {
+        // What clpeak printed for rusticl on this 2-core machine.
+        assert!(implausible("compute_fp32", 95_000.0, true).is_some());
+        assert!(implausible("launch_latency", 0.0, true).is_some());
+        assert!(implausible("enqueue_cost", 0.01, true).is_some());
+        assert!(implausible("copy_kernel_bandwidth", 5_000.0, true).is_some());
+        assert!(implausible("build_cold", f64::NAN, true).is_some());
+        // Ordinary figures pass, and a GPU may go far beyond a CPU.
+        assert!(implausible("compute_fp32", 20.0, true).is_none());
+        assert!(implausible("launch_latency", 40.0, true).is_none());
+        assert!(implausible("copy_kernel_bandwidth", 3_000.0, false).is_none());
+    }
+
+    #[test]
+    fn platform_names() {
+        assert!(matches("pocl", "Portable Computing Language"));
+        assert!(matches("nvidia", "NVIDIA CUDA"));
+        assert!(matches("VKCL", "vkcl"));
+        assert!(!matches("rusticl", "Clover"));
+    }
+
+    fn outcome(value: Option<f64>, error: Option<&str>) -> Outcome {
+        Outcome {
+            value,
+            unit: "GB/s".into(),
+            note: "n".into(),
+            error: error.map(str::to_string),
+            implausible: None,
+        }
+    }
+
+    #[test]
+    fn runs_merge_to_medians_and_keep_failures() {
+        let run = |v: Option<f64>, e: Option<&str>| PlatformResults {
+            query: "vkcl".into(),
+            results: [("copy".to_string(), outcome(v, e))].into_iter().collect(),
+            ..Default::default()
+        };
+        let m = merge_runs(vec![
+            run(Some(3.0), None),
+            run(Some(1.0), None),
+            run(Some(2.0), None),
+        ]);
+        assert_eq!(m.results["copy"].value, Some(2.0));
+        let m = merge_runs(vec![
+            run(Some(3.0), None),
+            run(None, Some("b[0] = 1, expected 2")),
+        ]);
+        assert!(m.results["copy"].error.is_some());
+        assert_eq!(cell(m.results.get("copy")), "FAILED");
+    }
+}
