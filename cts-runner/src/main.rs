@@ -205,22 +205,25 @@ fn run_with(
             cmp.new_tests.len()
         );
     }
-    if a.update_expectations {
-        expect::update(&mut exp, &results.suites, results.cts_commit.as_deref());
-        let text = serde_json::to_string_pretty(&exp).map_err(|e| e.to_string())?;
-        write(exp_path, &(text + "\n"))?;
-        eprintln!("expectations written to {}", exp_path.display());
-        return Ok(true);
-    }
     for c in &cmp.regressions {
         eprintln!("REGRESSION: {c}");
     }
     for c in &cmp.unexpected_passes {
-        eprintln!("UNEXPECTED PASS: {c} (accept with --update-expectations)");
+        eprintln!("UNEXPECTED PASS: {c}");
+    }
+    if a.update_expectations {
+        expect::update(&mut exp, &results.suites, results.cts_commit.as_deref());
+        let text = serde_json::to_string_pretty(&exp).map_err(|e| e.to_string())?;
+        write(exp_path, &(text + "\n"))?;
+        eprintln!(
+            "expectations written to {} (the changes above are accepted)",
+            exp_path.display()
+        );
+        return Ok(true);
     }
     if cmp.failed() {
         eprintln!(
-            "{} regressions, {} unexpected passes",
+            "{} regressions, {} unexpected passes (accept with --update-expectations)",
             cmp.regressions.len(),
             cmp.unexpected_passes.len()
         );
