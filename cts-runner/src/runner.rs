@@ -287,6 +287,7 @@ pub fn first_error(lines: &[crate::parse::Line]) -> Option<String> {
         lines
             .iter()
             .map(|l| l.text.trim())
+            .filter(|t| !t.ends_with("..."))
             .find(|t| t.to_ascii_lowercase().contains("error") || t.contains("FAIL"))
     })?;
     let mut s: String = found.chars().take(160).collect();
@@ -438,5 +439,11 @@ mod tests {
             Some("ERROR: result 3 != 4")
         );
         assert_eq!(first_error(&untimed("t...\nt passed\n")), None);
+        // A test's start line is not its error, whatever its name.
+        let out = "link_error_returns_program...\nERROR: clLinkProgram failed\n";
+        assert_eq!(
+            first_error(&untimed(out)).as_deref(),
+            Some("ERROR: clLinkProgram failed")
+        );
     }
 }
