@@ -1,1 +1,234 @@
-fn main() { eprintln!("cts-runner: not implemented yet (see issue 6)"); std::process::exit(2); }
+//! `cts-runner`: runs OpenCL-CTS suites against a vkcl library and compares with expectations.
+//!
+//! Exit status: 0 when every compared test matches its expectation, 1 on a regression from
+//! pass or an unexpected pass (each named on stderr), 2 when the run could not be made.
+
+use clap::Parser;
+use cts_runner::expect::{self, Expectations};
+use cts_runner::model::{RunResults, SuiteState};
+use cts_runner::{parse, report, runner, suites};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Runs Khronos OpenCL-CTS suites against vkcl, writes results, compares with expectations.
+#[derive(Parser, Debug)]
+#[command(version)]
+struct Args {
+    /// The CTS build directory (the one holding test_conformance/).
+    #[arg(long, env = "VKCL_CTS_DIR")]
+    cts_dir: PathBuf,
+    /// The libvkcl.so to test (a private copy, in a temporary directory, is what runs).
+    #[arg(long)]
+    lib: PathBuf,
+    /// Device kind label: names the results file and the expectations (lavapipe, nvidia).
+    #[arg(long, default_value = "lavapipe")]
+    device: String,
+    /// `quick`, `full` (the CTS's conformance list less suites/exclusions.txt), or suite ids
+    /// separated by commas, a subset as `id:test1+test2`.
+    #[arg(long, default_value = "quick")]
+    suites: String,
+    /// Test processes at once.
+    #[arg(long, default_value_t = default_jobs())]
+    jobs: usize,
+    /// Time limit for one test, seconds (a suite run as one process gets this per test).
+    #[arg(long, default_value_t = 300)]
+    timeout: u64,
+    /// Output directory: <device>.json, summary.md, <suite>.md, logs/.
+    #[arg(long, default_value = "cts-results")]
+    out: PathBuf,
+    /// The expectations file to compare with (e.g. cts-runner/expectations/lavapipe.json).
+    #[arg(long)]
+    expectations: Option<PathBuf>,
+    /// Write this run's statuses into the expectations file instead of failing on changes.
+    #[arg(long, requires = "expectations")]
+    update_expectations: bool,
+    /// The conformance list (default: opencl_conformance_tests_full.csv of the CTS).
+    #[arg(long)]
+    list: Option<PathBuf>,
+    /// Set CL_WIMPY_MODE for suites that have a reduced mode.
+    #[arg(long)]
+    wimpy: bool,
+    /// Extra environment for the tests, KEY=VALUE (repeatable).
+    #[arg(long = "env", value_parser = parse_env)]
+    env: Vec<(String, String)>,
+    /// No per-process progress lines.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn parse_env(s: &str) -> Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .ok_or_else(|| format!("'{s}' is not KEY=VALUE"))
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("cts-runner: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Copies the library into `work` (so that a rebuild cannot change it under a running test)
+/// and writes an ICD directory naming only it; returns that directory's absolute path.
+fn private_icd(lib: &Path, work: &Path) -> Result<PathBuf, String> {
+    let lib_dir = work.join("lib");
+    let icd_dir = work.join("icd");
+    for d in [&lib_dir, &icd_dir] {
+        std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+    }
+    let copy = lib_dir.join("libvkcl.so");
+    std::fs::copy(lib, &copy).map_err(|e| format!("cannot copy {}: {e}", lib.display()))?;
+    let copy = copy
+        .canonicalize()
+        .map_err(|e| format!("cannot resolve {}: {e}", copy.display()))?;
+    write(&icd_dir.join("vkcl.icd"), &format!("{}\n", copy.display()))?;
+    icd_dir
+        .canonicalize()
+        .map_err(|e| format!("cannot resolve {}: {e}", icd_dir.display()))
+}
+
+/// Runs everything; `Ok(false)` when the comparison failed.
+fn run(a: &Args) -> Result<bool, String> {
+    if !a.cts_dir.join("test_conformance").is_dir() {
+        return Err(format!(
+            "{} has no test_conformance/: give the CTS build directory",
+            a.cts_dir.display()
+        ));
+    }
+    let list_path = match &a.list {
+        Some(p) => p.clone(),
+        None => suites::find_list(&a.cts_dir)
+            .ok_or("cannot find opencl_conformance_tests_full.csv; give --list")?,
+    };
+    let list_text = std::fs::read_to_string(&list_path)
+        .map_err(|e| format!("cannot read {}: {e}", list_path.display()))?;
+    let (selected, excluded) = suites::select(&a.suites, &list_text).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(a.out.join("logs"))
+        .map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
+    // The private library lives outside the output directory (which may be committed).
+    let work = std::env::temp_dir().join(format!("cts-runner-{}", std::process::id()));
+    let icd_dir = private_icd(&a.lib, &work)?;
+    let outcome = run_with(a, &selected, &excluded, icd_dir);
+    // Best effort: a leftover temp directory is harmless.
+    let _ = std::fs::remove_dir_all(&work);
+    outcome
+}
+
+/// Runs the selected suites with the loader pointed at `icd_dir`, then reports and compares.
+fn run_with(
+    a: &Args,
+    selected: &[suites::SuiteSpec],
+    excluded: &[suites::Excluded],
+    icd_dir: PathBuf,
+) -> Result<bool, String> {
+    let mut env = a.env.clone();
+    if a.wimpy {
+        env.push(("CL_WIMPY_MODE".to_string(), "1".to_string()));
+    }
+    let cfg = runner::Config {
+        cts_dir: a.cts_dir.clone(),
+        icd_dir,
+        jobs: a.jobs.max(1),
+        timeout: Duration::from_secs(a.timeout.max(1)),
+        env,
+        progress: !a.quiet,
+    };
+    let started_unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let ran = runner::run_suites(&cfg, selected);
+    let mut results = RunResults {
+        device: a.device.clone(),
+        device_name: None,
+        cts_commit: runner::cts_commit(&a.cts_dir),
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+        started_unix,
+        lib: a.lib.display().to_string(),
+        suites: Vec::new(),
+    };
+    for (mut suite, log) in ran {
+        if suite.state != SuiteState::NotBuilt {
+            let rel = format!("logs/{}.log", suite.id);
+            write(&a.out.join(&rel), &log)?;
+            suite.log = Some(rel);
+            if results.device_name.is_none() {
+                results.device_name = parse::parse(&parse::untimed(&log), None, false).device_name;
+            }
+            write(
+                &a.out.join(format!("{}.md", suite.id)),
+                &report::suite_table(&suite),
+            )?;
+        }
+        results.suites.push(suite);
+    }
+    let json = serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?;
+    write(&a.out.join(format!("{}.json", a.device)), &(json + "\n"))?;
+    let summary = report::summary_table(&results, excluded);
+    write(&a.out.join("summary.md"), &summary)?;
+    println!("{summary}");
+    println!("results in {}", a.out.display());
+
+    let Some(exp_path) = &a.expectations else {
+        return Ok(true);
+    };
+    let mut exp: Expectations = match std::fs::read_to_string(exp_path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map_err(|e| format!("{} is not an expectations file: {e}", exp_path.display()))?,
+        Err(_) if a.update_expectations => Expectations {
+            device: a.device.clone(),
+            ..Expectations::default()
+        },
+        Err(e) => return Err(format!("cannot read {}: {e}", exp_path.display())),
+    };
+    let cmp = expect::compare(&exp, &results.suites);
+    for c in &cmp.other_changes {
+        eprintln!("changed (not fatal): {c}");
+    }
+    if !cmp.new_tests.is_empty() {
+        eprintln!(
+            "{} tests not in the expectations (not fatal)",
+            cmp.new_tests.len()
+        );
+    }
+    for c in &cmp.regressions {
+        eprintln!("REGRESSION: {c}");
+    }
+    for c in &cmp.unexpected_passes {
+        eprintln!("UNEXPECTED PASS: {c}");
+    }
+    if a.update_expectations {
+        expect::update(&mut exp, &results.suites, results.cts_commit.as_deref());
+        let text = serde_json::to_string_pretty(&exp).map_err(|e| e.to_string())?;
+        write(exp_path, &(text + "\n"))?;
+        eprintln!(
+            "expectations written to {} (the changes above are accepted)",
+            exp_path.display()
+        );
+        return Ok(true);
+    }
+    if cmp.failed() {
+        eprintln!(
+            "{} regressions, {} unexpected passes (accept with --update-expectations)",
+            cmp.regressions.len(),
+            cmp.unexpected_passes.len()
+        );
+    } else {
+        eprintln!("all compared tests match the expectations");
+    }
+    Ok(!cmp.failed())
+}

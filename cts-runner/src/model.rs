@@ -1,0 +1,128 @@
+//! The result types shared by the runner, the reports and the expectations.
+
+use serde::{Deserialize, Serialize};
+
+/// What became of one CTS test.
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// `<name> passed`.
+    Pass,
+    /// `<name> FAILED`, or the process exited non-zero without a verdict for the test.
+    Fail,
+    /// `<name> test not supported`, a version skip, or (suites that say so) skip lines only.
+    Skip,
+    /// The process died (signal, or ended without its closing line) while running the test.
+    Crash,
+    /// The process ran past its time limit while running the test, and was killed.
+    Timeout,
+    /// Listed by the binary but never reached (a whole-suite process died before it).
+    NotRun,
+}
+
+impl Status {
+    /// Every status, in table order.
+    pub const ALL: [Status; 6] = [
+        Status::Pass,
+        Status::Fail,
+        Status::Skip,
+        Status::Crash,
+        Status::Timeout,
+        Status::NotRun,
+    ];
+
+    /// The name used in JSON, tables and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::Skip => "skip",
+            Status::Crash => "crash",
+            Status::Timeout => "timeout",
+            Status::NotRun => "not_run",
+        }
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One test's result.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct TestResult {
+    /// The CTS test name (what `--list` prints).
+    pub name: String,
+    /// Its verdict.
+    pub status: Status,
+    /// Seconds from its `<name>...` line (or its process start) to its verdict; `None` when
+    /// the output gave no way to tell.
+    pub duration_s: Option<f64>,
+    /// A short explanation for crash / timeout / not-run verdicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Whether a suite ran at all.
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "snake_case")]
+pub enum SuiteState {
+    /// Its binary ran (the per-test results say how it went).
+    Ran,
+    /// Its binary is absent from the CTS build.
+    NotBuilt,
+    /// It could not be started (the note in the report says why).
+    Error,
+}
+
+/// One suite's results.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct SuiteResult {
+    /// Short id (`api`, `allocations_single_5_all`).
+    pub id: String,
+    /// The CTS's display name (`API`).
+    pub title: String,
+    /// Binary path relative to the build's `test_conformance/` plus its arguments.
+    pub command: String,
+    /// Whether it ran.
+    pub state: SuiteState,
+    /// Why it did not run, or other remarks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Sum of the wall time of its processes, seconds.
+    pub duration_s: f64,
+    /// Per-test results, in the binary's order.
+    pub tests: Vec<TestResult>,
+    /// The raw log, relative to the output directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log: Option<String>,
+}
+
+impl SuiteResult {
+    /// How many tests ended with `status`.
+    pub fn count(&self, status: Status) -> usize {
+        self.tests.iter().filter(|t| t.status == status).count()
+    }
+}
+
+/// One run over one device: what `--out DIR/<device>.json` holds.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct RunResults {
+    /// Device kind label (`lavapipe`), as given by `--device`.
+    pub device: String,
+    /// The device name the CTS printed (`Compute Device Name = ...`), when seen.
+    #[serde(default)]
+    pub device_name: Option<String>,
+    /// The CTS source commit, when it could be found.
+    pub cts_commit: Option<String>,
+    /// The command line that produced this file.
+    pub command: String,
+    /// Start time, seconds since the Unix epoch (UTC).
+    pub started_unix: u64,
+    /// The vkcl library that was tested (as given; a private copy was run).
+    pub lib: String,
+    /// Per-suite results.
+    pub suites: Vec<SuiteResult>,
+}

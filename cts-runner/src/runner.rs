@@ -1,0 +1,449 @@
+//! Scheduling: each suite's tests as separate processes over `jobs` worker threads.
+//!
+//! A suite whose binary lists its tests (`--list`) runs one process per test, so a crash or a
+//! hang costs one test and is pinned on it. A suite with list arguments (`allocations single 5
+//! all`) or one that cannot list runs as one process whose output is split by test.
+
+use crate::exec::{self, Exit, Outcome};
+use crate::model::{Status, SuiteResult, SuiteState, TestResult};
+use crate::parse::{self, Parsed};
+use crate::suites::SuiteSpec;
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The CTS build directory (holds `test_conformance/`).
+    pub cts_dir: PathBuf,
+    /// A directory holding only `vkcl.icd`, for `OCL_ICD_VENDORS`.
+    pub icd_dir: PathBuf,
+    /// Worker threads (processes at once).
+    pub jobs: usize,
+    /// Limit for one test's process; a whole-suite process gets this times its test count.
+    pub timeout: Duration,
+    /// Extra environment for the test processes.
+    pub env: Vec<(String, String)>,
+    /// Print a line per finished process on stderr.
+    pub progress: bool,
+}
+
+/// The CTS source directory of a build (its `CMakeCache.txt` names it).
+pub fn cts_source_dir(cts_dir: &Path) -> Option<PathBuf> {
+    let cache = std::fs::read_to_string(cts_dir.join("CMakeCache.txt")).ok()?;
+    cache
+        .lines()
+        .find_map(|l| l.strip_prefix("CMAKE_HOME_DIRECTORY:INTERNAL="))
+        .map(PathBuf::from)
+}
+
+/// The CTS source commit of a build, from git in its source directory.
+pub fn cts_commit(cts_dir: &Path) -> Option<String> {
+    let src = cts_source_dir(cts_dir)?;
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(&src)
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()?;
+    let s = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (out.status.success() && s.len() == 40).then_some(s)
+}
+
+/// A suite's binary in a build.
+pub fn binary_path(cts_dir: &Path, spec: &SuiteSpec) -> PathBuf {
+    cts_dir.join("test_conformance").join(&spec.binary)
+}
+
+/// Asks a binary for its tests (`--list`: one tab-indented name a line).
+pub fn list_tests(binary: &Path, cfg: &Config) -> Option<Vec<String>> {
+    let cwd = binary.parent()?;
+    let o = exec::run(
+        binary,
+        &["--list".to_string()],
+        cwd,
+        &child_env(cfg),
+        ENV_REMOVE,
+        Duration::from_secs(60),
+    )
+    .ok()?;
+    if o.exit != Exit::Code(0) {
+        return None;
+    }
+    let names: Vec<String> = o
+        .lines
+        .iter()
+        .filter(|l| l.text.starts_with('\t'))
+        .map(|l| l.text.trim().to_string())
+        .filter(|n| !n.is_empty() && !n.contains(' '))
+        .collect();
+    (!names.is_empty()).then_some(names)
+}
+
+/// Variables the test processes must not inherit (they would widen the loader's choice).
+const ENV_REMOVE: &[&str] = &["OCL_ICD_FILENAMES"];
+
+fn child_env(cfg: &Config) -> Vec<(String, String)> {
+    let mut env = vec![
+        (
+            "OCL_ICD_VENDORS".to_string(),
+            cfg.icd_dir.display().to_string(),
+        ),
+        // A panic backtrace over vkcl's debug info takes long enough to look like a hang.
+        ("RUST_BACKTRACE".to_string(), "0".to_string()),
+    ];
+    env.extend(cfg.env.iter().cloned());
+    env
+}
+
+/// One process to run.
+struct Item {
+    suite: usize,
+    /// `Some(test)`: that test alone; `None`: the whole suite with its list arguments.
+    test: Option<String>,
+    limit: Duration,
+}
+
+/// A finished item.
+struct Done {
+    suite: usize,
+    test: Option<String>,
+    args: Vec<String>,
+    outcome: Result<Outcome, String>,
+}
+
+/// What is known of a suite before it runs.
+struct Plan {
+    binary: PathBuf,
+    built: bool,
+    listed: Option<Vec<String>>,
+}
+
+/// Runs the suites and returns their results plus each suite's raw log text.
+pub fn run_suites(cfg: &Config, suites: &[SuiteSpec]) -> Vec<(SuiteResult, String)> {
+    let mut plans = Vec::new();
+    let mut queue = VecDeque::new();
+    for (i, spec) in suites.iter().enumerate() {
+        let binary = binary_path(&cfg.cts_dir, spec);
+        let built = binary.is_file();
+        let listed = if built && spec.args.is_empty() {
+            list_tests(&binary, cfg)
+        } else {
+            None
+        };
+        if built {
+            let per_test: Option<Vec<String>> = if !spec.tests.is_empty() {
+                Some(spec.tests.clone())
+            } else {
+                listed.clone()
+            };
+            match per_test {
+                Some(tests) if spec.args.is_empty() => {
+                    for t in tests {
+                        queue.push_back(Item {
+                            suite: i,
+                            test: Some(t),
+                            limit: cfg.timeout,
+                        });
+                    }
+                }
+                _ => {
+                    let n = listed.as_ref().map_or(1, Vec::len).max(1) as u32;
+                    queue.push_back(Item {
+                        suite: i,
+                        test: None,
+                        limit: cfg.timeout.saturating_mul(n),
+                    });
+                }
+            }
+        }
+        plans.push(Plan {
+            binary,
+            built,
+            listed,
+        });
+    }
+    let total = queue.len();
+    let queue = Mutex::new(queue);
+    let done: Mutex<Vec<Done>> = Mutex::new(Vec::new());
+    let env = child_env(cfg);
+    std::thread::scope(|s| {
+        for _ in 0..cfg.jobs.max(1) {
+            s.spawn(|| loop {
+                let item = match queue.lock() {
+                    Ok(mut q) => q.pop_front(),
+                    Err(_) => None,
+                };
+                let Some(item) = item else { break };
+                let spec = &suites[item.suite];
+                let plan = &plans[item.suite];
+                let args: Vec<String> = match &item.test {
+                    Some(t) => vec![t.clone()],
+                    None => spec.args.clone(),
+                };
+                let cwd = plan.binary.parent().unwrap_or(Path::new("."));
+                let outcome = exec::run(&plan.binary, &args, cwd, &env, ENV_REMOVE, item.limit)
+                    .map_err(|e| format!("cannot start {}: {e}", plan.binary.display()));
+                if let Ok(mut d) = done.lock() {
+                    if cfg.progress {
+                        let what = item.test.as_deref().unwrap_or("(whole suite)");
+                        let how = match &outcome {
+                            Ok(o) => format!("{:?} {:.1}s", o.exit, o.duration_s),
+                            Err(e) => e.clone(),
+                        };
+                        eprintln!("[{}/{}] {} {} {}", d.len() + 1, total, spec.id, what, how);
+                    }
+                    d.push(Done {
+                        suite: item.suite,
+                        test: item.test,
+                        args,
+                        outcome,
+                    });
+                }
+            });
+        }
+    });
+    let done = done.into_inner().unwrap_or_default();
+    suites
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| assemble(spec, &plans[i], done.iter().filter(|d| d.suite == i)))
+        .collect()
+}
+
+fn exit_text(e: &Exit) -> String {
+    match e {
+        Exit::Code(c) => format!("exit {c}"),
+        Exit::Signal(s) => format!("signal {s}"),
+        Exit::TimedOut => "timed out".to_string(),
+    }
+}
+
+/// The verdict for one test run alone.
+pub fn classify_single(test: &str, o: &Outcome, p: &Parsed) -> TestResult {
+    let verdict = p.tests.iter().find(|t| t.name == test).map(|t| t.status);
+    let (status, note) = match (&o.exit, verdict) {
+        (Exit::TimedOut, v) => (
+            Status::Timeout,
+            Some(match v {
+                Some(v) => format!("said {v}, then the process ran past the limit"),
+                None => "ran past the time limit".to_string(),
+            }),
+        ),
+        (Exit::Signal(sig), v) => (
+            Status::Crash,
+            Some(match v {
+                Some(v) => format!("said {v}, then the process died by signal {sig}"),
+                None => format!("died by signal {sig}"),
+            }),
+        ),
+        (Exit::Code(c), _) if p.closing.is_none() => (
+            Status::Crash,
+            Some(format!(
+                "ended ({}) without its closing line",
+                exit_text(&Exit::Code(*c))
+            )),
+        ),
+        (_, Some(v)) if v == Status::Fail => (v, first_error(&o.lines)),
+        (_, Some(v)) => (v, None),
+        (Exit::Code(c), None) => {
+            let closing = p.closing.as_deref().unwrap_or("");
+            if closing.starts_with("SKIPPED") {
+                (Status::Skip, Some(closing.to_string()))
+            } else if *c == 0 {
+                (Status::Pass, Some(format!("no verdict line; {closing}")))
+            } else {
+                (
+                    Status::Fail,
+                    Some(format!("no verdict line; exit {c}; {closing}")),
+                )
+            }
+        }
+    };
+    TestResult {
+        name: test.to_string(),
+        status,
+        duration_s: Some(o.duration_s),
+        note,
+    }
+}
+
+/// The most telling line of a failed test's output: the first line of a build log (vkcl says
+/// there what it does not support), else the first line mentioning an error; at most 160
+/// characters.
+pub fn first_error(lines: &[crate::parse::Line]) -> Option<String> {
+    let text = |i: usize| lines.get(i).map(|l| l.text.trim()).unwrap_or("");
+    let build_log = lines
+        .iter()
+        .position(|l| l.text.starts_with("Build log for device"))
+        .and_then(|i| {
+            (i + 1..lines.len())
+                .map(text)
+                .find(|t| !t.is_empty() && !t.starts_with("---"))
+        });
+    let found = build_log.or_else(|| {
+        lines
+            .iter()
+            .map(|l| l.text.trim())
+            .filter(|t| !t.ends_with("..."))
+            .find(|t| t.to_ascii_lowercase().contains("error") || t.contains("FAIL"))
+    })?;
+    let mut s: String = found.chars().take(160).collect();
+    if s.len() < found.len() {
+        s.push_str("...");
+    }
+    Some(s)
+}
+
+/// The verdicts for a whole-suite process.
+pub fn classify_whole(
+    id: &str,
+    listed: Option<&[String]>,
+    o: &Outcome,
+    p: &Parsed,
+) -> Vec<TestResult> {
+    let mut tests = p.tests.clone();
+    let abnormal = match &o.exit {
+        Exit::TimedOut => Some((Status::Timeout, "ran past the time limit".to_string())),
+        Exit::Signal(s) => Some((Status::Crash, format!("died by signal {s}"))),
+        Exit::Code(c) if p.closing.is_none() => Some((
+            Status::Crash,
+            format!("ended (exit {c}) without its closing line"),
+        )),
+        Exit::Code(_) => None,
+    };
+    if let Some((status, note)) = &abnormal {
+        if let Some((name, start)) = &p.unfinished {
+            tests.push(TestResult {
+                name: name.clone(),
+                status: *status,
+                duration_s: Some(o.duration_s - start),
+                note: Some(note.clone()),
+            });
+        }
+        for n in listed.unwrap_or(&[]) {
+            if !tests.iter().any(|t| &t.name == n) {
+                tests.push(TestResult {
+                    name: n.clone(),
+                    status: Status::NotRun,
+                    duration_s: None,
+                    note: Some(format!("the suite process {note} before reaching it")),
+                });
+            }
+        }
+    }
+    if tests.is_empty() {
+        let (status, note) = match (&abnormal, &o.exit) {
+            (Some((s, n)), _) => (*s, Some(n.clone())),
+            (None, Exit::Code(0)) => (Status::Pass, None),
+            (None, e) => (Status::Fail, Some(exit_text(e))),
+        };
+        tests.push(TestResult {
+            name: id.to_string(),
+            status,
+            duration_s: Some(o.duration_s),
+            note,
+        });
+    }
+    tests
+}
+
+fn assemble<'a>(
+    spec: &SuiteSpec,
+    plan: &Plan,
+    done: impl Iterator<Item = &'a Done>,
+) -> (SuiteResult, String) {
+    let mut result = SuiteResult {
+        id: spec.id.clone(),
+        title: spec.title.clone(),
+        command: spec.command(),
+        state: if plan.built {
+            SuiteState::Ran
+        } else {
+            SuiteState::NotBuilt
+        },
+        note: (!plan.built).then(|| format!("not built: {} is absent", plan.binary.display())),
+        duration_s: 0.0,
+        tests: Vec::new(),
+        log: None,
+    };
+    let mut log = String::new();
+    let mut errors = Vec::new();
+    for d in done {
+        let o = match &d.outcome {
+            Ok(o) => o,
+            Err(e) => {
+                errors.push(e.clone());
+                continue;
+            }
+        };
+        result.duration_s += o.duration_s;
+        log.push_str(&format!(
+            "### {} {} ({}, {:.2} s)\n",
+            spec.binary,
+            d.args.join(" "),
+            exit_text(&o.exit),
+            o.duration_s
+        ));
+        for l in &o.lines {
+            log.push_str(&l.text);
+            log.push('\n');
+        }
+        let known = plan.listed.as_deref();
+        let parsed = parse::parse(&o.lines, known, spec.skip_lines_mean_skip);
+        match &d.test {
+            Some(t) => result.tests.push(classify_single(t, o, &parsed)),
+            None => result
+                .tests
+                .extend(classify_whole(&spec.id, known, o, &parsed)),
+        }
+    }
+    if !errors.is_empty() {
+        result.state = SuiteState::Error;
+        result.note = Some(errors.join("; "));
+    }
+    // The binary's own order.
+    let order: Vec<String> = if spec.tests.is_empty() {
+        plan.listed.clone().unwrap_or_default()
+    } else {
+        spec.tests.clone()
+    };
+    result.tests.sort_by_key(|t| {
+        order
+            .iter()
+            .position(|n| n == &t.name)
+            .unwrap_or(usize::MAX)
+    });
+    (result, log)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::untimed;
+
+    #[test]
+    fn first_error_prefers_the_build_log() {
+        let out = "t...\nERROR: clBuildProgram failed! (CL_BUILD_PROGRAM_FAILURE)\n\
+                   Build log for device \"llvmpipe\" is: ------------\n\
+                   kernel `k`: printf is not supported yet\n----------\nt FAILED\n";
+        assert_eq!(
+            first_error(&untimed(out)).as_deref(),
+            Some("kernel `k`: printf is not supported yet")
+        );
+        let out = "t...\nchatter\nERROR: result 3 != 4\nt FAILED\n";
+        assert_eq!(
+            first_error(&untimed(out)).as_deref(),
+            Some("ERROR: result 3 != 4")
+        );
+        assert_eq!(first_error(&untimed("t...\nt passed\n")), None);
+        // A test's start line is not its error, whatever its name.
+        let out = "link_error_returns_program...\nERROR: clLinkProgram failed\n";
+        assert_eq!(
+            first_error(&untimed(out)).as_deref(),
+            Some("ERROR: clLinkProgram failed")
+        );
+    }
+}

@@ -1,0 +1,320 @@
+//! Which suites to run: the CTS's own conformance list, the exclusions, and the quick list.
+
+use std::path::Path;
+
+/// The exclusions shipped with the crate (`suites/exclusions.txt`).
+pub const EXCLUSIONS: &str = include_str!("../suites/exclusions.txt");
+
+/// Suite ids of the quick list, in order; `basic` is cut to [`QUICK_BASIC_TESTS`].
+pub const QUICK: &[&str] = &[
+    "computeinfo",
+    "api",
+    "buffers",
+    "events",
+    "profiling",
+    "mem_host_flags",
+    "basic",
+];
+
+/// The test_basic tests the quick list runs (fast ones that cover kernels, vectors, local
+/// memory, barriers, atomics and copies; the whole of test_basic takes hours on 2 cores).
+pub const QUICK_BASIC_TESTS: &[&str] = &[
+    "hostptr",
+    "fpmath",
+    "intmath_int",
+    "intmath_int4",
+    "local_arg_def",
+    "barrier",
+    "int2fp",
+    "fp2int",
+    "astype",
+    "async_copy_global_to_local",
+    "vector_creation",
+    "global_work_offsets",
+    "kernel_call_kernel_function",
+    "loop",
+    "sizeof",
+    "enqueue_map_buffer",
+    "work_item_functions",
+];
+
+/// One suite: one line of the conformance list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SuiteSpec {
+    /// Short unique id (`api`, `allocations_single_5_all`).
+    pub id: String,
+    /// The list's display name (`API`).
+    pub title: String,
+    /// Binary path relative to the build's `test_conformance/` (`api/test_api`).
+    pub binary: String,
+    /// Arguments the list gives the binary; a suite with arguments runs as one process.
+    pub args: Vec<String>,
+    /// Only these tests (empty: all that `--list` names).
+    pub tests: Vec<String>,
+    /// A `<name> passed` after a "not supported ... Skipping" line counts as a skip (the
+    /// partition suite reports unsupported partition types that way).
+    pub skip_lines_mean_skip: bool,
+}
+
+impl SuiteSpec {
+    /// The list's command: binary and arguments.
+    pub fn command(&self) -> String {
+        let mut c = self.binary.clone();
+        for a in &self.args {
+            c.push(' ');
+            c.push_str(a);
+        }
+        c
+    }
+}
+
+/// A suite left out of the full list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Excluded {
+    /// The suite.
+    pub suite: SuiteSpec,
+    /// Why (from the exclusions file).
+    pub reason: String,
+}
+
+/// The id for a list command: the binary's name less `test_`, then the arguments, with
+/// anything but letters, digits and `_` dropped.
+fn make_id(binary: &str, args: &[String]) -> String {
+    let stem = binary.rsplit('/').next().unwrap_or(binary);
+    let mut id = stem.strip_prefix("test_").unwrap_or(stem).to_string();
+    for a in args {
+        let clean: String = a
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !clean.is_empty() {
+            id.push('_');
+            id.push_str(&clean);
+        }
+    }
+    id
+}
+
+/// Parses a CTS conformance list (`Name,binary args` lines; `#` comments; an optional leading
+/// device-type field as in `CL_DEVICE_TYPE_CPU, Name,binary args`).
+pub fn parse_list(text: &str) -> Vec<SuiteSpec> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        if fields.len() < 2 {
+            continue;
+        }
+        let command = fields[fields.len() - 1];
+        let title = fields[fields.len() - 2].to_string();
+        let mut words = command.split_whitespace();
+        let Some(binary) = words.next() else { continue };
+        let args: Vec<String> = words.map(str::to_string).collect();
+        let mut id = make_id(binary, &args);
+        // Keep ids unique (the list may name one command twice).
+        let base = id.clone();
+        let mut n = 2;
+        while out.iter().any(|s: &SuiteSpec| s.id == id) {
+            id = format!("{base}_{n}");
+            n += 1;
+        }
+        out.push(SuiteSpec {
+            skip_lines_mean_skip: binary.ends_with("test_device_partition"),
+            id,
+            title,
+            binary: binary.to_string(),
+            args,
+            tests: Vec::new(),
+        });
+    }
+    out
+}
+
+/// Parses the exclusions text into (command prefix, reason) pairs.
+pub fn parse_exclusions(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| {
+            let (p, r) = l.split_once('|')?;
+            Some((p.trim().to_string(), r.trim().to_string()))
+        })
+        .collect()
+}
+
+/// Splits `list` into the suites to run and the excluded ones.
+pub fn apply_exclusions(
+    list: Vec<SuiteSpec>,
+    exclusions: &[(String, String)],
+) -> (Vec<SuiteSpec>, Vec<Excluded>) {
+    let mut keep = Vec::new();
+    let mut dropped = Vec::new();
+    for s in list {
+        let cmd = s.command();
+        match exclusions.iter().find(|(p, _)| cmd.starts_with(p.as_str())) {
+            Some((_, reason)) => dropped.push(Excluded {
+                suite: s,
+                reason: reason.clone(),
+            }),
+            None => keep.push(s),
+        }
+    }
+    (keep, dropped)
+}
+
+/// Errors choosing suites.
+#[derive(Debug)]
+pub enum SelectError {
+    /// The conformance list could not be read.
+    List(std::path::PathBuf, std::io::Error),
+    /// A suite id named on the command line is not in the full list.
+    Unknown(String),
+}
+
+impl std::fmt::Display for SelectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SelectError::List(p, e) => write!(f, "cannot read {}: {e}", p.display()),
+            SelectError::Unknown(id) => write!(
+                f,
+                "unknown suite '{id}' (ids are binary names less test_, e.g. api, basic)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SelectError {}
+
+/// Finds the conformance list of a CTS build: beside the binaries, or in the source tree.
+pub fn find_list(cts_dir: &Path) -> Option<std::path::PathBuf> {
+    let name = "opencl_conformance_tests_full.csv";
+    let beside = cts_dir.join("test_conformance").join(name);
+    if beside.is_file() {
+        return Some(beside);
+    }
+    let src = crate::runner::cts_source_dir(cts_dir)?;
+    let p = src.join("test_conformance").join(name);
+    p.is_file().then_some(p)
+}
+
+/// Resolves `--suites` (`quick`, `full`, or comma-separated ids, `id:test1+test2` for a
+/// subset) against the conformance list text.
+pub fn select(
+    selection: &str,
+    list_text: &str,
+) -> Result<(Vec<SuiteSpec>, Vec<Excluded>), SelectError> {
+    let all = parse_list(list_text);
+    let exclusions = parse_exclusions(EXCLUSIONS);
+    match selection {
+        "full" => Ok(apply_exclusions(all, &exclusions)),
+        "quick" => {
+            let mut out = Vec::new();
+            for id in QUICK {
+                let mut s = all
+                    .iter()
+                    .find(|s| s.id == *id)
+                    .cloned()
+                    .ok_or_else(|| SelectError::Unknown(id.to_string()))?;
+                if *id == "basic" {
+                    s.tests = QUICK_BASIC_TESTS.iter().map(|t| t.to_string()).collect();
+                }
+                out.push(s);
+            }
+            Ok((out, Vec::new()))
+        }
+        ids => {
+            let mut out = Vec::new();
+            for item in ids.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                let (id, tests) = match item.split_once(':') {
+                    Some((id, t)) => (id, t.split('+').map(str::to_string).collect()),
+                    None => (item, Vec::new()),
+                };
+                let mut s = all
+                    .iter()
+                    .find(|s| s.id == id)
+                    .cloned()
+                    .ok_or_else(|| SelectError::Unknown(id.to_string()))?;
+                s.tests = tests;
+                out.push(s);
+            }
+            Ok((out, Vec::new()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIST: &str = "# comment\n\
+        Compute Info,computeinfo/test_computeinfo\n\
+        API,api/test_api\n\
+        Basic,basic/test_basic\n\
+        Allocations (single maximum),allocations/test_allocations single 5 all\n\
+        Allocations (total maximum),allocations/test_allocations multiple 5 all\n\
+        Thread Dimensions,thread_dimensions/test_thread_dimensions full*\n\
+        Images (Kernel),images/kernel_read_write/test_image_streams CL_FILTER_NEAREST\n\
+        CL_DEVICE_TYPE_CPU, Images (Kernel CL_FILTER_LINEAR),images/kernel_read_write/test_image_streams CL_FILTER_LINEAR\n\
+        OpenCL-GL Sharing,gl/test_gl\n\
+        Device Partitioning,device_partition/test_device_partition\n";
+
+    #[test]
+    fn parses_ids_titles_and_args() {
+        let l = parse_list(LIST);
+        assert_eq!(l.len(), 10);
+        assert_eq!(l[1].id, "api");
+        assert_eq!(l[1].title, "API");
+        assert_eq!(l[3].id, "allocations_single_5_all");
+        assert_eq!(l[3].args, vec!["single", "5", "all"]);
+        assert_eq!(l[5].id, "thread_dimensions_full");
+        assert_eq!(l[7].title, "Images (Kernel CL_FILTER_LINEAR)");
+        assert!(l[9].skip_lines_mean_skip);
+        assert!(!l[1].skip_lines_mean_skip);
+    }
+
+    #[test]
+    fn full_excludes_images_and_gl_with_reasons() {
+        let (keep, dropped) = select("full", LIST).expect("full list");
+        let kept: Vec<&str> = keep.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(
+            kept,
+            vec![
+                "computeinfo",
+                "api",
+                "basic",
+                "allocations_single_5_all",
+                "allocations_multiple_5_all",
+                "thread_dimensions_full",
+                "device_partition"
+            ]
+        );
+        assert_eq!(dropped.len(), 3);
+        assert!(dropped.iter().all(|d| !d.reason.is_empty()));
+        assert!(dropped[2].reason.contains("OpenGL"));
+    }
+
+    #[test]
+    fn named_selection_with_subset() {
+        let (s, _) = select("api,basic:hostptr+fpmath", LIST).expect("selection");
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[1].tests, vec!["hostptr", "fpmath"]);
+        assert!(matches!(
+            select("nosuch", LIST),
+            Err(SelectError::Unknown(_))
+        ));
+    }
+
+    #[test]
+    fn every_exclusion_line_has_a_reason() {
+        let e = parse_exclusions(EXCLUSIONS);
+        assert!(e.len() >= 10);
+        let lines = EXCLUSIONS
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            .count();
+        assert_eq!(e.len(), lines, "an exclusion line lacks '| reason'");
+    }
+}

@@ -1,0 +1,240 @@
+//! cts-runner end to end over a fake CTS build made of the `cts-standin` binary: per-test and
+//! whole-suite runs, crashes, timeouts, not-built and excluded suites, expectations.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+struct Fake {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+fn fake_cts() -> Fake {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().to_path_buf();
+    let tc = root.join("cts/test_conformance");
+    let standin = Path::new(env!("CARGO_BIN_EXE_cts-standin"));
+    for kind in ["good", "mixed", "nolist"] {
+        std::fs::create_dir_all(tc.join(kind)).expect("mkdir");
+        std::fs::copy(standin, tc.join(kind).join(format!("test_{kind}"))).expect("copy stand-in");
+    }
+    std::fs::write(
+        tc.join("opencl_conformance_tests_full.csv"),
+        "# fake list\n\
+         Good,good/test_good\n\
+         Mixed,mixed/test_mixed\n\
+         No list,nolist/test_nolist\n\
+         Good subset,good/test_good a c\n\
+         Missing,missing/test_missing\n\
+         OpenCL-GL Sharing,gl/test_gl\n",
+    )
+    .expect("list");
+    std::fs::write(root.join("libvkcl.so"), b"not really a library").expect("lib");
+    Fake { _dir: dir, root }
+}
+
+fn runner(f: &Fake, extra: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_cts-runner"))
+        .arg("--cts-dir")
+        .arg(f.root.join("cts"))
+        .arg("--lib")
+        .arg(f.root.join("libvkcl.so"))
+        .args([
+            "--device",
+            "standin",
+            "--suites",
+            "full",
+            "--jobs",
+            "2",
+            "--timeout",
+            "3",
+            "--quiet",
+        ])
+        .arg("--out")
+        .arg("out")
+        .current_dir(&f.root)
+        .arg("--expectations")
+        .arg(f.root.join("exp.json"))
+        .args(extra)
+        .env_remove("VKCL_CTS_DIR")
+        .output()
+        .expect("cts-runner starts")
+}
+
+fn statuses(f: &Fake) -> Vec<(String, String, String)> {
+    let text = std::fs::read_to_string(f.root.join("out/standin.json")).expect("results json");
+    let v: Value = serde_json::from_str(&text).expect("json");
+    let mut out = Vec::new();
+    for s in v["suites"].as_array().expect("suites") {
+        let id = s["id"].as_str().unwrap_or("").to_string();
+        out.push((
+            id.clone(),
+            "(state)".to_string(),
+            s["state"].as_str().unwrap_or("").to_string(),
+        ));
+        for t in s["tests"].as_array().expect("tests") {
+            out.push((
+                id.clone(),
+                t["name"].as_str().unwrap_or("").to_string(),
+                t["status"].as_str().unwrap_or("").to_string(),
+            ));
+        }
+    }
+    out
+}
+
+fn edit_expectation(f: &Fake, suite: &str, test: &str, status: &str) {
+    let p = f.root.join("exp.json");
+    let mut v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&p).expect("read")).expect("json");
+    v["suites"][suite][test] = Value::String(status.to_string());
+    std::fs::write(&p, serde_json::to_string(&v).expect("ser")).expect("write");
+}
+
+#[test]
+fn full_run_results_and_expectations() {
+    let f = fake_cts();
+    // No expectations yet: refuse to compare.
+    let o = runner(&f, &[]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    let o = runner(&f, &["--update-expectations"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let got = statuses(&f);
+    let want: Vec<(&str, &str, &str)> = vec![
+        ("good", "(state)", "ran"),
+        ("good", "a", "pass"),
+        ("good", "b", "pass"),
+        ("good", "c", "skip"),
+        ("mixed", "(state)", "ran"),
+        ("mixed", "alpha", "pass"),
+        ("mixed", "beta", "fail"),
+        ("mixed", "gamma", "skip"),
+        ("mixed", "delta", "crash"),
+        ("mixed", "epsilon", "timeout"),
+        ("mixed", "zeta", "pass"),
+        ("mixed", "omega", "pass"),
+        ("nolist", "(state)", "ran"),
+        ("nolist", "a", "pass"),
+        ("nolist", "b", "crash"),
+        ("good_a_c", "(state)", "ran"),
+        ("good_a_c", "a", "pass"),
+        ("good_a_c", "c", "skip"),
+        ("missing", "(state)", "not_built"),
+    ];
+    let got_ref: Vec<(&str, &str, &str)> = got
+        .iter()
+        .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+        .collect();
+    assert_eq!(got_ref, want);
+
+    let summary = std::fs::read_to_string(f.root.join("out/summary.md")).expect("summary");
+    assert!(
+        summary.contains("| [mixed](mixed.md) | ran | 7 | 3 | 1 | 1 | 1 | 1 | 0 |"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("OpenCL-GL Sharing"),
+        "exclusion named: {summary}"
+    );
+    let mixed = std::fs::read_to_string(f.root.join("out/mixed.md")).expect("mixed.md");
+    assert!(mixed.contains("| delta | **crash** |"), "{mixed}");
+    assert!(
+        mixed.contains("| beta | **fail** |") && mixed.contains("ERROR: result mismatch at 3 |"),
+        "a failure's note quotes its error line: {mixed}"
+    );
+    let log = std::fs::read_to_string(f.root.join("out/logs/mixed.log")).expect("log");
+    assert!(
+        log.contains("ERROR: result mismatch at 3"),
+        "stderr kept in the log"
+    );
+    assert!(
+        !f.root.join("out/lib").exists(),
+        "the private library stays out of --out"
+    );
+
+    // Same results again: exit 0.
+    let o = runner(&f, &[]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    // An expectation of pass that now fails is a regression, named.
+    edit_expectation(&f, "mixed", "beta", "pass");
+    let o = runner(&f, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("REGRESSION: mixed/beta: expected pass, got fail"),
+        "{err}"
+    );
+
+    // An expected failure that passes is an unexpected pass, named.
+    edit_expectation(&f, "mixed", "beta", "fail");
+    edit_expectation(&f, "good", "a", "fail");
+    let o = runner(&f, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("UNEXPECTED PASS: good/a: expected fail, got pass"),
+        "{err}"
+    );
+}
+
+#[test]
+fn selection_and_bad_arguments() {
+    let f = fake_cts();
+    let o = Command::new(env!("CARGO_BIN_EXE_cts-runner"))
+        .arg("--cts-dir")
+        .arg(f.root.join("cts"))
+        .arg("--lib")
+        .arg(f.root.join("libvkcl.so"))
+        .args([
+            "--suites",
+            "mixed:alpha+omega",
+            "--quiet",
+            "--device",
+            "standin",
+        ])
+        .arg("--out")
+        .arg(f.root.join("out"))
+        .output()
+        .expect("runs");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let got = statuses(&f);
+    assert_eq!(got.len(), 3);
+    assert_eq!(got[1].1, "alpha");
+    assert_eq!(got[2].1, "omega");
+
+    let o = Command::new(env!("CARGO_BIN_EXE_cts-runner"))
+        .arg("--cts-dir")
+        .arg(f.root.join("cts"))
+        .arg("--lib")
+        .arg(f.root.join("libvkcl.so"))
+        .args(["--suites", "nosuch"])
+        .arg("--out")
+        .arg(f.root.join("out2"))
+        .output()
+        .expect("runs");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown suite 'nosuch'"));
+}
