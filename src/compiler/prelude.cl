@@ -6,11 +6,19 @@
 // its share at once; wait_group_events is a barrier, which makes the copies visible to the
 // group. The stride applies to the __global side. prefetch is a hint: it does nothing.
 
-static inline size_t __attribute__((overloadable)) __vkcl_global_stride(const __global void *p, size_t s) {
+// OpenCL C before 1.2 has no `static`; the helpers are always inlined, so no definition is
+// ever emitted for them.
+#if defined(__OPENCL_C_VERSION__) && __OPENCL_C_VERSION__ >= 120
+#define __VKCL_STATIC static
+#else
+#define __VKCL_STATIC
+#endif
+
+__VKCL_STATIC inline size_t __attribute__((overloadable, always_inline)) __vkcl_global_stride(const __global void *p, size_t s) {
     return s;
 }
 
-static inline size_t __attribute__((overloadable)) __vkcl_global_stride(const __local void *p, size_t s) {
+__VKCL_STATIC inline size_t __attribute__((overloadable, always_inline)) __vkcl_global_stride(const __local void *p, size_t s) {
     return 1;
 }
 

@@ -72,9 +72,15 @@ pub fn plan_partition(
             if *n == 0 {
                 return Err(ClError(CL_INVALID_VALUE));
             }
-            // CL_DEVICE_PARTITION_FAILED if the partition name is supported by the implementation
-            // but in_device could not be further partitioned (n above the device's compute units).
+            // CL_INVALID_DEVICE_PARTITION_COUNT if the total number of compute units requested
+            // exceeds CL_DEVICE_MAX_COMPUTE_UNITS for in_device.
             if *n > units {
+                return Err(ClError(CL_INVALID_DEVICE_PARTITION_COUNT));
+            }
+            // CL_DEVICE_PARTITION_FAILED if the partition name is supported by the implementation
+            // but in_device could not be further partitioned: n = all its compute units leaves no
+            // smaller device to make (the CTS's negative_create_sub_devices reads it so).
+            if *n == units {
                 return Err(ClError(CL_DEVICE_PARTITION_FAILED));
             }
             Ok((0..units / n).map(|i| (i * n, *n)).collect())
@@ -416,6 +422,10 @@ mod tests {
         );
         assert_eq!(
             plan_partition(2, 0, &Partition::Equally(3)),
+            Err(ClError(CL_INVALID_DEVICE_PARTITION_COUNT))
+        );
+        assert_eq!(
+            plan_partition(2, 0, &Partition::Equally(2)),
             Err(ClError(CL_DEVICE_PARTITION_FAILED))
         );
         assert_eq!(
