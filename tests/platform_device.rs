@@ -283,7 +283,14 @@ fn library_binds_its_own_symbols() {
     // Applications linked with -lOpenCL put the loader's clGetExtensionFunctionAddress* first in
     // the global scope; libvkcl.so must bind its own references to its own definitions, or the
     // loader ends up dispatching to itself forever (seen with release builds).
-    let out = std::process::Command::new("readelf").arg("-d").arg(vkcl_library()).output().expect("readelf (binutils)");
+    let out = std::process::Command::new("readelf")
+        .arg("-d")
+        .arg(vkcl_library())
+        .output()
+        .expect("readelf (binutils)");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("SYMBOLIC"), "libvkcl.so is not linked with -Bsymbolic:\n{text}");
+    assert!(
+        text.contains("SYMBOLIC"),
+        "libvkcl.so is not linked with -Bsymbolic:\n{text}"
+    );
 }

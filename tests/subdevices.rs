@@ -201,7 +201,10 @@ fn nested_partitions_and_reference_counts() {
     }
     assert_eq!(units(level), 1);
     // A one-unit device cannot be partitioned further.
-    assert_eq!(split(level, &[CL_DEVICE_PARTITION_EQUALLY, 1, 0]).err(), Some(CL_DEVICE_PARTITION_FAILED));
+    assert_eq!(
+        split(level, &[CL_DEVICE_PARTITION_EQUALLY, 1, 0]).err(),
+        Some(CL_DEVICE_PARTITION_FAILED)
+    );
     assert_eq!(
         err_of(level, Some(&[CL_DEVICE_PARTITION_EQUALLY, 2, 0])),
         CL_INVALID_DEVICE_PARTITION_COUNT
@@ -227,7 +230,11 @@ fn nested_partitions_and_reference_counts() {
     assert_eq!(r, CL_INVALID_DEVICE);
     assert_eq!(unsafe { cl!(clReleaseDevice)(s) }, CL_INVALID_DEVICE);
     assert_eq!(unsafe { cl!(clRetainDevice)(s) }, CL_INVALID_DEVICE);
-    assert_eq!(units(level), 1, "a child device still works after its parent's release");
+    assert_eq!(
+        units(level),
+        1,
+        "a child device still works after its parent's release"
+    );
     assert_eq!(
         parent(made[1]),
         s,
