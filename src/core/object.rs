@@ -114,7 +114,11 @@ pub fn register_arc<T: ClObject>(arc: Arc<T>) -> Arc<T> {
     if arc.header().handle.load(Ordering::Acquire) != 0 {
         return arc;
     }
-    debug_assert_eq!(arc.header().kind, T::KIND, "object registered with another type's header");
+    debug_assert_eq!(
+        arc.header().kind,
+        T::KIND,
+        "object registered with another type's header"
+    );
     let cell = Box::into_raw(Box::new(HandleCell {
         dispatch: crate::api::icd::dispatch_table(),
         kind: T::KIND,
