@@ -61,7 +61,6 @@ pub unsafe extern "C" fn clCreateCommandBufferKHR(
     props: *const cl_command_buffer_properties_khr,
     errcode_ret: *mut cl_int,
 ) -> cl_command_buffer_khr {
-    tracing::debug!("clCreateCommandBufferKHR");
     super::object(errcode_ret, || {
         // CL_INVALID_VALUE if queues is NULL.
         // CL_INVALID_VALUE if cl_khr_command_buffer_multi_device is not supported and
@@ -116,7 +115,6 @@ pub unsafe extern "C" fn clCreateCommandBufferKHR(
 /// # Safety
 /// Any pointer value is accepted.
 pub unsafe extern "C" fn clRetainCommandBufferKHR(command_buffer: cl_command_buffer_khr) -> cl_int {
-    tracing::debug!("clRetainCommandBufferKHR");
     status(|| object::retain::<CommandBuffer>(command_buffer))
 }
 
@@ -128,7 +126,6 @@ pub unsafe extern "C" fn clRetainCommandBufferKHR(command_buffer: cl_command_buf
 pub unsafe extern "C" fn clReleaseCommandBufferKHR(
     command_buffer: cl_command_buffer_khr,
 ) -> cl_int {
-    tracing::debug!("clReleaseCommandBufferKHR");
     status(|| object::release::<CommandBuffer>(command_buffer).map(|_| ()))
 }
 
@@ -141,7 +138,6 @@ pub unsafe extern "C" fn clReleaseCommandBufferKHR(
 pub unsafe extern "C" fn clFinalizeCommandBufferKHR(
     command_buffer: cl_command_buffer_khr,
 ) -> cl_int {
-    tracing::debug!("clFinalizeCommandBufferKHR");
     status(|| lookup::<CommandBuffer>(command_buffer)?.finalize())
 }
 
@@ -173,7 +169,6 @@ pub unsafe extern "C" fn clEnqueueCommandBufferKHR(
     event_list: *const cl_event,
     event: *mut cl_event,
 ) -> cl_int {
-    tracing::debug!("clEnqueueCommandBufferKHR");
     status(|| {
         let cb = lookup::<CommandBuffer>(command_buffer)?;
         cb.executable()?;
@@ -322,7 +317,6 @@ pub unsafe extern "C" fn clCommandBarrierWithWaitListKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    tracing::debug!("clCommandBarrierWithWaitListKHR");
     status(|| {
         // SAFETY: forwarded.
         let (cb, wait) = unsafe {
@@ -362,7 +356,6 @@ pub unsafe extern "C" fn clCommandCopyBufferKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    tracing::debug!("clCommandCopyBufferKHR");
     status(|| {
         // SAFETY: forwarded.
         let (cb, wait) = unsafe {
@@ -415,7 +408,6 @@ pub unsafe extern "C" fn clCommandCopyBufferRectKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    tracing::debug!("clCommandCopyBufferRectKHR");
     status(|| {
         // SAFETY: forwarded.
         let (cb, wait) = unsafe {
@@ -471,7 +463,6 @@ pub unsafe extern "C" fn clCommandFillBufferKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    tracing::debug!("clCommandFillBufferKHR");
     status(|| {
         // SAFETY: forwarded.
         let (cb, wait) = unsafe {
@@ -540,7 +531,6 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    tracing::debug!("clCommandNDRangeKernelKHR");
     status(|| {
         // SAFETY: forwarded.
         let (cb, wait, pairs) =
@@ -706,7 +696,6 @@ pub unsafe extern "C" fn clCommandCopyBufferToImageKHR(
     _sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    tracing::debug!("clCommandCopyBufferToImageKHR");
     // SAFETY: forwarded.
     unsafe {
         unsupported(
@@ -739,7 +728,6 @@ pub unsafe extern "C" fn clCommandCopyImageKHR(
     _sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    tracing::debug!("clCommandCopyImageKHR");
     // SAFETY: forwarded.
     unsafe {
         unsupported(
@@ -772,7 +760,6 @@ pub unsafe extern "C" fn clCommandCopyImageToBufferKHR(
     _sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    tracing::debug!("clCommandCopyImageToBufferKHR");
     // SAFETY: forwarded.
     unsafe {
         unsupported(
@@ -804,7 +791,6 @@ pub unsafe extern "C" fn clCommandFillImageKHR(
     _sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    tracing::debug!("clCommandFillImageKHR");
     // SAFETY: forwarded.
     unsafe {
         unsupported(
@@ -835,7 +821,6 @@ pub unsafe extern "C" fn clCommandSVMMemcpyKHR(
     _sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    tracing::debug!("clCommandSVMMemcpyKHR");
     // SAFETY: forwarded.
     unsafe {
         unsupported(
@@ -867,7 +852,6 @@ pub unsafe extern "C" fn clCommandSVMMemFillKHR(
     _sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    tracing::debug!("clCommandSVMMemFillKHR");
     // SAFETY: forwarded.
     unsafe {
         unsupported(
@@ -893,7 +877,6 @@ pub unsafe extern "C" fn clGetCommandBufferInfoKHR(
     value: *mut c_void,
     size_ret: *mut usize,
 ) -> cl_int {
-    tracing::debug!("clGetCommandBufferInfoKHR");
     status(|| {
         let cb = lookup::<CommandBuffer>(command_buffer)?;
         let out = InfoOut::new(size, value, size_ret);

@@ -311,7 +311,6 @@ impl Kernel {
         range: NdRange,
         args: &[Option<ArgValue>],
     ) -> ClResult<Encoded> {
-        tracing::debug!(kernel = %self.info().name, "encode launch");
         let info = self.info();
         let mut keep: Vec<Arc<dyn Any + Send + Sync>> = vec![self.clone()];
         let mut block = vec![0u8; info.args_size as usize];
@@ -357,7 +356,6 @@ impl Kernel {
         let pipeline = self
             .program
             .pipeline(device, info, range.local, locals, persistent)?;
-        tracing::debug!("pipeline ready");
         keep.push(pipeline.clone());
 
         let mut header = [0u8; ARGS_OFFSET];

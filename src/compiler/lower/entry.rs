@@ -277,38 +277,7 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
     // Push constant block.
     let u64t = ctx.t_int(64);
     let u32t = ctx.t_int(32);
-    let pc_struct = ctx.id();
-    ctx.module.types_global_values.push(inst(
-        Op::TypeStruct,
-        None,
-        Some(pc_struct),
-        [u64t, u64t, u32t, u32t, u32t, u32t]
-            .iter()
-            .map(|t| Operand::IdRef(*t))
-            .collect(),
-    ));
-    for (m, off) in [0u32, 8, 16, 20, 24, 28].iter().enumerate() {
-        ctx.module.annotations.push(inst(
-            Op::MemberDecorate,
-            None,
-            None,
-            vec![
-                Operand::IdRef(pc_struct),
-                Operand::LiteralBit32(m as u32),
-                Operand::Decoration(Decoration::Offset),
-                Operand::LiteralBit32(*off),
-            ],
-        ));
-    }
-    ctx.decorate(pc_struct, Decoration::Block, vec![]);
-    let pc_ptr = ctx.t_ptr(StorageClass::PushConstant, pc_struct);
-    let pc_var = ctx.id();
-    ctx.module.types_global_values.push(inst(
-        Op::Variable,
-        Some(pc_ptr),
-        Some(pc_var),
-        vec![Operand::StorageClass(StorageClass::PushConstant)],
-    ));
+    let pc_var = push_constant_block(ctx);
 
     // Work-group size spec constants (reqd_work_group_size gives the defaults).
     let reqd = info.reqd_work_group_size.unwrap_or([1, 1, 1]);
@@ -723,4 +692,45 @@ fn memory_sizes(ctx: &Ctx) -> EntrySizes {
         static_local_mem_bytes,
         private_mem_bytes,
     }
+}
+
+/// Declares the kernel ABI's 32-byte push-constant block (launch header address, argument
+/// block address, group offset x/y/z, padding; see the compiler module doc) and returns its
+/// `PushConstant` variable. The one place that spells the block's layout.
+pub(crate) fn push_constant_block(ctx: &mut Ctx) -> Word {
+    let u64t = ctx.t_int(64);
+    let u32t = ctx.t_int(32);
+    let st = ctx.id();
+    ctx.module.types_global_values.push(inst(
+        Op::TypeStruct,
+        None,
+        Some(st),
+        [u64t, u64t, u32t, u32t, u32t, u32t]
+            .iter()
+            .map(|t| Operand::IdRef(*t))
+            .collect(),
+    ));
+    for (m, off) in [0u32, 8, 16, 20, 24, 28].iter().enumerate() {
+        ctx.module.annotations.push(inst(
+            Op::MemberDecorate,
+            None,
+            None,
+            vec![
+                Operand::IdRef(st),
+                Operand::LiteralBit32(m as u32),
+                Operand::Decoration(Decoration::Offset),
+                Operand::LiteralBit32(*off),
+            ],
+        ));
+    }
+    ctx.decorate(st, Decoration::Block, vec![]);
+    let pty = ctx.t_ptr(StorageClass::PushConstant, st);
+    let var = ctx.id();
+    ctx.module.types_global_values.push(inst(
+        Op::Variable,
+        Some(pty),
+        Some(var),
+        vec![Operand::StorageClass(StorageClass::PushConstant)],
+    ));
+    var
 }

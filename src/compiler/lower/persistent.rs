@@ -62,45 +62,6 @@ fn input_builtin_var(ctx: &mut Ctx, b: BuiltIn, ty: Word) -> Word {
     var
 }
 
-/// Declares the ABI's push-constant block (for kernels whose body reads none of it).
-fn push_constant_block(ctx: &mut Ctx) -> Word {
-    let u64t = ctx.t_int(64);
-    let u32t = ctx.t_int(32);
-    let st = ctx.id();
-    ctx.module.types_global_values.push(inst(
-        Op::TypeStruct,
-        None,
-        Some(st),
-        [u64t, u64t, u32t, u32t, u32t, u32t]
-            .iter()
-            .map(|t| Operand::IdRef(*t))
-            .collect(),
-    ));
-    for (m, off) in [0u32, 8, 16, 20, 24, 28].iter().enumerate() {
-        ctx.module.annotations.push(inst(
-            Op::MemberDecorate,
-            None,
-            None,
-            vec![
-                Operand::IdRef(st),
-                Operand::LiteralBit32(m as u32),
-                Operand::Decoration(Decoration::Offset),
-                Operand::LiteralBit32(*off),
-            ],
-        ));
-    }
-    ctx.decorate(st, Decoration::Block, vec![]);
-    let pty = ctx.t_ptr(StorageClass::PushConstant, st);
-    let var = ctx.id();
-    ctx.module.types_global_values.push(inst(
-        Op::Variable,
-        Some(pty),
-        Some(var),
-        vec![Operand::StorageClass(StorageClass::PushConstant)],
-    ));
-    var
-}
-
 /// Builds the instructions of one basic block.
 struct Code<'c> {
     ctx: &'c mut Ctx,
@@ -187,7 +148,7 @@ pub(crate) fn make_persistent(ctx: &mut Ctx) -> Result<(), String> {
         .and_then(|i| i.result_id);
     let pc_var = match found {
         Some(v) => v,
-        None => push_constant_block(ctx),
+        None => super::entry::push_constant_block(ctx),
     };
     let uses_local_memory = ctx.module.types_global_values.iter().any(|i| {
         i.class.opcode == Op::Variable
