@@ -276,13 +276,14 @@ pub fn record_launch(
     }
 }
 
-/// The most work-groups a launch on `device` may have resident: None for a root device (no
-/// limit); for a sub-device its compute units x the groups one unit keeps resident
+/// The most work-groups a launch on `device` may have resident: None for a root device and
+/// for a sub-device that has all of its root's compute units (no limit); for a sub-device
+/// its compute units x the groups one unit keeps resident
 /// ([`Device::groups_per_unit`]), within `maxComputeWorkGroupCount[0]` (the persistent
 /// variant is launched as a 1-D grid). A launch with more groups than that is limited by the
 /// device's [`LimitedDispatch`]: the persistent variant, or waves of at most this many groups.
 pub fn resident_group_limit(device: &Device, local: [u32; 3]) -> Option<u64> {
-    if !device.is_sub_device() {
+    if !device.is_sub_device() || device.compute_units >= device.root().compute_units {
         return None;
     }
     let per_unit = device.groups_per_unit(local.iter().product());
