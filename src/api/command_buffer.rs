@@ -620,6 +620,7 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
             updatable,
             asserts,
             deferred,
+            !mutable_handle.is_null(),
         )?);
         let sp = cb.record_kernel(&wait, command.clone())?;
         if !mutable_handle.is_null() {

@@ -499,6 +499,11 @@ pub struct KernelCommand {
     pub asserts: cl_bitfield,
     /// Work-groups per dimension when recorded.
     pub recorded_groups: [u64; 3],
+    /// Whether the application holds a handle to this command (it may be updated): its
+    /// group counts are then read by an indirect dispatch from the launch buffer, so an update
+    /// in place is a memory write. Commands without a handle dispatch directly (cheaper on
+    /// some drivers).
+    mutable: bool,
     /// The device's `maxComputeWorkGroupCount`.
     max_groups: [u64; 3],
     state: Mutex<(Dispatch, Option<Arc<Live>>)>,
@@ -526,6 +531,7 @@ impl KernelCommand {
         updatable: cl_mutable_dispatch_fields_khr,
         asserts: cl_bitfield,
         allow_unset: bool,
+        mutable: bool,
     ) -> ClResult<KernelCommand> {
         let device = cb.queue.device.clone();
         let max_groups = device
@@ -546,6 +552,7 @@ impl KernelCommand {
             asserts,
             recorded_groups,
             max_groups,
+            mutable,
             state: Mutex::new((dispatch.clone(), None)),
         };
         if dispatch.args.iter().any(|a| a.is_none()) && allow_unset {
@@ -597,13 +604,14 @@ impl KernelCommand {
         self.kernel.encode(&self.device, d.range, &d.args).map(Some)
     }
 
-    /// Records the current launch: one `vkCmdDispatchIndirect` reading the group counts from
-    /// the launch header, or split direct dispatches where a count exceeds the device limit.
+    /// Records the current launch: for a mutable command one `vkCmdDispatchIndirect` reading
+    /// the group counts from the launch header; otherwise, or where a count exceeds the device
+    /// limit, direct dispatches.
     fn record(&self, r: &mut Recorder, keep: &mut Keep) {
         let Some(live) = self.live() else {
             return;
         };
-        if (0..3).all(|i| live.groups[i] <= self.max_groups[i]) {
+        if self.mutable && (0..3).all(|i| live.groups[i] <= self.max_groups[i]) {
             let push = push_constants(live.buf.address, [0; 3]);
             r.dispatch_indirect(&live.pipeline, &push, &live.buf, GROUPS_OFFSET);
         } else {

@@ -88,6 +88,8 @@ impl Drop for Timeline {
 pub struct Recorder<'a> {
     pub device: &'a Device,
     pub cmd: vk::CommandBuffer,
+    /// The compute pipeline bound last in `cmd` (null: none yet): binding it again is skipped.
+    pub bound: vk::Pipeline,
 }
 
 impl Recorder<'_> {
@@ -129,13 +131,9 @@ impl Recorder<'_> {
         groups: [u32; 3],
     ) {
         super::secondary::count_command();
+        self.bind(pipeline);
         // SAFETY: as above; the pipeline's layout declares exactly this push-constant range.
         unsafe {
-            self.device.raw.cmd_bind_pipeline(
-                self.cmd,
-                vk::PipelineBindPoint::COMPUTE,
-                pipeline.raw,
-            );
             self.device.raw.cmd_push_constants(
                 self.cmd,
                 pipeline.layout,
@@ -147,6 +145,24 @@ impl Recorder<'_> {
                 .raw
                 .cmd_dispatch(self.cmd, groups[0], groups[1], groups[2]);
         }
+    }
+
+    /// Binds `pipeline` for compute unless it is the one bound last: consecutive launches of
+    /// one kernel (waves, split grids, command-buffer chains) bind it once.
+    pub fn bind(&mut self, pipeline: &super::pipeline::Pipeline) {
+        if self.bound == pipeline.raw {
+            return;
+        }
+        self.bound = pipeline.raw;
+        // SAFETY: the command buffer is recording; the pipeline is alive (the job or the
+        // secondary keeps it).
+        unsafe {
+            self.device.raw.cmd_bind_pipeline(
+                self.cmd,
+                vk::PipelineBindPoint::COMPUTE,
+                pipeline.raw,
+            )
+        };
     }
 
     /// Makes every device write recorded before it available and visible to host reads once
@@ -170,17 +186,27 @@ impl Recorder<'_> {
         };
     }
 
-    /// A full memory barrier between everything recorded before and after.
+    /// A memory barrier between everything recorded before and after: the stages vkcl's
+    /// commands use (compute shaders, transfers, indirect-dispatch reads), every write before
+    /// made visible to every read and write after. Narrower than ALL_COMMANDS, which some
+    /// drivers (NVIDIA's) turn into a heavier wait.
     pub fn barrier(&mut self) {
+        let stages = vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER;
         let mb = [vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
-            .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE)];
+            .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(
+                vk::AccessFlags::SHADER_READ
+                    | vk::AccessFlags::SHADER_WRITE
+                    | vk::AccessFlags::TRANSFER_READ
+                    | vk::AccessFlags::TRANSFER_WRITE
+                    | vk::AccessFlags::INDIRECT_COMMAND_READ,
+            )];
         // SAFETY: as above.
         unsafe {
             self.device.raw.cmd_pipeline_barrier(
                 self.cmd,
-                vk::PipelineStageFlags::ALL_COMMANDS,
-                vk::PipelineStageFlags::ALL_COMMANDS,
+                stages,
+                stages | vk::PipelineStageFlags::DRAW_INDIRECT,
                 vk::DependencyFlags::empty(),
                 &mb,
                 &[],
@@ -458,6 +484,7 @@ fn worker(
                     let mut r = Recorder {
                         device: &device,
                         cmd,
+                        bound: vk::Pipeline::null(),
                     };
                     // Orders this job after everything submitted before it to the same VkQueue
                     // (its own earlier jobs, and dependencies signalled on this VkQueue), in

@@ -82,6 +82,7 @@ impl Secondary {
         record(&mut Recorder {
             device,
             cmd: sec.raw,
+            bound: vk::Pipeline::null(),
         });
         // SAFETY: recording was begun above.
         unsafe { device.raw.end_command_buffer(sec.raw) }?;
@@ -112,9 +113,9 @@ impl Recorder<'_> {
         // SAFETY: the command buffer is recording; the pipeline's layout declares exactly this
         // push-constant range; the buffer was created with INDIRECT_BUFFER usage and is kept
         // alive with the secondary.
+        self.bind(pipeline);
         unsafe {
             let d = &self.device.raw;
-            d.cmd_bind_pipeline(self.cmd, vk::PipelineBindPoint::COMPUTE, pipeline.raw);
             d.cmd_push_constants(
                 self.cmd,
                 pipeline.layout,
@@ -130,6 +131,8 @@ impl Recorder<'_> {
     /// family) into this job's primary command buffer.
     pub fn execute(&mut self, secondary: &Secondary) {
         SECONDARIES_EXECUTED.fetch_add(1, Ordering::Relaxed);
+        // The primary's bound state is undefined after vkCmdExecuteCommands.
+        self.bound = vk::Pipeline::null();
         // SAFETY: the primary is recording; the secondary is executable, SIMULTANEOUS_USE, and
         // kept alive by the job until the submission completes.
         unsafe {
