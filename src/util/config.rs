@@ -36,6 +36,9 @@ pub struct Config {
     pub command_buffer_094: bool,
     /// `VKCL_SUBDEVICE_DISPATCH`: `persistent` or `waves`; None: the device's default.
     pub subdevice_dispatch: Option<LimitedDispatch>,
+    /// `VKCL_STAGED_READS=1`: buffer reads always go through host-cached staging memory (by
+    /// default only out of memory the host reads slowly, e.g. NVIDIA's device-local BAR).
+    pub staged_reads: bool,
 }
 
 impl Config {
@@ -57,6 +60,7 @@ impl Config {
             validation,
             command_buffer_094,
             subdevice_dispatch,
+            staged_reads: var("VKCL_STAGED_READS").as_deref() == Some("1"),
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use super::{check_copy, check_fill, command_args, finish_enqueue, in_bounds, keep, FillPlan};
 use crate::api::status;
+use crate::backend::vulkan::memory::Buffer;
 use crate::backend::vulkan::queue::Work;
 use crate::core::error::ClError;
 use crate::core::memory::Mem;
@@ -39,19 +40,59 @@ pub unsafe extern "C" fn clEnqueueReadBuffer(
         if m.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
             return Err(ClError(CL_INVALID_OPERATION));
         }
-        let (src, dst) = (
-            UserPtr(m.mapped().wrapping_add(offset) as *mut c_void),
-            UserPtr(ptr),
-        );
-        let work = Work::Host(Box::new(move || {
-            // SAFETY: the source lies inside the mapped buffer (bounds checked); the
-            // application keeps `ptr` valid for `size` bytes until the read completes.
-            unsafe {
-                std::ptr::copy_nonoverlapping(src.get() as *const u8, dst.get() as *mut u8, size)
+        let dst = UserPtr(ptr);
+        let ev =
+            if size > 0 && (!m.storage.host_cached || crate::util::config::config().staged_reads) {
+                // Memory the host reads slowly (device-local behind the PCI BAR): the device
+                // copies the range into host-cached staging memory first, then the host copies
+                // from there. Both jobs run in order on the queue; the second is the command's
+                // event.
+                let staging = Arc::new(
+                    Buffer::readback(q.device.vk()?, size as u64)
+                        .map_err(|_| ClError(CL_OUT_OF_RESOURCES))?,
+                );
+                let (sb, st, at) = (
+                    m.storage.clone(),
+                    staging.clone(),
+                    (m.offset + offset) as u64,
+                );
+                let copy = Work::Gpu(Box::new(move |r| {
+                    r.copy_buffer(&sb, &st, &[(at, 0, size as u64)])
+                }));
+                let copied = q.enqueue(CL_COMMAND_READ_BUFFER, &waits, copy, keep(&m));
+                let src = UserPtr(staging.mapped() as *mut c_void);
+                let work = Work::Host(Box::new(move || {
+                    // SAFETY: the staging buffer holds `size` bytes; the application keeps `ptr`
+                    // valid for `size` bytes until the read completes.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(
+                            src.get() as *const u8,
+                            dst.get() as *mut u8,
+                            size,
+                        )
+                    };
+                    0
+                }));
+                let mut k = keep(&m);
+                k.push(staging);
+                // Waiting for the copy's event carries its failure (a failed wait-list event).
+                q.enqueue(CL_COMMAND_READ_BUFFER, &[copied], work, k)
+            } else {
+                let src = UserPtr(m.mapped().wrapping_add(offset) as *mut c_void);
+                let work = Work::Host(Box::new(move || {
+                    // SAFETY: the source lies inside the mapped buffer (bounds checked); the
+                    // application keeps `ptr` valid for `size` bytes until the read completes.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(
+                            src.get() as *const u8,
+                            dst.get() as *mut u8,
+                            size,
+                        )
+                    };
+                    0
+                }));
+                q.enqueue(CL_COMMAND_READ_BUFFER, &waits, work, keep(&m))
             };
-            0
-        }));
-        let ev = q.enqueue(CL_COMMAND_READ_BUFFER, &waits, work, keep(&m));
         // SAFETY: forwarded.
         unsafe { finish_enqueue(ev, blocking, event) }
     })

@@ -29,6 +29,9 @@ pub struct Buffer {
     /// `vkGetBufferDeviceAddress` of the buffer's start.
     pub address: u64,
     mapped: *mut u8,
+    /// Whether the host reads this memory through its caches (`HOST_CACHED`): false for
+    /// device-local memory mapped through the PCI BAR, which the host reads at tens of MB/s.
+    pub host_cached: bool,
 }
 
 // SAFETY: the mapped pointer is to memory owned by this buffer; concurrent access is governed
@@ -38,9 +41,25 @@ unsafe impl Send for Buffer {}
 unsafe impl Sync for Buffer {}
 
 impl Buffer {
-    /// Allocates `size` bytes (> 0) of host-visible device memory.
+    /// Allocates `size` bytes (> 0) of host-visible device memory (device-local where the
+    /// device has such memory).
     /// Errors: `MemoryError` when Vulkan or the allocator refuse (out of memory).
     pub fn new(device: &Arc<Device>, size: u64) -> Result<Buffer, MemoryError> {
+        Buffer::new_in(device, size, MemoryLocation::CpuToGpu)
+    }
+
+    /// Allocates `size` bytes (> 0) of host-cached memory, the staging area of device-to-host
+    /// copies out of memory the host reads slowly ([`Buffer::host_cached`] false).
+    /// Errors: as [`Buffer::new`].
+    pub fn readback(device: &Arc<Device>, size: u64) -> Result<Buffer, MemoryError> {
+        Buffer::new_in(device, size, MemoryLocation::GpuToCpu)
+    }
+
+    fn new_in(
+        device: &Arc<Device>,
+        size: u64,
+        location: MemoryLocation,
+    ) -> Result<Buffer, MemoryError> {
         let usage = vk::BufferUsageFlags::STORAGE_BUFFER
             | vk::BufferUsageFlags::TRANSFER_SRC
             | vk::BufferUsageFlags::TRANSFER_DST
@@ -62,7 +81,7 @@ impl Buffer {
             .allocate(&AllocationCreateDesc {
                 name: "vkcl buffer",
                 requirements,
-                location: MemoryLocation::CpuToGpu,
+                location,
                 linear: true,
                 allocation_scheme: AllocationScheme::GpuAllocatorManaged,
             });
@@ -89,6 +108,10 @@ impl Buffer {
             unsafe { device.raw.destroy_buffer(raw, None) };
             return Err(e.into());
         }
+        tracing::debug!(
+            "buffer of {size} bytes in memory {:?}",
+            alloc.memory_properties()
+        );
         let mapped = alloc
             .mapped_ptr()
             .map(|p| p.as_ptr() as *mut u8)
@@ -99,6 +122,9 @@ impl Buffer {
                 .raw
                 .get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(raw))
         };
+        let host_cached = alloc
+            .memory_properties()
+            .contains(vk::MemoryPropertyFlags::HOST_CACHED);
         Ok(Buffer {
             device: device.clone(),
             raw,
@@ -106,6 +132,7 @@ impl Buffer {
             size,
             address,
             mapped,
+            host_cached,
         })
     }
 
