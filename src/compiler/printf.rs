@@ -251,7 +251,14 @@ mod tests {
         assert_eq!(p[0], Piece::Text("a%b ".into()));
         let Piece::Conv(s) = &p[1] else { panic!() };
         assert_eq!(
-            (s.flags.as_str(), s.width, s.precision, s.vector, s.length, s.conv),
+            (
+                s.flags.as_str(),
+                s.width,
+                s.precision,
+                s.vector,
+                s.length,
+                s.conv
+            ),
             ("-+0", Some(8), Some(3), Some(4), Length::Hl, 'f')
         );
         let convs = conversions("a%%b %-+08.3v4hlf %hhx %s%c %ld %p").unwrap();

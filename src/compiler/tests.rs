@@ -344,6 +344,9 @@ __kernel void k(__global int *o) {
             PrintfArg::Int { bytes: 8, lanes: 8 },
         ]
     );
-    assert_eq!(k.printf.strings, vec!["str".to_string(), "constant data".into()]);
+    assert_eq!(
+        k.printf.strings,
+        vec!["str".to_string(), "constant data".into()]
+    );
     assert_eq!(k.printf.calls[1].format, "x=%d %hhd\n");
 }

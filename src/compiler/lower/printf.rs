@@ -192,18 +192,22 @@ impl Pass<'_> {
                     return Ok((PrintfArg::Str, vec![w]));
                 }
                 let physical = match self.root(v) {
-                    Some((var, _)) => self.ctx.def(var).is_none_or(|i| {
-                        !matches!(
-                            i.operands.first(),
-                            Some(Operand::StorageClass(
-                                StorageClass::Private
-                                    | StorageClass::Function
-                                    | StorageClass::Workgroup
-                            ))
-                        )
-                    }) && !self.local.contains_key(&var),
-                    None => self.ctx.ptr_info(ty).map(|p| p.0)
-                        == Some(StorageClass::PhysicalStorageBuffer),
+                    Some((var, _)) => {
+                        self.ctx.def(var).is_none_or(|i| {
+                            !matches!(
+                                i.operands.first(),
+                                Some(Operand::StorageClass(
+                                    StorageClass::Private
+                                        | StorageClass::Function
+                                        | StorageClass::Workgroup
+                                ))
+                            )
+                        }) && !self.local.contains_key(&var)
+                    }
+                    None => {
+                        self.ctx.ptr_info(ty).map(|p| p.0)
+                            == Some(StorageClass::PhysicalStorageBuffer)
+                    }
                 };
                 let u64t = self.ctx.t_int(64);
                 let addr = if physical {
@@ -266,7 +270,10 @@ impl Pass<'_> {
         let convs = conversions(&format).unwrap_or_default();
         let mut args = Vec::new();
         let mut data = Vec::new();
-        for (k, a) in (3..i.operands.len()).filter_map(|k| id_operand(i, k)).enumerate() {
+        for (k, a) in (3..i.operands.len())
+            .filter_map(|k| id_operand(i, k))
+            .enumerate()
+        {
             let is_string = convs.get(k).is_some_and(|s| s.conv == 's');
             let (arg, words) = self.arg_words(a, is_string)?;
             args.push(arg);
@@ -288,7 +295,11 @@ impl Pass<'_> {
         );
         let header = self.op(Op::Load, u64t, vec![Operand::IdRef(p)]);
         let at = self.ctx.c_u64(HEADER_PRINTF);
-        let a = self.op(Op::IAdd, u64t, vec![Operand::IdRef(header), Operand::IdRef(at)]);
+        let a = self.op(
+            Op::IAdd,
+            u64t,
+            vec![Operand::IdRef(header), Operand::IdRef(at)],
+        );
         let buf = self.load(a, u64t, 8);
         // Reserve the record.
         let p32 = self.ctx.t_ptr(StorageClass::PhysicalStorageBuffer, u32t);
@@ -306,7 +317,11 @@ impl Pass<'_> {
             ],
         );
         let four = self.ctx.c_u64(4);
-        let cap_a = self.op(Op::IAdd, u64t, vec![Operand::IdRef(buf), Operand::IdRef(four)]);
+        let cap_a = self.op(
+            Op::IAdd,
+            u64t,
+            vec![Operand::IdRef(buf), Operand::IdRef(four)],
+        );
         let cap = self.load(cap_a, u32t, 4);
         // fits = off <= cap && size <= cap - off
         let le = self.op(
@@ -314,7 +329,11 @@ impl Pass<'_> {
             boolt,
             vec![Operand::IdRef(off), Operand::IdRef(cap)],
         );
-        let room = self.op(Op::ISub, u32t, vec![Operand::IdRef(cap), Operand::IdRef(off)]);
+        let room = self.op(
+            Op::ISub,
+            u32t,
+            vec![Operand::IdRef(cap), Operand::IdRef(off)],
+        );
         let enough = self.op(
             Op::ULessThanEqual,
             boolt,
@@ -329,11 +348,19 @@ impl Pass<'_> {
         let dest = self.op(
             Op::Select,
             u32t,
-            vec![Operand::IdRef(fits), Operand::IdRef(off), Operand::IdRef(cap)],
+            vec![
+                Operand::IdRef(fits),
+                Operand::IdRef(off),
+                Operand::IdRef(cap),
+            ],
         );
         let dest64 = self.op(Op::UConvert, u64t, vec![Operand::IdRef(dest)]);
         let rec0 = self.ctx.c_u64(RECORDS_OFFSET);
-        let base = self.op(Op::IAdd, u64t, vec![Operand::IdRef(buf), Operand::IdRef(rec0)]);
+        let base = self.op(
+            Op::IAdd,
+            u64t,
+            vec![Operand::IdRef(buf), Operand::IdRef(rec0)],
+        );
         let base = self.op(
             Op::IAdd,
             u64t,
@@ -347,7 +374,11 @@ impl Pass<'_> {
                 base
             } else {
                 let c = self.ctx.c_u64(4 * k as u64);
-                self.op(Op::IAdd, u64t, vec![Operand::IdRef(base), Operand::IdRef(c)])
+                self.op(
+                    Op::IAdd,
+                    u64t,
+                    vec![Operand::IdRef(base), Operand::IdRef(c)],
+                )
             };
             let p = self.op(Op::ConvertUToPtr, p32, vec![Operand::IdRef(a)]);
             self.out.push(inst(
@@ -375,7 +406,11 @@ impl Pass<'_> {
             Op::Select,
             Some(rty),
             Some(rid),
-            vec![Operand::IdRef(fits), Operand::IdRef(ok), Operand::IdRef(full)],
+            vec![
+                Operand::IdRef(fits),
+                Operand::IdRef(ok),
+                Operand::IdRef(full),
+            ],
         ));
         Ok(())
     }
@@ -465,8 +500,9 @@ pub(crate) fn lower_printf(ctx: &mut Ctx) -> Result<PrintfInfo, String> {
     Ok(info)
 }
 
-/// Removes pointer computations left without a use (the format strings' access chains), so
-/// that the strings' variables die too and are not copied into private memory.
+/// Removes pointer computations left without a use (the format strings' access chains, selects
+/// between strings), so that the strings' variables die too and are not copied into private
+/// memory.
 fn remove_dead_pointer_chains(ctx: &mut Ctx) {
     loop {
         let mut used = std::collections::HashSet::new();
@@ -486,6 +522,7 @@ fn remove_dead_pointer_chains(ctx: &mut Ctx) {
                         | Op::InBoundsAccessChain
                         | Op::Bitcast
                         | Op::PtrCastToGeneric
+                        | Op::Select
                 ) && i.result_id.is_some_and(|r| !used.contains(&r));
                 removed |= dead;
                 !dead
