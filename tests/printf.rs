@@ -438,3 +438,118 @@ __kernel void k(__global int *ret) {
         assert!(ys.iter().all(|&v| v == xs[0] + 1));
     }
 }
+
+/// The extension function `name` of vkcl's platform, typed as opencl-sys's `<name>_t`.
+macro_rules! ext {
+    ($name:ident) => {
+        paste::paste! {{
+            #[allow(unused_unsafe)]
+            let p = unsafe {
+                cl!(clGetExtensionFunctionAddressForPlatform)(
+                    platform(),
+                    concat!(stringify!($name), "\0").as_ptr() as *const std::ffi::c_char,
+                )
+            };
+            assert!(!p.is_null(), concat!(stringify!($name), " not found"));
+            // SAFETY: vkcl's function of that name has the 0.9.8 signature of opencl-sys.
+            #[allow(unused_unsafe)]
+            let f: [<$name _t>] = unsafe { std::mem::transmute::<*mut c_void, [<$name _t>]>(p) };
+            f.unwrap()
+        }}
+    };
+}
+
+#[test]
+fn printf_in_a_command_buffer_prints_on_every_enqueue() {
+    let src = r#"
+__kernel void k(__global const int *run, __global int *ret) {
+    int i = get_global_id(0);
+    ret[i] = printf("run %d item %d\n", run[0], i);
+}
+"#;
+    let n = 16usize;
+    let runs = 3;
+    let Some(out) = captured("printf_in_a_command_buffer_prints_on_every_enqueue", || {
+        let env = Env::new();
+        let caps: cl_device_command_buffer_capabilities_khr = info_scalar(|s, v, r| unsafe {
+            cl!(clGetDeviceInfo)(
+                env.device,
+                CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR,
+                s,
+                v,
+                r,
+            )
+        });
+        assert_ne!(caps & CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR, 0);
+        let p = env.build(src);
+        let k = env.kernel(p, "k");
+        let run_mem = env.buffer(CL_MEM_READ_ONLY, 4, Some(bytes(&[0i32])));
+        let ret = env.buffer(CL_MEM_READ_WRITE, n * 4, Some(bytes(&vec![7i32; n])));
+        arg_mem(k, 0, run_mem);
+        arg_mem(k, 1, ret);
+        let mut err = 0;
+        let cb = unsafe { ext!(clCreateCommandBufferKHR)(1, &env.queue, null(), &mut err) };
+        ok(err);
+        ok(unsafe {
+            ext!(clCommandNDRangeKernelKHR)(
+                cb,
+                null_mut(),
+                null(),
+                k,
+                1,
+                null(),
+                &n,
+                null(),
+                0,
+                null(),
+                null_mut(),
+                null_mut(),
+            )
+        });
+        ok(unsafe { ext!(clFinalizeCommandBufferKHR)(cb) });
+        // Non-blocking writes read their source later: it lives until clFinish.
+        let values: Vec<i32> = (1..=runs as i32).collect();
+        for r in 0..runs {
+            // A write between runs changes what the recorded kernel reads.
+            let v = &values[r..r + 1];
+            ok(unsafe {
+                cl!(clEnqueueWriteBuffer)(
+                    env.queue,
+                    run_mem,
+                    CL_FALSE,
+                    0,
+                    4,
+                    v.as_ptr() as *const c_void,
+                    0,
+                    null(),
+                    null_mut(),
+                )
+            });
+            ok(unsafe {
+                ext!(clEnqueueCommandBufferKHR)(0, null_mut(), cb, 0, null(), null_mut())
+            });
+        }
+        env.finish();
+        c_print("host after finish\n");
+        assert!(env.read::<i32>(ret, n).iter().all(|&r| r == 0));
+        ok(unsafe { ext!(clReleaseCommandBufferKHR)(cb) });
+    }) else {
+        return;
+    };
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), runs * n + 1, "{out}");
+    assert_eq!(lines[runs * n], "host after finish");
+    for r in 0..runs {
+        let mut items: Vec<usize> = lines[r * n..(r + 1) * n]
+            .iter()
+            .map(|l| {
+                let rest = l
+                    .strip_prefix(&format!("run {} item ", r + 1))
+                    .unwrap_or_else(|| panic!("run {} out of order: {out}", r + 1));
+                rest.parse().unwrap()
+            })
+            .collect();
+        items.sort_unstable();
+        assert_eq!(items, (0..n).collect::<Vec<_>>());
+    }
+}

@@ -61,13 +61,19 @@ impl PrintfBuffer {
 
     /// The text of the records written so far (call after the launch completed).
     pub fn text(&self) -> Vec<u8> {
+        self.text_of(&self.buf)
+    }
+
+    /// The text of the records in `src`: this buffer or a snapshot of it (a device copy of
+    /// its first `8 + capacity` bytes or more).
+    fn text_of(&self, src: &Buffer) -> Vec<u8> {
         let mut used = [0u8; 4];
-        if !self.buf.read_bytes(0, &mut used) {
+        if !src.read_bytes(0, &mut used) {
             return Vec::new();
         }
         let n = u32::from_le_bytes(used).min(self.capacity) as usize;
         let mut bytes = vec![0u8; n];
-        if !self.buf.read_bytes(RECORDS, &mut bytes) {
+        if !src.read_bytes(RECORDS, &mut bytes) {
             return Vec::new();
         }
         decode(&self.info, &bytes)
@@ -77,6 +83,12 @@ impl PrintfBuffer {
     /// completed).
     pub fn print(&self) {
         write_stdout(&self.text());
+    }
+
+    /// Prints the records of `snapshot`, a device copy of this buffer taken when a run
+    /// completed (command buffers), to `stdout` and flushes it.
+    pub fn print_from(&self, snapshot: &Buffer) {
+        write_stdout(&self.text_of(snapshot));
     }
 }
 
