@@ -553,3 +553,41 @@ __kernel void k(__global const int *run, __global int *ret) {
         assert_eq!(items, (0..n).collect::<Vec<_>>());
     }
 }
+
+#[test]
+fn printf_formats_and_strings_chosen_by_control_flow() {
+    // LLVM merges these calls into one printf on a select or phi of the formats.
+    let src = r#"
+__kernel void k(__global int *o) {
+    int i = get_global_id(0);
+    if (o[i] > 3) printf("big %d\n", i); else printf("small %d\n", i);
+    if (o[i] > 5) { o[i] = 1; printf("high %d %s\n", i, "x"); }
+    else { o[i] = 2; printf("low %d %s\n", i, i & 1 ? "odd" : "even"); }
+}
+"#;
+    let vals: Vec<i32> = (0..32).map(|i| (i * 7) % 10).collect();
+    let Some(out) = captured("printf_formats_and_strings_chosen_by_control_flow", || {
+        let env = Env::new();
+        let p = env.build(src);
+        let k = env.kernel(p, "k");
+        let m = env.buffer(CL_MEM_READ_WRITE, vals.len() * 4, Some(bytes(&vals)));
+        arg_mem(k, 0, m);
+        run(&env, k, vals.len());
+    }) else {
+        return;
+    };
+    let mut want: Vec<String> = Vec::new();
+    for (i, &v) in vals.iter().enumerate() {
+        want.push(format!("{} {i}\n", if v > 3 { "big" } else { "small" }));
+        want.push(if v > 5 {
+            format!("high {i} x\n")
+        } else {
+            format!("low {i} {}\n", if i & 1 == 1 { "odd" } else { "even" })
+        });
+    }
+    let mut got: Vec<&str> = out.split_inclusive('\n').collect();
+    let mut want: Vec<&str> = want.iter().map(String::as_str).collect();
+    got.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(got, want);
+}

@@ -34,6 +34,9 @@ struct Pass<'c> {
     pc_var: Word,
     info: PrintfInfo,
     out: Vec<Instruction>,
+    /// Phis to add right after an existing phi (its id): call or string ids chosen by the
+    /// same control flow as the format or string pointer the existing phi chooses.
+    phis: Vec<(Word, Instruction)>,
 }
 
 impl Pass<'_> {
@@ -121,25 +124,81 @@ impl Pass<'_> {
         (self.info.strings.len() - 1) as u32
     }
 
-    /// The string-table word for a `%s` argument: a constant, or a select between constants.
-    fn string_word(&mut self, p: Word) -> Option<Word> {
+    /// The constant strings pointer `p` may point to: one constant, or the choices of
+    /// `OpSelect`s and `OpPhi`s between constants (LLVM merges `if (c) printf("a"); else
+    /// printf("b");` into one call on a select or phi of the formats).
+    fn leaves(&self, p: Word, out: &mut Vec<String>, depth: u32) -> Option<()> {
         if let Some(s) = self.const_string(p) {
-            let k = self.string_id(s);
-            return Some(self.ctx.c_u32(k));
+            if !out.contains(&s) {
+                out.push(s);
+            }
+            return Some(());
+        }
+        let d = self.def(p)?;
+        match d.class.opcode {
+            Op::Select if depth < 16 => {
+                let (a, b) = (id_operand(d, 1)?, id_operand(d, 2)?);
+                self.leaves(a, out, depth + 1)?;
+                self.leaves(b, out, depth + 1)
+            }
+            Op::Phi => {
+                for k in (0..d.operands.len()).step_by(2) {
+                    let s = self.const_string(id_operand(d, k)?)?;
+                    if !out.contains(&s) {
+                        out.push(s);
+                    }
+                }
+                Some(())
+            }
+            _ => None,
+        }
+    }
+
+    /// The `u32` word that follows pointer `p` through the choices [`leaves`](Self::leaves)
+    /// found, with each constant string replaced by `ids[string]`: a constant, `OpSelect`s
+    /// emitted here, or an `OpPhi` added beside the pointer's phi.
+    fn choice_word(&mut self, p: Word, ids: &HashMap<String, u32>) -> Option<Word> {
+        if let Some(s) = self.const_string(p) {
+            return Some(self.ctx.c_u32(*ids.get(&s)?));
         }
         let d = self.def(p)?.clone();
-        if d.class.opcode == Op::Select {
-            let (c, a, b) = (id_operand(&d, 0)?, id_operand(&d, 1)?, id_operand(&d, 2)?);
-            let a = self.string_word(a)?;
-            let b = self.string_word(b)?;
-            let u32t = self.ctx.t_int(32);
-            return Some(self.op(
-                Op::Select,
-                u32t,
-                vec![Operand::IdRef(c), Operand::IdRef(a), Operand::IdRef(b)],
-            ));
+        let u32t = self.ctx.t_int(32);
+        match d.class.opcode {
+            Op::Select => {
+                let c = id_operand(&d, 0)?;
+                let a = self.choice_word(id_operand(&d, 1)?, ids)?;
+                let b = self.choice_word(id_operand(&d, 2)?, ids)?;
+                Some(self.op(
+                    Op::Select,
+                    u32t,
+                    vec![Operand::IdRef(c), Operand::IdRef(a), Operand::IdRef(b)],
+                ))
+            }
+            Op::Phi => {
+                let mut ops = Vec::new();
+                for k in (0..d.operands.len()).step_by(2) {
+                    let s = self.const_string(id_operand(&d, k)?)?;
+                    ops.push(Operand::IdRef(self.ctx.c_u32(*ids.get(&s)?)));
+                    ops.push(Operand::IdRef(id_operand(&d, k + 1)?));
+                }
+                let id = self.ctx.id();
+                self.phis
+                    .push((p, inst(Op::Phi, Some(u32t), Some(id), ops)));
+                Some(id)
+            }
+            _ => None,
         }
-        None
+    }
+
+    /// The string-table word for a `%s` argument (constant strings, or choices between them).
+    fn string_word(&mut self, p: Word) -> Option<Word> {
+        let mut leaves = Vec::new();
+        self.leaves(p, &mut leaves, 0)?;
+        let ids = leaves
+            .into_iter()
+            .map(|s| (s.clone(), self.string_id(s)))
+            .collect();
+        self.choice_word(p, &ids)
     }
 
     /// The words of an integer or float scalar `v` of `ty` (1 or 2 `u32`s).
@@ -261,13 +320,15 @@ impl Pass<'_> {
         let rid = i.result_id.ok_or("printf without result")?;
         let rty = i.result_type.ok_or("printf without result type")?;
         let fmt_ptr = id_operand(i, 2).ok_or("printf without a format")?;
-        let format = self.const_string(fmt_ptr).ok_or(
+        let mut formats = Vec::new();
+        self.leaves(fmt_ptr, &mut formats, 0).ok_or(
             "printf: the format must be a constant string (a string literal or program-scope \
              __constant data)",
         )?;
         // The conversions tell which pointer arguments are %s strings; a format OpenCL C does
-        // not allow is printed as the host can (undefined behaviour in the spec).
-        let convs = conversions(&format).unwrap_or_default();
+        // not allow is printed as the host can (undefined behaviour in the spec). Formats
+        // chosen at run time share the arguments, so the first one's conversions serve all.
+        let convs = conversions(&formats[0]).unwrap_or_default();
         let mut args = Vec::new();
         let mut data = Vec::new();
         for (k, a) in (3..i.operands.len())
@@ -279,10 +340,21 @@ impl Pass<'_> {
             args.push(arg);
             data.extend(words);
         }
-        let call = PrintfCall { format, args };
-        let record = call.record_bytes();
-        let call_id = self.info.calls.len() as u32;
-        self.info.calls.push(call);
+        // One call per format this call site can print; the record's id word picks it.
+        let mut ids = HashMap::new();
+        let mut record = 0;
+        for format in formats {
+            let call = PrintfCall {
+                format: format.clone(),
+                args: args.clone(),
+            };
+            record = call.record_bytes();
+            ids.insert(format, self.info.calls.len() as u32);
+            self.info.calls.push(call);
+        }
+        let id_word = self
+            .choice_word(fmt_ptr, &ids)
+            .ok_or("printf: the format must be a constant string")?;
 
         let (u32t, u64t, boolt) = (self.ctx.t_int(32), self.ctx.t_int(64), self.ctx.t_bool());
         // The printf buffer address from the launch header.
@@ -366,7 +438,6 @@ impl Pass<'_> {
             u64t,
             vec![Operand::IdRef(base), Operand::IdRef(dest64)],
         );
-        let id_word = self.ctx.c_u32(call_id);
         let mut words = vec![size, id_word];
         words.extend(data);
         for (k, w) in words.into_iter().enumerate() {
@@ -481,6 +552,7 @@ pub(crate) fn lower_printf(ctx: &mut Ctx) -> Result<PrintfInfo, String> {
         pc_var,
         info: PrintfInfo::default(),
         out: Vec::new(),
+        phis: Vec::new(),
     };
     let mut new_blocks = Vec::with_capacity(blocks.len());
     for mut b in blocks {
@@ -495,14 +567,26 @@ pub(crate) fn lower_printf(ctx: &mut Ctx) -> Result<PrintfInfo, String> {
         new_blocks.push(b);
     }
     let info = pass.info;
+    for (after, phi) in pass.phis {
+        for b in &mut new_blocks {
+            if let Some(k) = b
+                .instructions
+                .iter()
+                .position(|i| i.result_id == Some(after))
+            {
+                b.instructions.insert(k + 1, phi);
+                break;
+            }
+        }
+    }
     ctx.module.functions[0].blocks = new_blocks;
     remove_dead_pointer_chains(ctx);
     Ok(info)
 }
 
 /// Removes pointer computations left without a use (the format strings' access chains, selects
-/// between strings), so that the strings' variables die too and are not copied into private
-/// memory.
+/// and phis between strings), so that the strings' variables die too and are not copied into
+/// private memory.
 fn remove_dead_pointer_chains(ctx: &mut Ctx) {
     loop {
         let mut used = std::collections::HashSet::new();
@@ -523,6 +607,7 @@ fn remove_dead_pointer_chains(ctx: &mut Ctx) {
                         | Op::Bitcast
                         | Op::PtrCastToGeneric
                         | Op::Select
+                        | Op::Phi
                 ) && i.result_id.is_some_and(|r| !used.contains(&r));
                 removed |= dead;
                 !dead
