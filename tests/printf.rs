@@ -168,7 +168,7 @@ __kernel void k(__global const ulong *v) {
 fn printf_floats() {
     let mut rng = Rng(77);
     let vals: Vec<f32> = (0..8)
-        .map(|k| (rng.next_f32() - 0.5) * 10f32.powi(k as i32 - 3))
+        .map(|k| (rng.next_f32() - 0.5) * 10f32.powi(k - 3))
         .chain([0.0, -0.0, 1.0 / 3.0, 1e30, f32::INFINITY])
         .collect();
     let src = r#"

@@ -107,7 +107,7 @@ pub fn decode(info: &PrintfInfo, bytes: &[u8]) -> Vec<u8> {
         let Some(call) = info.calls.get(id as usize) else {
             break;
         };
-        if size < 8 || size % 4 != 0 || pos + size > bytes.len() {
+        if size < 8 || !size.is_multiple_of(4) || pos + size > bytes.len() {
             break;
         }
         let words: Vec<u32> = (pos + 8..pos + size).step_by(4).filter_map(word).collect();
@@ -300,7 +300,7 @@ mod tests {
                 PrintfArg::Int { bytes: 8, lanes: 1 },
             ],
         );
-        let d = 3.14159f64.to_bits();
+        let d = 2.5f64.to_bits();
         let l = (-10_000_000_000i64) as u64;
         let words = [
             (-7i32) as u32,
@@ -316,7 +316,7 @@ mod tests {
         ];
         assert_eq!(
             format_call(&c, &strings, &words),
-            "-7|fa| 3.14|foo|1,-2|x|%|-10000000000\n"
+            "-7|fa| 2.50|foo|1,-2|x|%|-10000000000\n"
         );
     }
 

@@ -7,13 +7,13 @@
 //!    decorations, `__constant` program data -> `Private`.
 //! 4. [`entry`]: parameters -> argument-block loads, built-ins, push constants, `__local`
 //!    argument arrays, work-group size spec constants, the `GLCompute` entry point.
-//! 4b. [`printf`]: `printf` calls -> records in the launch's printf buffer.
-//! 5. [`memory`]: logical pointers (Function/Workgroup/Private) folded into `OpAccessChain`,
+//! 5. [`printf`]: `printf` calls -> records in the launch's printf buffer.
+//! 6. [`memory`]: logical pointers (Function/Workgroup/Private) folded into `OpAccessChain`,
 //!    physical pointer fixes, memcpy, vector loads/stores, atomics and barriers.
-//! 6. [`widevec`]: vectors of 8 and 16 components -> 4-component parts (arrays in memory).
-//! 7. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
-//! 8. [`convert`]: saturating and rounding conversions.
-//! 9. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
+//! 7. [`widevec`]: vectors of 8 and 16 components -> 4-component parts (arrays in memory).
+//! 8. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
+//! 9. [`convert`]: saturating and rounding conversions.
+//! 10. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
 //!
 //! [`persistent`] runs apart, on a finished module: the compute-unit-limited variant.
 
