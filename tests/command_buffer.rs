@@ -248,8 +248,10 @@ fn extension_and_device_queries() {
         cl!(clGetDeviceInfo)(d, CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR, s, v, r)
     });
     assert_eq!(
-        caps, CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR,
-        "simultaneous use; no printf, no device-side enqueue"
+        caps,
+        CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR
+            | CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR,
+        "simultaneous use and printf; no device-side enqueue"
     );
     let req: cl_command_queue_properties = info_scalar(|s, v, r| unsafe {
         cl!(clGetDeviceInfo)(

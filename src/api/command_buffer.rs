@@ -27,10 +27,12 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// `CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR`: simultaneous use (a command buffer may be
-/// enqueued again while a run is pending: the secondary is recorded with `SIMULTANEOUS_USE`);
-/// no printf (the compiler has none) and no device-side enqueue.
+/// enqueued again while a run is pending: the secondary is recorded with `SIMULTANEOUS_USE`),
+/// kernel printf (each enqueue prints the output of its printf kernels when it completes;
+/// see `CommandBuffer::enqueue`); no device-side enqueue.
 pub const CAPABILITIES: cl_device_command_buffer_capabilities_khr =
-    CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR;
+    CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR
+        | CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR;
 /// `CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR`: none.
 pub const REQUIRED_QUEUE_PROPERTIES: cl_command_queue_properties = 0;
 /// `CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR`: every property vkcl queues have.

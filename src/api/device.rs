@@ -399,7 +399,9 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_OPENCL_C_FEATURES => out.slice(&name_versions(&d.opencl_c_features())),
         CL_DEVICE_EXTENSIONS => out.string(&names(&extensions)),
         CL_DEVICE_EXTENSIONS_WITH_VERSION => out.slice(&name_versions(&extensions)),
-        CL_DEVICE_PRINTF_BUFFER_SIZE => out.scalar(1024usize * 1024),
+        CL_DEVICE_PRINTF_BUFFER_SIZE => {
+            out.scalar(crate::core::printf::PRINTF_BUFFER_SIZE as usize)
+        }
         CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => out.scalar(CL_TRUE),
         // Partitioning (section 4.3): a sub-device can be split again down to one compute unit.
         CL_DEVICE_PARENT_DEVICE => out.scalar(

@@ -542,7 +542,17 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
             q.enqueue(CL_COMMAND_NDRANGE_KERNEL, &waits, Work::Nop, Vec::new())
         } else {
             let launch = k.launch(&q.device, range)?;
-            q.enqueue(CL_COMMAND_NDRANGE_KERNEL, &waits, launch.work, launch.keep)
+            match launch.printf {
+                // The kernel's output is printed when the command completes.
+                Some(p) => q.enqueue_then(
+                    CL_COMMAND_NDRANGE_KERNEL,
+                    &waits,
+                    launch.work,
+                    launch.keep,
+                    Box::new(move || p.print()),
+                ),
+                None => q.enqueue(CL_COMMAND_NDRANGE_KERNEL, &waits, launch.work, launch.keep),
+            }
         };
         // SAFETY: forwarded.
         unsafe { return_event(event, ev) };

@@ -40,6 +40,23 @@
 //! (`global_offset` 0, `global_size` 1, `local_size` 1, `num_groups` 1) and dispatches one group
 //! of size 1 in that dimension; the kernel then returns the spec's defaults without a test.
 //!
+//! ## Printf buffer (device memory at `printf_buffer`, only for kernels that call printf)
+//! | offset | type      | meaning                                                          |
+//! |--------|-----------|------------------------------------------------------------------|
+//! | 0      | `u32`     | `used`: bytes reserved so far (kernels add to it atomically)      |
+//! | 4      | `u32`     | `capacity`: bytes of the record area (`CL_DEVICE_PRINTF_BUFFER_SIZE`) |
+//! | 8      | records   | `capacity` bytes of records, then one overflow slot of [`PrintfInfo::max_record_bytes`] |
+//!
+//! Each `printf` call reserves its record with `OpAtomicIAdd(used, size)` (Device scope) and,
+//! when `offset + size <= capacity`, writes it at `8 + offset` and returns 0; otherwise it
+//! writes it into the overflow slot at `8 + capacity` (never read) and returns -1. A record is
+//! `u32` words: its size in bytes, the call's index in [`KernelInfo::printf`]'s `calls`, then
+//! each argument as [`PrintfArg`] describes (components of up to 32 bits one word each,
+//! zero-extended; 64-bit components two words, low first; a `%s` string its index in
+//! `strings`; a pointer its 64-bit address). The runtime sets `used` to 0 before the launch
+//! and, when the command completes, prints the records of `[8, 8 + min(used, capacity))` in
+//! order. Formats and `%s` arguments must be constant strings (literals or `__constant` data).
+//!
 //! ## Argument block (device memory at `args_address`)
 //! Every argument that is not a `__local` pointer lives at [`KernelArgInfo::offset`], aligned
 //! with OpenCL C rules (scalars and vectors: their size, so an `int8` is 32 bytes and
@@ -92,6 +109,7 @@ mod frontend;
 mod layout;
 mod lower;
 mod options;
+mod printf;
 mod reflect;
 mod spv;
 mod tools;
@@ -102,6 +120,7 @@ mod tests;
 
 pub use caps::DeviceCaps;
 pub use error::{BuildFailure, BuildFailureKind, CompilerError};
+pub use printf::{parse_format, Length, Piece, PrintfArg, PrintfCall, PrintfInfo, Spec};
 pub use reflect::{
     AccessQualifier, AddressQualifier, ArgKind, KernelArgInfo, KernelInfo, TypeQualifiers,
 };
@@ -232,6 +251,7 @@ fn finish(
         info.spirv = lowered.words;
         info.static_local_mem_bytes = lowered.static_local_mem_bytes;
         info.private_mem_bytes = lowered.private_mem_bytes;
+        info.printf = lowered.printf;
         kernels.push(info);
     }
     if log.trim().is_empty() {

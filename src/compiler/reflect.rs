@@ -1,6 +1,7 @@
 //! Reflection: one [`KernelInfo`] per kernel of a Kernel SPIR-V module (argument kinds, names,
 //! type names, qualifiers, sizes and offsets in the argument block, attributes).
 
+use crate::compiler::printf::PrintfInfo;
 use rspirv::dr::{Module, Operand};
 use rspirv::spirv::{
     ExecutionMode, ExecutionModel, FunctionParameterAttribute, Op, StorageClass, Word,
@@ -116,6 +117,9 @@ pub struct KernelInfo {
     pub private_mem_bytes: u64,
     /// A Vulkan SPIR-V module (Vulkan 1.2) with one `GLCompute` entry point `main`.
     pub spirv: Vec<u32>,
+    /// The kernel's `printf` calls (formats, argument layout, `%s` strings); empty when it
+    /// has none. The runtime gives such a kernel a printf buffer (kernel ABI).
+    pub printf: PrintfInfo,
     /// The Kernel module's function id of the kernel body (internal).
     pub(crate) function: Word,
 }

@@ -311,3 +311,42 @@ fn unsigned_vec_type_hint_keeps_its_name() {
     assert_eq!(a.attributes, "vec_type_hint(uint4)");
     assert_eq!(b.vec_type_hint.as_deref(), Some("int2"));
 }
+
+#[test]
+fn printf_calls_become_records() {
+    let src = r#"
+__constant char greeting[] = "constant data";
+__kernel void k(__global int *o) {
+  int i = get_global_id(0);
+  float4 v = (float4)(1.0f, 2.0f, 3.0f, (float)i);
+  long8 w = (long8)(i);
+  printf("hello %d %f %s %v4hlf %c %ld %p %s %v8ld\n", i, 1.5f, "str", v, 'x', (long)i, o,
+         greeting, w);
+  o[i] = printf("x=%d %hhd\n", o[i], (char)i);
+}
+"#;
+    let p = build(src, "");
+    let k = kernel(&p, "k");
+    assert_eq!(k.printf.calls.len(), 2);
+    let c = &k.printf.calls[0];
+    assert_eq!(c.format, "hello %d %f %s %v4hlf %c %ld %p %s %v8ld\n");
+    assert_eq!(
+        c.args,
+        vec![
+            PrintfArg::Int { bytes: 4, lanes: 1 },
+            PrintfArg::Float { bytes: 8, lanes: 1 },
+            PrintfArg::Str,
+            PrintfArg::Float { bytes: 4, lanes: 4 },
+            PrintfArg::Int { bytes: 4, lanes: 1 },
+            PrintfArg::Int { bytes: 8, lanes: 1 },
+            PrintfArg::Ptr,
+            PrintfArg::Str,
+            PrintfArg::Int { bytes: 8, lanes: 8 },
+        ]
+    );
+    assert_eq!(
+        k.printf.strings,
+        vec!["str".to_string(), "constant data".into()]
+    );
+    assert_eq!(k.printf.calls[1].format, "x=%d %hhd\n");
+}

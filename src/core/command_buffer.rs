@@ -19,6 +19,7 @@ use super::kernel::{
 };
 use super::memory::Mem;
 use super::object::{ClObject, Header, Kind};
+use super::printf::PrintfBuffer;
 use super::queue::CommandQueue;
 use crate::backend::vulkan::memory::Buffer;
 use crate::backend::vulkan::pipeline::Pipeline;
@@ -110,6 +111,9 @@ pub struct CommandBuffer {
     /// `CL_COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS_KHR`.
     pub asserts: cl_bitfield,
     state: Mutex<State>,
+    /// The event of the last enqueue, kept while the command buffer has printf commands: runs
+    /// of such a command buffer are serialized, since they share its printf buffers.
+    last_printf_run: Mutex<Option<Arc<Event>>>,
 }
 
 impl ClObject for CommandBuffer {
@@ -142,6 +146,7 @@ impl CommandBuffer {
                 last_gpu: None,
                 kernels: Vec::new(),
             })),
+            last_printf_run: Mutex::new(None),
         }
     }
 
@@ -379,6 +384,7 @@ impl CommandBuffer {
                     buf: old.buf.clone(),
                     pipeline: e.pipeline.clone(),
                     groups: e.groups,
+                    printf: e.printf.clone(),
                     _keep: e.keep,
                 });
                 exe.keep.push(live.clone());
@@ -394,6 +400,7 @@ impl CommandBuffer {
                         buf,
                         pipeline: e.pipeline.clone(),
                         groups: e.groups,
+                        printf: e.printf.clone(),
                         _keep: e.keep,
                     }))
                 }
@@ -416,15 +423,72 @@ impl CommandBuffer {
     /// clEnqueueCommandBufferKHR on `queue` (already checked compatible): one job that executes
     /// the secondary after `wait_list`. The job keeps the command buffer alive until it
     /// completes. Errors: `CL_INVALID_OPERATION` if not finalized.
+    ///
+    /// With printf commands (OpenCL C 6.15.14 output on every enqueue), the job also resets
+    /// each printf buffer's counter before the secondary, copies each buffer into a snapshot of
+    /// its own after it, and prints the snapshots when it completes (before its event does);
+    /// such runs wait for the previous run of the same command buffer, since they share the
+    /// printf buffers. Errors: also `CL_MEM_OBJECT_ALLOCATION_FAILURE` for the snapshots.
     pub fn enqueue(
         self: &Arc<Self>,
         queue: &Arc<CommandQueue>,
         wait_list: &[Arc<Event>],
     ) -> ClResult<Arc<Event>> {
         let exe = self.executable()?;
-        let keep: Keep = vec![exe.clone(), self.clone()];
-        let work = Work::Gpu(Box::new(move |r| r.execute(&exe.secondary)));
-        Ok(queue.enqueue(CL_COMMAND_COMMAND_BUFFER_KHR, wait_list, work, keep))
+        let printfs = self.printf_buffers();
+        let mut keep: Keep = vec![exe.clone(), self.clone()];
+        if printfs.is_empty() {
+            let work = Work::Gpu(Box::new(move |r| r.execute(&exe.secondary)));
+            return Ok(queue.enqueue(CL_COMMAND_COMMAND_BUFFER_KHR, wait_list, work, keep));
+        }
+        let vk = queue.device.vk()?;
+        let mut pairs = Vec::with_capacity(printfs.len());
+        for p in printfs {
+            let snap = Buffer::new(vk, p.buf.size)
+                .map_err(|_| ClError(CL_MEM_OBJECT_ALLOCATION_FAILURE))?;
+            keep.push(p.clone());
+            pairs.push((p, Arc::new(snap)));
+        }
+        let recorded = pairs.clone();
+        let work = Work::Gpu(Box::new(move |r| {
+            for (p, _) in &recorded {
+                let (offset, size) = p.counter_range();
+                r.fill_buffer(&p.buf, offset, size, 0);
+            }
+            r.barrier();
+            r.execute(&exe.secondary);
+            r.barrier();
+            for (p, snap) in &recorded {
+                r.copy_buffer(&p.buf, snap, &[(0, 0, p.buf.size)]);
+            }
+            r.host_barrier();
+        }));
+        let mut last = self
+            .last_printf_run
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let mut waits = wait_list.to_vec();
+        waits.extend(last.take());
+        let then = Box::new(move || {
+            for (p, snap) in &pairs {
+                p.print_from(snap);
+            }
+        });
+        let ev = queue.enqueue_then(CL_COMMAND_COMMAND_BUFFER_KHR, &waits, work, keep, then);
+        *last = Some(ev.clone());
+        Ok(ev)
+    }
+
+    /// The printf buffers of the recorded kernel commands, in recording order.
+    fn printf_buffers(&self) -> Vec<Arc<PrintfBuffer>> {
+        let kernels = match &*self.lock() {
+            State::Recording(r) => r.kernels.clone(),
+            State::Finalized(p) | State::Executable(p, _) => p.kernels.clone(),
+        };
+        kernels
+            .iter()
+            .filter_map(|k| k.live().and_then(|l| l.printf.clone()))
+            .collect()
     }
 }
 
@@ -465,6 +529,8 @@ pub struct Live {
     buf: Arc<Buffer>,
     pipeline: Arc<Pipeline>,
     groups: [u64; 3],
+    /// The printf buffer the launch header points to (kernels that call printf).
+    printf: Option<Arc<PrintfBuffer>>,
     /// What the encoded arguments reference (kernel, buffers, pipeline), alive as long as a
     /// secondary that reads this launch buffer.
     _keep: Keep,
@@ -568,6 +634,7 @@ impl KernelCommand {
                 buf,
                 pipeline: e.pipeline.clone(),
                 groups: e.groups,
+                printf: e.printf.clone(),
                 _keep: e.keep,
             })),
         ));

@@ -4,6 +4,7 @@ use super::device::{Device, LimitedDispatch};
 use super::error::{ClError, ClResult};
 use super::memory::Mem;
 use super::object::{ClObject, Header, Kind};
+use super::printf::PrintfBuffer;
 use super::program::Program;
 use crate::backend::vulkan::memory::Buffer;
 use crate::backend::vulkan::queue::Work;
@@ -152,6 +153,8 @@ pub fn pick_local_size(
 pub struct Launch {
     pub work: Work,
     pub keep: Vec<Arc<dyn Any + Send + Sync>>,
+    /// The launch's printf buffer, for a kernel that calls printf: print it on completion.
+    pub printf: Option<Arc<PrintfBuffer>>,
 }
 
 /// A launch encoded for device memory: the launch header (group counts at
@@ -170,6 +173,9 @@ pub struct Encoded {
     pub limited: Option<u64>,
     /// Whether `pipeline` is the persistent variant (its `limited` groups loop over all).
     pub persistent: bool,
+    /// For a kernel that calls printf: its printf buffer (`used` 0), whose address is in the
+    /// header.
+    pub printf: Option<Arc<PrintfBuffer>>,
     /// The kernel, its buffers and the pipeline.
     pub keep: Vec<Arc<dyn Any + Send + Sync>>,
 }
@@ -177,6 +183,9 @@ pub struct Encoded {
 /// Offset of `num_groups` (`u32[3]`) in the launch header, bytes: also the offset of a
 /// `VkDispatchIndirectCommand` for `vkCmdDispatchIndirect`.
 pub const GROUPS_OFFSET: u64 = 68;
+
+/// Offset of the printf buffer address (`u64`) in the launch header, bytes.
+const PRINTF_OFFSET: usize = 80;
 
 impl Encoded {
     /// Size of the launch buffer this encoding needs, bytes.
@@ -368,7 +377,16 @@ impl Kernel {
             header[68 + 4 * d..72 + 4 * d]
                 .copy_from_slice(&(groups[d].min(u32::MAX as u64) as u32).to_le_bytes());
         }
+        let printf = if info.printf.is_used() {
+            let p = Arc::new(PrintfBuffer::new(device, &info.printf)?);
+            header[PRINTF_OFFSET..PRINTF_OFFSET + 8].copy_from_slice(&p.address().to_le_bytes());
+            keep.push(p.clone());
+            Some(p)
+        } else {
+            None
+        };
         Ok(Encoded {
+            printf,
             header,
             block,
             pipeline,
@@ -395,6 +413,7 @@ impl Kernel {
             limited,
             persistent,
             mut keep,
+            printf,
             ..
         } = enc;
         keep.push(Arc::new(buf));
@@ -406,7 +425,7 @@ impl Kernel {
         let work = Work::Gpu(Box::new(move |r| {
             record_launch(r, &pipeline, address, groups, limited, persistent, max)
         }));
-        Ok(Launch { work, keep })
+        Ok(Launch { work, keep, printf })
     }
 }
 

@@ -6,11 +6,11 @@ use super::error::{ClError, ClResult};
 use super::event::{Event, EventLink};
 use super::object::{ClObject, Header, Kind};
 use crate::backend::vulkan::device::QueueLease;
-use crate::backend::vulkan::queue::{Engine, Job, JobDependency, Work};
+use crate::backend::vulkan::queue::{Engine, Job, JobDependency, JobObserver, TimelinePoint, Work};
 use opencl_sys::*;
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A command queue: one submission engine (timeline, worker, completion thread) on a Vulkan
 /// queue of its device.
@@ -82,6 +82,35 @@ impl CommandQueue {
         event
     }
 
+    /// As [`enqueue`](Self::enqueue), and when the command completes successfully, `then`
+    /// runs on the completion thread before the command's event is set complete (printf
+    /// output, OpenCL C 6.15.14.3: printed before `clFinish`, `clWaitForEvents` or a callback
+    /// see the completion).
+    pub fn enqueue_then(
+        self: &Arc<Self>,
+        command_type: cl_command_type,
+        wait_list: &[Arc<Event>],
+        work: Work,
+        keep: Vec<Arc<dyn Any + Send + Sync>>,
+        then: Box<dyn FnOnce() + Send>,
+    ) -> Arc<Event> {
+        let event = Arc::new(Event::new_command(self, command_type));
+        let deps: Vec<Arc<dyn JobDependency>> = wait_list
+            .iter()
+            .map(|e| Arc::new(EventLink(e.clone())) as Arc<dyn JobDependency>)
+            .collect();
+        self.engine.submit(Job {
+            deps,
+            work,
+            observer: Arc::new(Then {
+                inner: EventLink(event.clone()),
+                then: Mutex::new(Some(then)),
+            }),
+            keep,
+        });
+        event
+    }
+
     /// The current `CL_QUEUE_PROPERTIES`.
     pub fn props(&self) -> cl_command_queue_properties {
         self.properties.load(Ordering::Acquire)
@@ -102,5 +131,32 @@ impl CommandQueue {
             return Err(ClError(CL_INVALID_CONTEXT));
         }
         Ok(())
+    }
+}
+
+/// An event's observer that runs a hook when the job completed successfully, before the event
+/// learns of it.
+struct Then {
+    inner: EventLink,
+    then: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+}
+
+impl JobObserver for Then {
+    fn assigned(&self, point: TimelinePoint) {
+        self.inner.assigned(point);
+    }
+    fn submitted(&self, ns: u64, device_signal: bool) {
+        self.inner.submitted(ns, device_signal);
+    }
+    fn running(&self, ns: u64) {
+        self.inner.running(ns);
+    }
+    fn completed(&self, status: i32, start: u64, end: u64) {
+        let then = self.then.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let (0, Some(f)) = (status, then) {
+            // A panic in the hook must not take the completion thread down.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+        }
+        self.inner.completed(status, start, end);
     }
 }

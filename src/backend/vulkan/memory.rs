@@ -140,6 +140,43 @@ impl Buffer {
     pub fn mapped(&self) -> *mut u8 {
         self.mapped
     }
+
+    /// Copies `data` to bytes `offset..offset + data.len()` from the host. The caller makes
+    /// sure no device work uses those bytes meanwhile. Returns false (and writes nothing) when
+    /// the range is outside the buffer or the buffer is not mapped.
+    pub fn write_bytes(&self, offset: u64, data: &[u8]) -> bool {
+        if self.mapped.is_null() || offset.saturating_add(data.len() as u64) > self.size {
+            return false;
+        }
+        // SAFETY: the range lies inside the mapped buffer (checked above); no device work uses
+        // it (caller's contract).
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                data.as_ptr(),
+                self.mapped.add(offset as usize),
+                data.len(),
+            )
+        };
+        true
+    }
+
+    /// Copies bytes `offset..offset + out.len()` to `out` on the host (after the device work
+    /// that wrote them completed). Returns false (and reads nothing) when the range is outside
+    /// the buffer or the buffer is not mapped.
+    pub fn read_bytes(&self, offset: u64, out: &mut [u8]) -> bool {
+        if self.mapped.is_null() || offset.saturating_add(out.len() as u64) > self.size {
+            return false;
+        }
+        // SAFETY: the range lies inside the mapped buffer (checked above).
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                self.mapped.add(offset as usize),
+                out.as_mut_ptr(),
+                out.len(),
+            )
+        };
+        true
+    }
 }
 
 impl Drop for Buffer {

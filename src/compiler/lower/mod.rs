@@ -7,12 +7,13 @@
 //!    decorations, `__constant` program data -> `Private`.
 //! 4. [`entry`]: parameters -> argument-block loads, built-ins, push constants, `__local`
 //!    argument arrays, work-group size spec constants, the `GLCompute` entry point.
-//! 5. [`memory`]: logical pointers (Function/Workgroup/Private) folded into `OpAccessChain`,
+//! 5. [`printf`]: `printf` calls -> records in the launch's printf buffer.
+//! 6. [`memory`]: logical pointers (Function/Workgroup/Private) folded into `OpAccessChain`,
 //!    physical pointer fixes, memcpy, vector loads/stores, atomics and barriers.
-//! 6. [`widevec`]: vectors of 8 and 16 components -> 4-component parts (arrays in memory).
-//! 7. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
-//! 8. [`convert`]: saturating and rounding conversions.
-//! 9. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
+//! 7. [`widevec`]: vectors of 8 and 16 components -> 4-component parts (arrays in memory).
+//! 8. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
+//! 9. [`convert`]: saturating and rounding conversions.
+//! 10. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
 //!
 //! [`persistent`] runs apart, on a finished module: the compute-unit-limited variant.
 
@@ -24,6 +25,7 @@ mod extinst;
 mod finish;
 mod memory;
 mod persistent;
+mod printf;
 mod select;
 mod types;
 mod widevec;
@@ -42,6 +44,8 @@ pub(crate) struct Lowered {
     pub static_local_mem_bytes: u64,
     /// Bytes of Function variables.
     pub private_mem_bytes: u64,
+    /// The kernel's printf calls.
+    pub printf: crate::compiler::printf::PrintfInfo,
 }
 
 /// Lowers kernel `info` of Kernel module `module` for a device with `caps`.
@@ -57,6 +61,7 @@ pub(crate) fn lower_kernel(
     cfg::structurize(&mut ctx)?;
     types::lower_types(&mut ctx)?;
     let sizes = entry::lower_entry(&mut ctx, info)?;
+    let printf = printf::lower_printf(&mut ctx)?;
     memory::lower_memory(&mut ctx)?;
     widevec::lower_wide_vectors(&mut ctx)?;
     extinst::lower_ext_inst(&mut ctx)?;
@@ -66,6 +71,7 @@ pub(crate) fn lower_kernel(
         words: ctx.module.assemble(),
         static_local_mem_bytes: sizes.static_local_mem_bytes,
         private_mem_bytes: sizes.private_mem_bytes,
+        printf,
     })
 }
 
