@@ -212,6 +212,13 @@ fn second_process_skips_clang_and_corrupt_entries_are_rebuilt() {
         .filter(|e| !e.file_name().to_string_lossy().ends_with(".bin"))
         .collect();
     assert!(stray.is_empty(), "{stray:?}");
+    // The VkPipelineCache was saved beside it (at context release or exit).
+    let pipelines: Vec<PathBuf> = std::fs::read_dir(dir.join("pipelines"))
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    assert_eq!(pipelines.len(), 1, "one pipeline cache file: {pipelines:?}");
+    let saved = std::fs::read(&pipelines[0]).unwrap();
+    assert!(saved.len() > 64 && saved.starts_with(b"VKCLCAC\0"));
 
     // Warm, in a new process: no clang at all, same results (checked in the child).
     s.child(&[("VKCL_CACHE_DIR", &dir)]);
@@ -219,7 +226,7 @@ fn second_process_skips_clang_and_corrupt_entries_are_rebuilt() {
 
     // Corrupt every entry (one flipped byte in the middle): they are not trusted, the
     // programs are rebuilt (right results, checked in the child) and the entries rewritten.
-    for p in &entries {
+    for p in entries.iter().chain(&pipelines) {
         let mut b = std::fs::read(p).unwrap();
         let mid = b.len() / 2;
         b[mid] ^= 0x10;
@@ -229,6 +236,8 @@ fn second_process_skips_clang_and_corrupt_entries_are_rebuilt() {
     assert_eq!(s.clang_runs(), 4, "corrupt entries were rebuilt");
     s.child(&[("VKCL_CACHE_DIR", &dir)]);
     assert_eq!(s.clang_runs(), 4, "the rebuilt entries are used");
+    let resaved = std::fs::read(&pipelines[0]).unwrap();
+    assert!(resaved.starts_with(b"VKCLCAC\0") && resaved != saved_corrupt(&saved));
 
     // Truncated entries too.
     for p in s.entries() {
@@ -236,6 +245,14 @@ fn second_process_skips_clang_and_corrupt_entries_are_rebuilt() {
     }
     s.child(&[("VKCL_CACHE_DIR", &dir)]);
     assert_eq!(s.clang_runs(), 6);
+}
+
+/// `saved` with the byte flipped that the corruption step flips.
+fn saved_corrupt(saved: &[u8]) -> Vec<u8> {
+    let mut b = saved.to_vec();
+    let mid = b.len() / 2;
+    b[mid] ^= 0x10;
+    b
 }
 
 #[test]

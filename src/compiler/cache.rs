@@ -122,6 +122,36 @@ pub fn load(cfg: &CacheConfig, k: &[u8; 32]) -> Option<Entry> {
     }
 }
 
+/// Reads a file written by [`store_file`]; `None` when it is missing or does not check out
+/// (a corrupt file is removed). Used for blobs kept beside the program cache (the persisted
+/// `VkPipelineCache`).
+pub fn load_file(path: &Path) -> Option<Vec<u8>> {
+    let bytes = std::fs::read(path).ok()?;
+    match decode(&bytes) {
+        Some(e) => Some(e.data),
+        None => {
+            CORRUPT.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(path = %path.display(), "corrupt cache file, ignored");
+            let _ = std::fs::remove_file(path);
+            None
+        }
+    }
+}
+
+/// Writes `data` to `path` in the checked entry format, atomically (a temporary file in the
+/// same directory renamed into place). Errors: the I/O error.
+pub fn store_file(path: &Path, log: &str, data: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| std::io::Error::other("no parent directory"))?;
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
+    tmp.write_all(&encode(log, data))?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// Stores `log` and `data` under `k` (atomically: temporary file + rename), then trims the
 /// cache to its size bound. Failures are logged and otherwise ignored: the cache is an
 /// optimisation.
