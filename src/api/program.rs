@@ -2,6 +2,7 @@
 
 use super::info::InfoOut;
 use super::{slice_from, status, write_opt};
+use crate::core::binary;
 use crate::core::context::Context;
 use crate::core::device::Device;
 use crate::core::error::{ClError, ClResult};
@@ -13,37 +14,6 @@ use std::sync::Arc;
 
 /// `pfn_notify` of clBuildProgram, clCompileProgram and clLinkProgram.
 pub type BuildNotify = unsafe extern "C" fn(cl_program, *mut c_void);
-
-/// Magic number of vkcl's program binaries (`CL_PROGRAM_BINARIES`).
-const BINARY_MAGIC: &[u8; 8] = b"VKCLBIN\0";
-/// Version of the binary container; a binary of another version is `CL_INVALID_BINARY`.
-const BINARY_VERSION: u32 = 1;
-
-/// vkcl's program binary: magic, container version, then the program's OpenCL SPIR-V words
-/// (little-endian). Loading one goes through the IL path of the compiler.
-fn encode_binary(spirv: &[u32]) -> Vec<u8> {
-    let mut b = BINARY_MAGIC.to_vec();
-    b.extend_from_slice(&BINARY_VERSION.to_le_bytes());
-    for w in spirv {
-        b.extend_from_slice(&w.to_le_bytes());
-    }
-    b
-}
-
-/// The SPIR-V inside a vkcl binary. Errors: `CL_INVALID_BINARY` for anything else.
-fn decode_binary(b: &[u8]) -> ClResult<Vec<u8>> {
-    if b.len() < 12 + 20
-        || &b[..8] != BINARY_MAGIC
-        || b[8..12] != BINARY_VERSION.to_le_bytes()
-        || !(b.len() - 12).is_multiple_of(4)
-    {
-        return Err(ClError(CL_INVALID_BINARY));
-    }
-    if b[12..16] != 0x0723_0203u32.to_le_bytes() {
-        return Err(ClError(CL_INVALID_BINARY));
-    }
-    Ok(b[12..].to_vec())
-}
 
 /// Reads an optional options string. NULL is "".
 ///
@@ -162,10 +132,14 @@ pub unsafe extern "C" fn clCreateProgramWithIL(
     })
 }
 
-/// clCreateProgramWithBinary: accepts vkcl's own binaries (from `CL_PROGRAM_BINARIES`).
-/// Errors: `CL_INVALID_CONTEXT`, `CL_INVALID_VALUE` (no devices, NULL lengths or binaries, a
-/// zero length or NULL entry), `CL_INVALID_DEVICE` (a device not of the context),
-/// `CL_INVALID_BINARY` (not a vkcl binary of this version; `binary_status` says which).
+/// clCreateProgramWithBinary (OpenCL 3.0 API 5.8.1): accepts vkcl's own binaries (from
+/// `CL_PROGRAM_BINARIES`; format in `core::binary`) of every type: compiled object, library,
+/// executable. The program has the binary's `CL_PROGRAM_BINARY_TYPE`; clBuildProgram makes
+/// an executable of any of them, clLinkProgram takes objects and libraries. Errors:
+/// `CL_INVALID_CONTEXT`, `CL_INVALID_VALUE` (no devices, NULL lengths or binaries, a zero
+/// length or NULL entry), `CL_INVALID_DEVICE` (a device not of the context),
+/// `CL_INVALID_BINARY` (not an intact vkcl binary of this version, or binaries of different
+/// contents for the devices; `binary_status` says which).
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
@@ -190,7 +164,7 @@ pub unsafe extern "C" fn clCreateProgramWithBinary(
         if devices.iter().any(|d| !c.has_device(d)) {
             return Err(ClError(CL_INVALID_DEVICE));
         }
-        let mut il = None;
+        let mut decoded: Option<binary::ProgramBinary> = None;
         let mut failed = false;
         for i in 0..num_devices as usize {
             // SAFETY: lengths and binaries hold num_devices entries.
@@ -199,7 +173,7 @@ pub unsafe extern "C" fn clCreateProgramWithBinary(
                 return Err(ClError(CL_INVALID_VALUE));
             }
             // SAFETY: the binary holds len bytes.
-            let r = decode_binary(unsafe { std::slice::from_raw_parts(ptr, len) });
+            let r = binary::decode(unsafe { std::slice::from_raw_parts(ptr, len) });
             if !binary_status.is_null() {
                 // SAFETY: binary_status holds num_devices entries when not NULL.
                 unsafe {
@@ -211,18 +185,22 @@ pub unsafe extern "C" fn clCreateProgramWithBinary(
                 };
             }
             match r {
-                Ok(b) => il = Some(b),
+                // One program serves all devices: their binaries must agree.
+                Ok(b) => match &decoded {
+                    Some(d) if *d != b => failed = true,
+                    _ => decoded = Some(b),
+                },
                 Err(_) => failed = true,
             }
         }
         if failed {
             return Err(ClError(CL_INVALID_BINARY));
         }
-        let il = il.ok_or(ClError(CL_INVALID_BINARY))?;
+        let b = decoded.ok_or(ClError(CL_INVALID_BINARY))?;
         Ok(handle_of(&register(Program::new(
             c,
             devices,
-            ProgramSource::Il(il),
+            ProgramSource::Binary(b),
         ))))
     })
 }
@@ -313,9 +291,14 @@ pub unsafe extern "C" fn clBuildProgram(
     })
 }
 
-/// clCompileProgram: compiles the program like clBuildProgram (separate compilation and
-/// embedded headers come with the compiler issue). Errors as clBuildProgram, with
-/// `CL_COMPILE_PROGRAM_FAILURE` and `CL_INVALID_COMPILER_OPTIONS`.
+/// clCompileProgram (OpenCL 3.0 API 5.8.3): compiles source (or IL) to a compiled object
+/// (LLVM bitcode; see `compiler::compile_object` for why), synchronously, then calls
+/// `pfn_notify` once. Each of `input_headers` is a program whose source is found by
+/// `#include "<header_include_names[i]>"`. Errors: `CL_INVALID_PROGRAM`, `CL_INVALID_VALUE`
+/// (device list, headers or callback arguments inconsistent, a NULL header name),
+/// `CL_INVALID_DEVICE`, `CL_INVALID_OPERATION` (kernels attached, or no source or IL),
+/// `CL_COMPILER_NOT_AVAILABLE`, `CL_INVALID_COMPILER_OPTIONS`, `CL_COMPILE_PROGRAM_FAILURE`
+/// (the build log names file and line).
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
@@ -331,40 +314,61 @@ pub unsafe extern "C" fn clCompileProgram(
     user_data: *mut c_void,
 ) -> cl_int {
     status(|| {
-        // CL_INVALID_VALUE if num_input_headers is 0 and header_include_names or input_headers
-        // are not NULL, or if num_input_headers is not 0 and either is NULL.
-        if (num_input_headers == 0) != (input_headers.is_null() && header_include_names.is_null())
+        let p = lookup::<Program>(program as *const c_void)?;
+        // SAFETY: forwarded.
+        unsafe { check_devices(&p.devices, num_devices, device_list) }?;
+        // CL_INVALID_VALUE if num_input_headers is zero and header_include_names or
+        // input_headers are not NULL, or if num_input_headers is not zero and either is NULL.
+        if (num_input_headers == 0 && (!input_headers.is_null() || !header_include_names.is_null()))
             || (num_input_headers > 0
                 && (input_headers.is_null() || header_include_names.is_null()))
         {
             return Err(ClError(CL_INVALID_VALUE));
         }
-        build_common(
-            program,
-            num_devices,
-            device_list,
-            opts,
-            pfn_notify,
-            user_data,
-        )
-        .map_err(|e| match e.0 {
-            CL_BUILD_PROGRAM_FAILURE => ClError(CL_COMPILE_PROGRAM_FAILURE),
-            CL_INVALID_BUILD_OPTIONS => ClError(CL_INVALID_COMPILER_OPTIONS),
-            _ => e,
-        })?;
-        let p = lookup::<Program>(program as *const c_void)?;
-        p.build
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .binary_type = CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT as cl_program_binary_type;
-        Ok(())
+        // CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL.
+        if pfn_notify.is_none() && !user_data.is_null() {
+            return Err(ClError(CL_INVALID_VALUE));
+        }
+        let mut headers = Vec::with_capacity(num_input_headers as usize);
+        for i in 0..num_input_headers as usize {
+            // SAFETY: both arrays hold num_input_headers entries.
+            let (h, name) = unsafe { (*input_headers.add(i), *header_include_names.add(i)) };
+            let hp = lookup::<Program>(h as *const c_void)?;
+            if name.is_null() {
+                return Err(ClError(CL_INVALID_VALUE));
+            }
+            // SAFETY: a NUL-terminated name per the API.
+            let name = unsafe { CStr::from_ptr(name) }
+                .to_string_lossy()
+                .into_owned();
+            let text = match &hp.source {
+                ProgramSource::Source(s) => s.clone(),
+                // A header must be a program created with source.
+                _ => return Err(ClError(CL_INVALID_OPERATION)),
+            };
+            headers.push((name, text));
+        }
+        // SAFETY: NUL-terminated per the API.
+        let o = unsafe { options(opts) };
+        let r = p.compile(&o, &headers);
+        if let Some(f) = pfn_notify {
+            // SAFETY: the application's callback for this program.
+            unsafe { f(program, user_data) };
+        }
+        r
     })
 }
 
-/// clLinkProgram: links one compiled program into an executable (several inputs come with
-/// the compiler issue and give `CL_LINK_PROGRAM_FAILURE` for now). Errors:
-/// `CL_INVALID_CONTEXT`, `CL_INVALID_VALUE`, `CL_INVALID_PROGRAM`, `CL_INVALID_DEVICE`,
-/// `CL_INVALID_LINKER_OPTIONS`, `CL_LINK_PROGRAM_FAILURE`.
+/// clLinkProgram (OpenCL 3.0 API 5.8.4): links compiled objects and libraries (from
+/// clCompileProgram, clLinkProgram `-create-library` or their binaries) into a new program:
+/// an executable, or a library with `-create-library` (`-enable-link-options` and the
+/// program linking options are accepted with it). Synchronous; `pfn_notify` is called once
+/// with the new program. A link that fails still returns a program (status
+/// `CL_BUILD_ERROR`, the log says why) together with `CL_LINK_PROGRAM_FAILURE`. Errors:
+/// `CL_INVALID_CONTEXT`, `CL_INVALID_VALUE` (no inputs, callback arguments inconsistent),
+/// `CL_INVALID_DEVICE`, `CL_INVALID_PROGRAM` (an input is not a program),
+/// `CL_INVALID_OPERATION` (an input is not a successfully compiled object or library),
+/// `CL_INVALID_LINKER_OPTIONS`, `CL_COMPILER_NOT_AVAILABLE`, `CL_LINK_PROGRAM_FAILURE`.
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
@@ -379,10 +383,13 @@ pub unsafe extern "C" fn clLinkProgram(
     user_data: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_program {
-    super::object(errcode_ret, || {
+    let mut link_failure = CL_SUCCESS;
+    let handle = super::object(errcode_ret, || {
         let c = lookup::<Context>(context as *const c_void)?;
         // SAFETY: forwarded.
         unsafe { check_devices(&c.devices, num_devices, device_list) }?;
+        // CL_INVALID_VALUE if num_input_programs is zero or input_programs is NULL, or if
+        // pfn_notify is NULL but user_data is not NULL.
         if num_input_programs == 0
             || input_programs.is_null()
             || (pfn_notify.is_none() && !user_data.is_null())
@@ -396,34 +403,52 @@ pub unsafe extern "C" fn clLinkProgram(
                 num_input_programs as usize,
             )
         }?;
-        if inputs.len() != 1 {
-            return Err(ClError(CL_LINK_PROGRAM_FAILURE));
+        // CL_INVALID_OPERATION if the compilation or build of a program in input_programs
+        // has not completed successfully.
+        if inputs.iter().any(|p| !p.is_linkable()) {
+            return Err(ClError(CL_INVALID_OPERATION));
         }
-        let spirv = inputs[0]
-            .compiled()
-            .map_err(|_| ClError(CL_INVALID_PROGRAM))?
-            .opencl_spirv
-            .clone();
-        let il: Vec<u8> = spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let p = register(Program::new(
-            c,
-            inputs[0].devices.clone(),
-            ProgramSource::Il(il),
-        ));
         // SAFETY: NUL-terminated per the API.
         let o = unsafe { options(opts) };
-        let r = p.build(&o);
+        // CL_INVALID_LINKER_OPTIONS if the linker options are invalid (no program is made).
+        crate::compiler::parse_link_options(&o).map_err(|e| {
+            tracing::debug!("clLinkProgram: {e}");
+            ClError(CL_INVALID_LINKER_OPTIONS)
+        })?;
+        let devices = if device_list.is_null() {
+            c.devices.clone()
+        } else {
+            // SAFETY: checked above: num_devices handles.
+            unsafe {
+                object::lookup_list::<Device>(
+                    device_list as *const *mut c_void,
+                    num_devices as usize,
+                )
+            }?
+        };
+        let p = register(Program::new(c, devices, ProgramSource::Linked));
+        let r = p.link(&o, &inputs);
         if let Some(f) = pfn_notify {
             // SAFETY: the application's callback.
             unsafe { f(handle_of(&p), user_data) };
         }
-        r.map_err(|e| match e.0 {
-            CL_BUILD_PROGRAM_FAILURE => ClError(CL_LINK_PROGRAM_FAILURE),
-            CL_INVALID_BUILD_OPTIONS => ClError(CL_INVALID_LINKER_OPTIONS),
-            _ => e,
-        })?;
+        match r {
+            Ok(()) => {}
+            // A failed link still returns the program, whose log says why.
+            Err(ClError(CL_LINK_PROGRAM_FAILURE)) => link_failure = CL_LINK_PROGRAM_FAILURE,
+            Err(e) => {
+                // The handle was registered above and never reached the application.
+                let _ = object::release::<Program>(handle_of(&p) as *const c_void);
+                return Err(e);
+            }
+        }
         Ok(handle_of(&p))
-    })
+    });
+    if link_failure != CL_SUCCESS && !errcode_ret.is_null() {
+        // SAFETY: a non-NULL errcode_ret points to a cl_int per the OpenCL API.
+        unsafe { errcode_ret.write(link_failure) };
+    }
+    handle
 }
 
 /// clUnloadCompiler (OpenCL 1.1): a hint; always succeeds.
@@ -474,7 +499,7 @@ pub unsafe extern "C" fn clSetProgramSpecializationConstant(
         let p = lookup::<Program>(program as *const c_void)?;
         match p.source {
             ProgramSource::Il(_) => Err(ClError(CL_INVALID_SPEC_ID)),
-            ProgramSource::Source(_) => Err(ClError(CL_INVALID_OPERATION)),
+            _ => Err(ClError(CL_INVALID_OPERATION)),
         }
     })
 }
@@ -494,14 +519,7 @@ pub unsafe extern "C" fn clGetProgramInfo(
     status(|| {
         let p = lookup::<Program>(program as *const c_void)?;
         let out = InfoOut::new(size, value, size_ret);
-        let binary = || -> Vec<u8> {
-            p.build
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .compiled
-                .as_ref()
-                .map_or(Vec::new(), |c| encode_binary(&c.opencl_spirv))
-        };
+        let binary = || p.binary();
         match param_name {
             CL_PROGRAM_REFERENCE_COUNT => out.scalar(p.header().ref_count()),
             CL_PROGRAM_CONTEXT => out.scalar(handle_of(&p.context)),
@@ -509,11 +527,11 @@ pub unsafe extern "C" fn clGetProgramInfo(
             CL_PROGRAM_DEVICES => out.slice(&p.devices.iter().map(handle_of).collect::<Vec<_>>()),
             CL_PROGRAM_SOURCE => match &p.source {
                 ProgramSource::Source(s) => out.string(s),
-                ProgramSource::Il(_) => out.string(""),
+                _ => out.string(""),
             },
             CL_PROGRAM_IL => match &p.source {
                 ProgramSource::Il(b) => out.bytes(b),
-                ProgramSource::Source(_) => out.bytes(&[]),
+                _ => out.bytes(&[]),
             },
             CL_PROGRAM_BINARY_SIZES => {
                 let n = binary().len();

@@ -17,6 +17,11 @@ pub struct DeviceCaps {
     pub max_push_constants: u32,
     /// `maxComputeSharedMemorySize` in bytes (`CL_DEVICE_LOCAL_MEM_SIZE`).
     pub max_local_mem_bytes: u32,
+    /// The extensions (`CL_DEVICE_EXTENSIONS`) and OpenCL C features
+    /// (`CL_DEVICE_OPENCL_C_FEATURES`) the device reports. OpenCL C programs see exactly these
+    /// as predefined macros (of the names clang knows). `None`: derived from the flags above
+    /// (unit tests).
+    pub opencl_c_names: Option<Vec<String>>,
 }
 
 impl Default for DeviceCaps {
@@ -29,6 +34,7 @@ impl Default for DeviceCaps {
             int64_atomics: true,
             max_push_constants: 128,
             max_local_mem_bytes: 32768,
+            opencl_c_names: None,
         }
     }
 }

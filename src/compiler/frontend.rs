@@ -55,13 +55,79 @@ pub(crate) fn compile_c(
     tools: &Tools,
     source: &str,
     opts: &ParsedOptions,
-    _caps: &DeviceCaps,
+    caps: &DeviceCaps,
 ) -> Result<FrontOutput, BuildFailure> {
     let dir = tmpdir()?;
-    let prelude = dir.path().join("vkcl-prelude.h");
-    std::fs::write(&prelude, PRELUDE)
-        .map_err(|e| BuildFailure::compile(format!("cannot write a temporary file: {e}")))?;
-    let bc = dir.path().join("front.bc");
+    let (bc, log) = clang(tools, dir.path(), source, &[], opts, caps)?;
+    let spirv = llvm_to_spirv(tools, dir.path(), &bc)?;
+    Ok(FrontOutput { spirv, log })
+}
+
+/// A compiled object (`clCompileProgram`): LLVM bitcode as clang emits it, before any LLVM
+/// pass, and clang's diagnostics.
+pub(crate) struct ObjectOutput {
+    /// LLVM bitcode (module of target `spir64`).
+    pub bitcode: Vec<u8>,
+    /// Diagnostics (warnings) for the build log.
+    pub log: String,
+}
+
+/// Compiles OpenCL C to a compiled object. `headers` are the embedded headers of
+/// `clCompileProgram`, (include name, contents): they are written under their names into a
+/// temporary directory that is added to the include path.
+///
+/// # Errors
+/// `CompileError` with clang's diagnostics, or when a header name leaves its directory
+/// (absolute or with `..`).
+pub(crate) fn compile_object(
+    tools: &Tools,
+    source: &str,
+    headers: &[(String, String)],
+    opts: &ParsedOptions,
+    caps: &DeviceCaps,
+) -> Result<ObjectOutput, BuildFailure> {
+    let dir = tmpdir()?;
+    let (bc, log) = clang(tools, dir.path(), source, headers, opts, caps)?;
+    let bitcode = std::fs::read(&bc)
+        .map_err(|e| BuildFailure::compile(format!("cannot read clang's output: {e}")))?;
+    Ok(ObjectOutput { bitcode, log })
+}
+
+/// Runs clang on `source` in `dir`; returns the bitcode's path and the diagnostics.
+fn clang(
+    tools: &Tools,
+    dir: &Path,
+    source: &str,
+    headers: &[(String, String)],
+    opts: &ParsedOptions,
+    caps: &DeviceCaps,
+) -> Result<(std::path::PathBuf, String), BuildFailure> {
+    let io =
+        |e: std::io::Error| BuildFailure::compile(format!("cannot write a temporary file: {e}"));
+    let truth = dir.join("vkcl-device.h");
+    std::fs::write(&truth, super::options::truth_header(caps)).map_err(io)?;
+    let prelude = dir.join("vkcl-prelude.h");
+    std::fs::write(&prelude, PRELUDE).map_err(io)?;
+    let header_dir = dir.join("headers");
+    for (name, text) in headers {
+        let rel = Path::new(name);
+        let escapes = rel.is_absolute()
+            || rel
+                .components()
+                .any(|c| !matches!(c, std::path::Component::Normal(_)));
+        if escapes || name.is_empty() {
+            return Err(BuildFailure::compile(format!(
+                "error: invalid header include name `{name}` (it must be a relative path \
+                 without `..`)"
+            )));
+        }
+        let path = header_dir.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io)?;
+        }
+        std::fs::write(&path, text).map_err(io)?;
+    }
+    let bc = dir.join("front.bc");
     let mut args: Vec<String> = [
         "-x",
         "cl",
@@ -79,35 +145,96 @@ pub(crate) fn compile_c(
     .map(|s| s.to_string())
     .collect();
     args.extend(opts.clang_args.iter().cloned());
+    if !headers.is_empty() {
+        args.push(format!("-I{}", path_arg(&header_dir)));
+    }
+    args.push("-include".into());
+    args.push(path_arg(&truth));
     args.push("-include".into());
     args.push(path_arg(&prelude));
     args.push("-".into());
     args.push("-o".into());
     args.push(path_arg(&bc));
     let out = run(&tools.clang, &args, Some(source.as_bytes())).map_err(BuildFailure::compile)?;
-    let log = out.stderr.replace("<stdin>", "<source>");
+    // Diagnostics name `<source>` and embedded headers by their include names.
+    let log = out
+        .stderr
+        .replace("<stdin>", "<source>")
+        .replace(&format!("{}/", path_arg(&header_dir)), "")
+        .replace(&format!("{}/", path_arg(dir)), "<vkcl>/");
     if !out.success {
         return Err(BuildFailure::compile(log));
     }
-    let spirv = llvm_to_spirv(tools, dir.path(), &bc)?;
-    Ok(FrontOutput { spirv, log })
+    Ok((bc, log))
 }
 
-/// Sends Kernel SPIR-V back to LLVM IR and through the same structurizing path.
+/// Kernel SPIR-V (`clCreateProgramWithIL`) as a compiled object: LLVM bitcode
+/// (`llvm-spirv-15 -r`).
 ///
 /// # Errors
 /// `CompileError` when llvm-spirv rejects the module.
-pub(crate) fn compile_il(
-    tools: &Tools,
-    words: &[u32],
-    _opts: &ParsedOptions,
-) -> Result<FrontOutput, BuildFailure> {
+pub(crate) fn il_to_object(tools: &Tools, words: &[u32]) -> Result<Vec<u8>, BuildFailure> {
     let dir = tmpdir()?;
-    let input = dir.path().join("input.spv");
+    let bc = spirv_to_llvm(tools, dir.path(), words)?;
+    std::fs::read(&bc).map_err(|e| BuildFailure::compile(format!("cannot read bitcode: {e}")))
+}
+
+/// Links compiled objects or libraries (LLVM bitcode) into one module with llvm-link-15.
+///
+/// # Errors
+/// `CompileError` with llvm-link's diagnostics (duplicate definitions, mismatched types): the
+/// runtime reports it as `CL_LINK_PROGRAM_FAILURE`.
+pub(crate) fn link(tools: &Tools, objects: &[&[u8]]) -> Result<Vec<u8>, BuildFailure> {
+    if let [one] = objects {
+        return Ok(one.to_vec());
+    }
+    let dir = tmpdir()?;
+    let io = |e: std::io::Error| BuildFailure::compile(format!("temporary file: {e}"));
+    let mut args = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        let p = dir.path().join(format!("input{i}.bc"));
+        std::fs::write(&p, o).map_err(io)?;
+        args.push(path_arg(&p));
+    }
+    let out_path = dir.path().join("linked.bc");
+    args.push("-o".into());
+    args.push(path_arg(&out_path));
+    let out = run(&tools.llvm_link, &args, None).map_err(BuildFailure::compile)?;
+    if !out.success {
+        let log = out
+            .stderr
+            .replace(&format!("{}/", path_arg(dir.path())), "");
+        return Err(BuildFailure::compile(format!(
+            "link failed: {}",
+            log.trim()
+        )));
+    }
+    std::fs::read(&out_path).map_err(io)
+}
+
+/// A compiled object or linked module (LLVM bitcode) -> structurized Kernel SPIR-V.
+///
+/// # Errors
+/// `CompileError` when opt or llvm-spirv fails.
+pub(crate) fn object_to_spirv(tools: &Tools, bitcode: &[u8]) -> Result<Vec<u32>, BuildFailure> {
+    let dir = tmpdir()?;
+    let bc = dir.path().join("object.bc");
+    std::fs::write(&bc, bitcode)
+        .map_err(|e| BuildFailure::compile(format!("cannot write a temporary file: {e}")))?;
+    llvm_to_spirv(tools, dir.path(), &bc)
+}
+
+/// llvm-spirv-15 -r of `words` into `dir`; returns the bitcode's path.
+fn spirv_to_llvm(
+    tools: &Tools,
+    dir: &Path,
+    words: &[u32],
+) -> Result<std::path::PathBuf, BuildFailure> {
+    let input = dir.join("input.spv");
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&input, bytes)
         .map_err(|e| BuildFailure::compile(format!("cannot write a temporary file: {e}")))?;
-    let bc = dir.path().join("il.bc");
+    let bc = dir.join("il.bc");
     let args = vec![
         "-r".to_string(),
         path_arg(&input),
@@ -121,6 +248,20 @@ pub(crate) fn compile_il(
             out.stderr.trim()
         )));
     }
+    Ok(bc)
+}
+
+/// Sends Kernel SPIR-V back to LLVM IR and through the same structurizing path.
+///
+/// # Errors
+/// `CompileError` when llvm-spirv rejects the module.
+pub(crate) fn compile_il(
+    tools: &Tools,
+    words: &[u32],
+    _opts: &ParsedOptions,
+) -> Result<FrontOutput, BuildFailure> {
+    let dir = tmpdir()?;
+    let bc = spirv_to_llvm(tools, dir.path(), words)?;
     let spirv = llvm_to_spirv(tools, dir.path(), &bc)?;
     Ok(FrontOutput {
         spirv,

@@ -103,6 +103,7 @@
 //! 1.2 atomics arrive with `Workgroup` scope and are widened), on local memory `Workgroup` scope.
 //! `barrier(flags)` is `OpControlBarrier Workgroup Workgroup AcquireRelease|<memory classes>`.
 
+pub mod cache;
 mod caps;
 mod error;
 mod frontend;
@@ -121,6 +122,7 @@ mod tests;
 pub use caps::DeviceCaps;
 pub use error::{BuildFailure, BuildFailureKind, CompilerError};
 pub use printf::{parse_format, Length, Piece, PrintfArg, PrintfCall, PrintfInfo, Spec};
+pub use options::{parse_link as parse_link_options, LinkOptions};
 pub use reflect::{
     AccessQualifier, AddressQualifier, ArgKind, KernelArgInfo, KernelInfo, TypeQualifiers,
 };
@@ -187,6 +189,230 @@ pub fn compile_il(
     let words = frontend::words_from_bytes(il)?;
     let front = frontend::compile_il(&tools, &words, &opts)?;
     finish(front.spirv, front.log, caps, SPIRV_OPT && !opts.opt_disable)
+}
+
+/// What a front-end result depends on besides its inputs, and where to cache it: the
+/// program-building entry points below take one.
+pub struct BuildEnv<'a> {
+    /// The external tools (their identity is part of every cache key).
+    pub tools: &'a Tools,
+    /// The device's capabilities (part of every cache key).
+    pub caps: &'a DeviceCaps,
+    /// The device's identity (vendor and device ID, driver version, UUIDs), opaque bytes.
+    pub device_key: &'a [u8],
+    /// The on-disk cache, `None` when disabled.
+    pub cache: Option<&'a cache::CacheConfig>,
+}
+
+/// Identity of vkcl's front end for cache keys: crate version plus a hash of the code and
+/// data that decide front-end output (this module's front end, options, prelude).
+fn frontend_id() -> &'static [u8; 32] {
+    static ID: std::sync::OnceLock<[u8; 32]> = std::sync::OnceLock::new();
+    ID.get_or_init(|| {
+        cache::key(&[
+            env!("CARGO_PKG_VERSION").as_bytes(),
+            include_str!("frontend.rs").as_bytes(),
+            include_str!("options.rs").as_bytes(),
+            include_str!("prelude.cl").as_bytes(),
+            include_str!("tools.rs").as_bytes(),
+        ])
+    })
+}
+
+impl BuildEnv<'_> {
+    /// The cache key of a front-end result of kind `tag` from `parts`.
+    fn key(&self, tag: &str, parts: &[&[u8]]) -> [u8; 32] {
+        let tools = self.tools.identity();
+        let caps = format!("{:?}", self.caps);
+        let mut all: Vec<&[u8]> = vec![
+            tag.as_bytes(),
+            frontend_id(),
+            tools.as_bytes(),
+            self.device_key,
+            caps.as_bytes(),
+        ];
+        all.extend_from_slice(parts);
+        cache::key(&all)
+    }
+
+    /// The cached (log, data) of `k`, or `make`'s result, stored when the cache is on.
+    fn cached(
+        &self,
+        k: &[u8; 32],
+        make: impl FnOnce() -> Result<(String, Vec<u8>), BuildFailure>,
+    ) -> Result<(String, Vec<u8>), BuildFailure> {
+        if let Some(c) = self.cache {
+            if let Some(e) = cache::load(c, k) {
+                return Ok((e.log, e.data));
+            }
+        }
+        let (log, data) = make()?;
+        if let Some(c) = self.cache {
+            cache::store(c, k, &log, &data);
+        }
+        Ok((log, data))
+    }
+}
+
+fn spirv_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// [`compile_source`] through the program cache: a hit skips clang, opt and llvm-spirv
+/// (`clBuildProgram` of source). Errors as [`compile_source`].
+pub fn build_source(
+    env: &BuildEnv,
+    source: &str,
+    options: &str,
+) -> Result<CompiledProgram, BuildFailure> {
+    let opts = options::parse(options, env.caps)?;
+    let k = env.key("source", &[options.as_bytes(), source.as_bytes()]);
+    let (log, data) = env.cached(&k, || {
+        let front = frontend::compile_c(env.tools, source, &opts, env.caps)?;
+        Ok((front.log, spirv_bytes(&front.spirv)))
+    })?;
+    let words = frontend::words_from_bytes(&data)?;
+    let mut program = finish(words, log, env.caps, SPIRV_OPT && !opts.opt_disable)?;
+    for k in &mut program.kernels {
+        reflect::restore_hint_signedness(k, source);
+    }
+    Ok(program)
+}
+
+/// [`compile_il`] through the program cache (`clBuildProgram` of IL). Errors as
+/// [`compile_il`].
+pub fn build_il(env: &BuildEnv, il: &[u8], options: &str) -> Result<CompiledProgram, BuildFailure> {
+    let opts = options::parse(options, env.caps)?;
+    let words = frontend::words_from_bytes(il)?;
+    let k = env.key("il", &[options.as_bytes(), il]);
+    let (log, data) = env.cached(&k, || {
+        let front = frontend::compile_il(env.tools, &words, &opts)?;
+        Ok((front.log, spirv_bytes(&front.spirv)))
+    })?;
+    let spirv = frontend::words_from_bytes(&data)?;
+    finish(spirv, log, env.caps, SPIRV_OPT && !opts.opt_disable)
+}
+
+/// A compiled object (LLVM bitcode) and its build log.
+pub struct CompiledObject {
+    /// LLVM bitcode of target `spir64`, before optimisation: what `clLinkProgram` links.
+    pub bitcode: Vec<u8>,
+    /// Diagnostics (warnings), empty when there were none.
+    pub log: String,
+}
+
+/// `clCompileProgram` of OpenCL C: `source` with the embedded `headers` ((include name,
+/// contents), found by `#include "name"`) and compile `options`, to a compiled object,
+/// through the program cache.
+///
+/// Compiled objects are LLVM bitcode rather than SPIR-V: vkcl inlines everything and
+/// structurizes control flow at the LLVM level (opt-15) before translating to SPIR-V, and a
+/// call into another compiled object can only be inlined once both are in one module, so
+/// objects are linked with llvm-link-15 and the linked module takes the usual path.
+///
+/// # Errors
+/// `InvalidOptions` (`CL_INVALID_COMPILER_OPTIONS`), `CompileError` with clang's diagnostics
+/// naming `<source>` or the header's include name and the line (`CL_COMPILE_PROGRAM_FAILURE`).
+pub fn compile_object(
+    env: &BuildEnv,
+    source: &str,
+    headers: &[(String, String)],
+    options: &str,
+) -> Result<CompiledObject, BuildFailure> {
+    let opts = options::parse(options, env.caps)?;
+    let mut parts: Vec<&[u8]> = vec![options.as_bytes(), source.as_bytes()];
+    for (name, text) in headers {
+        parts.push(name.as_bytes());
+        parts.push(text.as_bytes());
+    }
+    let k = env.key("object", &parts);
+    let (log, bitcode) = env.cached(&k, || {
+        let o = frontend::compile_object(env.tools, source, headers, &opts, env.caps)?;
+        Ok((o.log, o.bitcode))
+    })?;
+    Ok(CompiledObject {
+        bitcode,
+        log: if log.trim().is_empty() {
+            String::new()
+        } else {
+            log
+        },
+    })
+}
+
+/// `clCompileProgram` of a program created from Kernel SPIR-V: the module as a compiled
+/// object (`llvm-spirv-15 -r`).
+///
+/// # Errors
+/// `InvalidOptions` for bad options, `CompileError` when the module is not valid SPIR-V.
+pub fn il_object(env: &BuildEnv, il: &[u8], options: &str) -> Result<CompiledObject, BuildFailure> {
+    options::parse(options, env.caps)?;
+    let words = frontend::words_from_bytes(il)?;
+    let bitcode = frontend::il_to_object(env.tools, &words)?;
+    Ok(CompiledObject {
+        bitcode,
+        log: String::new(),
+    })
+}
+
+/// `clLinkProgram -create-library`: links compiled objects and libraries into one library.
+///
+/// # Errors
+/// `CompileError` with llvm-link's message (`CL_LINK_PROGRAM_FAILURE`).
+pub fn link_library(env: &BuildEnv, objects: &[&[u8]]) -> Result<Vec<u8>, BuildFailure> {
+    frontend::link(env.tools, objects)
+}
+
+/// `clLinkProgram` (and `clBuildProgram` of a compiled-object binary): links compiled objects
+/// and libraries into an executable, through the program cache. `sources` is the OpenCL C the
+/// objects came from, where known (for `vec_type_hint` signedness).
+///
+/// # Errors
+/// `CompileError` with the linker's, opt's or the lowering's message (an unresolved or
+/// duplicate symbol, a kernel that cannot be lowered): `CL_LINK_PROGRAM_FAILURE`.
+pub fn link_executable(
+    env: &BuildEnv,
+    objects: &[&[u8]],
+    sources: &str,
+) -> Result<CompiledProgram, BuildFailure> {
+    let k = env.key("link", objects);
+    let (log, data) = env.cached(&k, || {
+        let linked = frontend::link(env.tools, objects)?;
+        let spirv = frontend::object_to_spirv(env.tools, &linked)?;
+        Ok((String::new(), spirv_bytes(&spirv)))
+    })?;
+    let words = frontend::words_from_bytes(&data)?;
+    let mut program = finish(words, log, env.caps, false)?;
+    for k in &mut program.kernels {
+        reflect::restore_hint_signedness(k, sources);
+    }
+    Ok(program)
+}
+
+/// Checks OpenCL build options without building.
+///
+/// # Errors
+/// `InvalidOptions` naming the first bad option; `CompileError` for an OpenCL C version the
+/// device does not offer.
+pub fn check_options(options: &str, caps: &DeviceCaps) -> Result<(), BuildFailure> {
+    options::parse(options, caps).map(|_| ())
+}
+
+/// Rebuilds a program from the structurized Kernel SPIR-V of a [`CompiledProgram`]
+/// ([`CompiledProgram::opencl_spirv`], as vkcl's executable binaries carry it): reflection and
+/// lowering only, no external tool.
+///
+/// # Errors
+/// `InvalidOptions` for bad options; `CompileError` when the module cannot be parsed or
+/// lowered.
+pub fn build_structured(
+    spirv: &[u8],
+    options: &str,
+    caps: &DeviceCaps,
+) -> Result<CompiledProgram, BuildFailure> {
+    let opts = options::parse(options, caps)?;
+    let words = frontend::words_from_bytes(spirv)?;
+    finish(words, String::new(), caps, SPIRV_OPT && !opts.opt_disable)
 }
 
 /// The persistent variant of a lowered kernel module ([`KernelInfo::spirv`]), validated

@@ -76,33 +76,127 @@ fn tokenize(options: &str) -> Result<Vec<String>, BuildFailure> {
     Ok(out)
 }
 
-/// The `-cl-ext` list that enables exactly what the device supports.
-fn extension_list(caps: &DeviceCaps, cl_std: u32) -> String {
-    let mut ext = vec![
-        "-all",
-        "+cl_khr_byte_addressable_store",
-        "+cl_khr_global_int32_base_atomics",
-        "+cl_khr_global_int32_extended_atomics",
-        "+cl_khr_local_int32_base_atomics",
-        "+cl_khr_local_int32_extended_atomics",
+/// The names (extensions and `__opencl_c_*` features) a device with `caps` reports, when
+/// [`DeviceCaps::opencl_c_names`] does not list them.
+fn derived_names(caps: &DeviceCaps) -> Vec<String> {
+    let mut v = vec![
+        "cl_khr_byte_addressable_store",
+        "cl_khr_global_int32_base_atomics",
+        "cl_khr_global_int32_extended_atomics",
+        "cl_khr_local_int32_base_atomics",
+        "cl_khr_local_int32_extended_atomics",
+        "__opencl_c_int64",
     ];
     if caps.fp64 {
-        ext.push("+cl_khr_fp64");
+        v.extend(["cl_khr_fp64", "__opencl_c_fp64"]);
     }
     if caps.fp16 {
-        ext.push("+cl_khr_fp16");
+        v.push("cl_khr_fp16");
     }
     if caps.int64_atomics {
-        ext.push("+cl_khr_int64_base_atomics");
-        ext.push("+cl_khr_int64_extended_atomics");
+        v.extend(["cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics"]);
     }
-    if cl_std >= 300 {
-        ext.push("+__opencl_c_int64");
-        if caps.fp64 {
-            ext.push("+__opencl_c_fp64");
+    v.into_iter().map(String::from).collect()
+}
+
+/// The extensions and OpenCL C features the program may see (see [`DeviceCaps::opencl_c_names`]).
+pub(crate) fn device_names(caps: &DeviceCaps) -> Vec<String> {
+    caps.opencl_c_names
+        .clone()
+        .unwrap_or_else(|| derived_names(caps))
+}
+
+/// The `-cl-ext` list: what the device reports, plus the language support its Vulkan features
+/// allow ([`derived_names`]: `double` with `shaderFloat64`, ...). The latter keeps kernels
+/// that use such types building where the device does not (yet) claim the extension; their
+/// macros are removed again by [`truth_header`], so a program testing `cl_khr_fp64` sees
+/// what `CL_DEVICE_EXTENSIONS` says.
+fn extension_list(caps: &DeviceCaps) -> String {
+    let mut names = device_names(caps);
+    for n in derived_names(caps) {
+        if !names.contains(&n) {
+            names.push(n);
         }
     }
+    let mut ext = vec!["-all".to_string()];
+    ext.extend(
+        names
+            .iter()
+            .filter(|n| n.starts_with("cl_") || n.starts_with("__opencl_c_"))
+            .map(|n| format!("+{n}")),
+    );
     format!("-cl-ext={}", ext.join(","))
+}
+
+/// Macros that clang or its OpenCL header (`opencl-c-base.h`) define for the SPIR target
+/// whatever `-cl-ext` says: each is removed unless the device reports it.
+const HEADER_DEFINED: &[&str] = &[
+    "__opencl_c_work_group_collective_functions",
+    "__opencl_c_atomic_order_acq_rel",
+    "__opencl_c_atomic_order_seq_cst",
+    "__opencl_c_atomic_scope_device",
+    "__opencl_c_atomic_scope_all_devices",
+    "__opencl_c_read_write_images",
+    "__opencl_c_images",
+    "__opencl_c_3d_image_writes",
+    "__opencl_c_pipes",
+    "__opencl_c_generic_address_space",
+    "__opencl_c_device_enqueue",
+    "__opencl_c_program_scope_global_variables",
+    "__opencl_c_subgroups",
+    "__opencl_c_fp64",
+    "__opencl_c_int64",
+    "__opencl_c_integer_dot_product_input_4x8bit",
+    "__opencl_c_integer_dot_product_input_4x8bit_packed",
+    "__opencl_c_ext_fp16_global_atomic_load_store",
+    "__opencl_c_ext_fp16_local_atomic_load_store",
+    "__opencl_c_ext_fp16_global_atomic_add",
+    "__opencl_c_ext_fp16_local_atomic_add",
+    "__opencl_c_ext_fp16_global_atomic_min_max",
+    "__opencl_c_ext_fp16_local_atomic_min_max",
+    "__opencl_c_ext_fp32_global_atomic_add",
+    "__opencl_c_ext_fp32_local_atomic_add",
+    "__opencl_c_ext_fp32_global_atomic_min_max",
+    "__opencl_c_ext_fp32_local_atomic_min_max",
+    "__opencl_c_ext_fp64_global_atomic_add",
+    "__opencl_c_ext_fp64_local_atomic_add",
+    "__opencl_c_ext_fp64_global_atomic_min_max",
+    "__opencl_c_ext_fp64_local_atomic_min_max",
+    "cl_khr_extended_bit_ops",
+    "cl_khr_integer_dot_product",
+    "cl_khr_subgroup_ballot",
+    "cl_khr_subgroup_clustered_reduce",
+    "cl_khr_subgroup_extended_types",
+    "cl_khr_subgroup_non_uniform_arithmetic",
+    "cl_khr_subgroup_non_uniform_vote",
+    "cl_khr_subgroup_rotate",
+    "cl_khr_subgroup_shuffle",
+    "cl_khr_subgroup_shuffle_relative",
+];
+
+/// A header included before the program (after clang's own OpenCL header) that makes the
+/// predefined macros tell the truth about the device: no `__IMAGE_SUPPORT__` (vkcl has no
+/// images, `CL_DEVICE_IMAGE_SUPPORT` is false), and of the extension and feature macros only
+/// those the device reports.
+pub(crate) fn truth_header(caps: &DeviceCaps) -> String {
+    let names = device_names(caps);
+    let mut s = String::from(
+        "// vkcl: predefined macros as the device reports them (CL_DEVICE_IMAGE_SUPPORT,\n\
+         // CL_DEVICE_EXTENSIONS, CL_DEVICE_OPENCL_C_FEATURES).\n#undef __IMAGE_SUPPORT__\n",
+    );
+    let derived = derived_names(caps);
+    let candidates = HEADER_DEFINED
+        .iter()
+        .copied()
+        .chain(derived.iter().map(String::as_str));
+    let mut done = Vec::new();
+    for m in candidates {
+        if !names.iter().any(|n| n == m) && !done.contains(&m) {
+            s.push_str(&format!("#undef {m}\n"));
+            done.push(m);
+        }
+    }
+    s
 }
 
 /// Parses OpenCL build options.
@@ -140,10 +234,19 @@ pub(crate) fn parse(options: &str, caps: &DeviceCaps) -> Result<ParsedOptions, B
                 "CL1.1" => 110,
                 "CL1.2" => 120,
                 "CL3.0" => 300,
+                // A valid option, but the device does not offer the version
+                // (CL_DEVICE_OPENCL_C_ALL_VERSIONS): the compilation fails.
+                "CL2.0" | "CL3.1" => {
+                    return Err(BuildFailure::compile(format!(
+                        "error: `{w}`: the device does not support OpenCL C {} \
+                         (CL_DEVICE_OPENCL_C_ALL_VERSIONS: 1.0, 1.1, 1.2, 3.0)",
+                        &v[2..]
+                    )))
+                }
                 _ => {
                     return Err(BuildFailure::options(format!(
-                    "unsupported OpenCL C version in `{w}` (supported: CL1.0, CL1.1, CL1.2, CL3.0)"
-                )))
+                        "invalid OpenCL C version in `{w}` (supported: CL1.0, CL1.1, CL1.2, CL3.0)"
+                    )))
                 }
             };
         } else if PASS_THROUGH.contains(&w) {
@@ -163,12 +266,58 @@ pub(crate) fn parse(options: &str, caps: &DeviceCaps) -> Result<ParsedOptions, B
     };
     clang_args.push(format!("-cl-std={std}"));
     clang_args.push("-Xclang".into());
-    clang_args.push(extension_list(caps, cl_std));
+    clang_args.push(extension_list(caps));
     Ok(ParsedOptions {
         clang_args,
         cl_std,
         opt_disable,
     })
+}
+
+/// Options of `clLinkProgram` after parsing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LinkOptions {
+    /// `-create-library`: the result is a library (`CL_PROGRAM_BINARY_TYPE_LIBRARY`).
+    pub create_library: bool,
+    /// `-enable-link-options` (only with `-create-library`).
+    pub enable_link_options: bool,
+    /// The program linking options given (`-cl-denorms-are-zero`, ...).
+    pub math: Vec<String>,
+}
+
+/// The program linking options of OpenCL 3.0 API 5.8.7.2. They change nothing vkcl's code
+/// generation does after compilation (clang applied the compile options already), so they are
+/// checked and recorded only.
+const LINK_MATH_OPTIONS: &[&str] = &[
+    "-cl-denorms-are-zero",
+    "-cl-no-signed-zeros",
+    "-cl-unsafe-math-optimizations",
+    "-cl-finite-math-only",
+    "-cl-fast-relaxed-math",
+    "-cl-no-subgroup-ifp",
+];
+
+/// Parses `clLinkProgram` options (OpenCL 3.0 API 5.8.7, "Linker Options").
+///
+/// # Errors
+/// A message for an option that is not a linker option, or `-enable-link-options` without
+/// `-create-library` (`CL_INVALID_LINKER_OPTIONS`).
+pub fn parse_link(options: &str) -> Result<LinkOptions, String> {
+    let words = tokenize(options).map_err(|e| e.log)?;
+    let mut o = LinkOptions::default();
+    for w in &words {
+        match w.as_str() {
+            "-create-library" => o.create_library = true,
+            "-enable-link-options" => o.enable_link_options = true,
+            m if LINK_MATH_OPTIONS.contains(&m) => o.math.push(m.to_string()),
+            _ => return Err(format!("invalid linker option `{w}`")),
+        }
+    }
+    // -enable-link-options can only be specified with -create-library.
+    if o.enable_link_options && !o.create_library {
+        return Err("`-enable-link-options` needs `-create-library`".into());
+    }
+    Ok(o)
 }
 
 /// Makes an include path absolute against the current directory, as the application meant it.
@@ -199,7 +348,36 @@ mod tests {
         assert_eq!(e.kind, super::super::BuildFailureKind::InvalidOptions);
         assert!(e.log.contains("-foo"));
         assert!(parse("-D", &DeviceCaps::default()).is_err());
-        assert!(parse("-cl-std=CL2.0", &DeviceCaps::default()).is_err());
+        let e = parse("-cl-std=CL2.0", &DeviceCaps::default()).unwrap_err();
+        assert_eq!(e.kind, super::super::BuildFailureKind::CompileError);
+        let e = parse("-cl-std=CL9.9", &DeviceCaps::default()).unwrap_err();
+        assert_eq!(e.kind, super::super::BuildFailureKind::InvalidOptions);
+    }
+
+    #[test]
+    fn link_options() {
+        let o = parse_link("-create-library -enable-link-options -cl-finite-math-only").unwrap();
+        assert!(o.create_library && o.enable_link_options);
+        assert_eq!(o.math, vec!["-cl-finite-math-only".to_string()]);
+        assert!(parse_link("-enable-link-options").is_err());
+        assert!(parse_link("-DX=1").is_err());
+        assert_eq!(parse_link("").unwrap(), LinkOptions::default());
+    }
+
+    #[test]
+    fn truth_header_follows_the_device() {
+        let mut caps = DeviceCaps::default();
+        caps.opencl_c_names = Some(vec!["__opencl_c_int64".into()]);
+        let h = truth_header(&caps);
+        assert!(h.contains("#undef __IMAGE_SUPPORT__"));
+        assert!(h.contains("#undef __opencl_c_fp64"));
+        assert!(h.contains("#undef __opencl_c_atomic_scope_device"));
+        assert!(!h.contains("#undef __opencl_c_int64"));
+        // double stays usable (shaderFloat64), its macro follows the device.
+        assert!(h.contains("#undef cl_khr_fp64"));
+        let ext = extension_list(&caps);
+        assert!(ext.starts_with("-cl-ext=-all,+__opencl_c_int64,"));
+        assert!(ext.contains("+cl_khr_fp64"));
     }
 
     #[test]

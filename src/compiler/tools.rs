@@ -15,13 +15,16 @@ pub struct Tools {
     pub opt: PathBuf,
     /// `llvm-spirv-15` (or `$VKCL_LLVM_SPIRV`).
     pub llvm_spirv: PathBuf,
+    /// `llvm-link-15` (or `$VKCL_LLVM_LINK`): links compiled objects (`clLinkProgram`).
+    pub llvm_link: PathBuf,
 }
 
 const INSTALL_HINT: &str =
-    "install them with `apt-get install clang-15 llvm-15 llvm-spirv-15` or point VKCL_CLANG, VKCL_OPT and VKCL_LLVM_SPIRV at them";
+    "install them with `apt-get install clang-15 llvm-15 llvm-spirv-15` or point VKCL_CLANG, VKCL_OPT, VKCL_LLVM_SPIRV and VKCL_LLVM_LINK at them";
 
 /// Finds the tools: each from its environment variable (`VKCL_CLANG`, `VKCL_OPT`,
-/// `VKCL_LLVM_SPIRV`) if set, otherwise `clang-15`, `opt-15`, `llvm-spirv-15` on `PATH`.
+/// `VKCL_LLVM_SPIRV`, `VKCL_LLVM_LINK`) if set, otherwise `clang-15`, `opt-15`,
+/// `llvm-spirv-15`, `llvm-link-15` on `PATH`.
 ///
 /// # Errors
 /// [`CompilerError::NotAvailable`] naming the missing tools and how to install them (the
@@ -49,6 +52,7 @@ pub fn find_tools() -> Result<Tools, CompilerError> {
         clang: find("VKCL_CLANG", "clang-15"),
         opt: find("VKCL_OPT", "opt-15"),
         llvm_spirv: find("VKCL_LLVM_SPIRV", "llvm-spirv-15"),
+        llvm_link: find("VKCL_LLVM_LINK", "llvm-link-15"),
     };
     if missing.is_empty() {
         Ok(tools)
@@ -57,6 +61,29 @@ pub fn find_tools() -> Result<Tools, CompilerError> {
             "OpenCL C compiler tools not found: {}; {INSTALL_HINT}",
             missing.join(", ")
         )))
+    }
+}
+
+impl Tools {
+    /// Identity of the tools for the program cache: for each, its resolved path, size and
+    /// modification time (a package upgrade changes them). Runs none of them.
+    pub fn identity(&self) -> String {
+        let mut s = String::new();
+        for p in [&self.clang, &self.opt, &self.llvm_spirv, &self.llvm_link] {
+            let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+            let (len, mtime) = std::fs::metadata(&real)
+                .map(|m| {
+                    let t = m
+                        .modified()
+                        .ok()
+                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                        .map_or(0, |d| d.as_nanos());
+                    (m.len(), t)
+                })
+                .unwrap_or((0, 0));
+            s.push_str(&format!("{}:{len}:{mtime};", real.display()));
+        }
+        s
     }
 }
 

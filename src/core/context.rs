@@ -85,5 +85,9 @@ impl Drop for Context {
             // SAFETY: callback registered by the application; the handle is only passed back.
             unsafe { f(handle, user.0) };
         }
+        // Persist pipelines made while the context lived.
+        for d in &self.devices {
+            d.save_pipeline_cache();
+        }
     }
 }

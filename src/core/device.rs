@@ -287,6 +287,14 @@ impl Device {
             })
     }
 
+    /// Saves the Vulkan pipeline cache of the device (its root's) to disk if it has grown;
+    /// nothing when its Vulkan device was never created (context release).
+    pub fn save_pipeline_cache(&self) {
+        if let Some(Ok(vk)) = self.root().vk.get() {
+            vk.pipeline_cache.save(&vk.raw);
+        }
+    }
+
     /// `CL_DEVICE_TYPE`.
     pub fn device_type(&self) -> cl_device_type {
         match self.phys.device_type {

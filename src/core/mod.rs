@@ -1,6 +1,7 @@
 //! The OpenCL object model in safe Rust: platform, devices, contexts, queues, memory, events,
 //! programs, kernels. Knows OpenCL semantics; reaches the device only through `backend`.
 
+pub mod binary;
 pub mod command_buffer;
 pub mod context;
 pub mod device;

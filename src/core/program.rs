@@ -1,12 +1,15 @@
 //! Programs (OpenCL 3.0 section 5.8): source or IL, a build per program, and the Vulkan
 //! shader modules and pipelines of its kernels.
 
+use super::binary::{BinaryKind, ProgramBinary};
 use super::context::Context;
 use super::device::Device;
 use super::error::{ClError, ClResult};
 use super::object::{ClObject, Header, Kind};
 use crate::backend::vulkan::pipeline::{Pipeline, ShaderModule};
-use crate::compiler::{self, BuildFailureKind, CompiledProgram, DeviceCaps, KernelInfo};
+use crate::compiler::{
+    self, BuildEnv, BuildFailure, BuildFailureKind, CompiledProgram, DeviceCaps, KernelInfo,
+};
 use opencl_sys::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -18,6 +21,10 @@ pub enum ProgramSource {
     Source(String),
     /// SPIR-V (clCreateProgramWithIL).
     Il(Vec<u8>),
+    /// One of vkcl's binaries (clCreateProgramWithBinary).
+    Binary(ProgramBinary),
+    /// The result of clLinkProgram (it cannot be built or compiled again).
+    Linked,
 }
 
 /// The state of the program's build (`CL_PROGRAM_BUILD_*`).
@@ -27,6 +34,38 @@ pub struct BuildState {
     pub log: String,
     pub binary_type: cl_program_binary_type,
     pub compiled: Option<Arc<CompiledProgram>>,
+    /// The LLVM bitcode of a compiled object or library (`binary_type` says which).
+    pub object: Option<Arc<Vec<u8>>>,
+}
+
+/// Which entry point builds: decides the error codes of a failure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuildStep {
+    /// clBuildProgram: `CL_BUILD_PROGRAM_FAILURE`, `CL_INVALID_BUILD_OPTIONS`.
+    Build,
+    /// clCompileProgram: `CL_COMPILE_PROGRAM_FAILURE`, `CL_INVALID_COMPILER_OPTIONS`.
+    Compile,
+    /// clLinkProgram: `CL_LINK_PROGRAM_FAILURE`, `CL_INVALID_LINKER_OPTIONS`.
+    Link,
+}
+
+impl BuildStep {
+    fn error(self, kind: BuildFailureKind) -> ClError {
+        ClError(match (self, kind) {
+            (BuildStep::Build, BuildFailureKind::InvalidOptions) => CL_INVALID_BUILD_OPTIONS,
+            (BuildStep::Build, BuildFailureKind::CompileError) => CL_BUILD_PROGRAM_FAILURE,
+            (BuildStep::Compile, BuildFailureKind::InvalidOptions) => CL_INVALID_COMPILER_OPTIONS,
+            (BuildStep::Compile, BuildFailureKind::CompileError) => CL_COMPILE_PROGRAM_FAILURE,
+            (BuildStep::Link, BuildFailureKind::InvalidOptions) => CL_INVALID_LINKER_OPTIONS,
+            (BuildStep::Link, BuildFailureKind::CompileError) => CL_LINK_PROGRAM_FAILURE,
+        })
+    }
+}
+
+/// What a successful step produced.
+enum Outcome {
+    Executable(CompiledProgram),
+    Object(BinaryKind, Vec<u8>, String),
 }
 
 /// Key of a specialised pipeline: kernel name, work-group size, `__local` argument sizes,
@@ -65,12 +104,43 @@ pub fn device_caps(d: &Device) -> DeviceCaps {
         int64_atomics: p.shader_int64_atomics,
         max_push_constants: p.limits.max_push_constants_size,
         max_local_mem_bytes: p.limits.max_compute_shared_memory_size,
+        opencl_c_names: Some(
+            d.extensions()
+                .into_iter()
+                .chain(d.opencl_c_features())
+                .map(|(n, _)| n.to_string())
+                .collect(),
+        ),
     }
+}
+
+/// The device's identity for program-cache keys: vendor and device ID, driver version and
+/// the driver's UUIDs.
+pub fn device_key(d: &Device) -> Vec<u8> {
+    let p = &d.phys;
+    let mut k = Vec::new();
+    k.extend_from_slice(&p.vendor_id.to_le_bytes());
+    k.extend_from_slice(&p.device_id.to_le_bytes());
+    k.extend_from_slice(&p.driver_version.to_le_bytes());
+    k.extend_from_slice(&p.device_uuid);
+    k.extend_from_slice(&p.driver_uuid);
+    k.extend_from_slice(&p.pipeline_cache_uuid);
+    k.extend_from_slice(p.driver_info.as_bytes());
+    k
 }
 
 impl Program {
     /// A program of `source` for every device of `context` (or `devices`).
     pub fn new(context: Arc<Context>, devices: Vec<Arc<Device>>, source: ProgramSource) -> Program {
+        // A program made from a binary has that binary's type (and, for objects and
+        // libraries, can be linked at once); it still needs clBuildProgram for kernels.
+        let (binary_type, object) = match &source {
+            ProgramSource::Binary(b) => (
+                b.kind.cl(),
+                (b.kind != BinaryKind::Executable).then(|| Arc::new(b.payload.clone())),
+            ),
+            _ => (CL_PROGRAM_BINARY_TYPE_NONE as cl_program_binary_type, None),
+        };
         Program {
             header: Header::new(Kind::Program),
             context,
@@ -80,8 +150,9 @@ impl Program {
                 status: CL_BUILD_NONE,
                 options: String::new(),
                 log: String::new(),
-                binary_type: CL_PROGRAM_BINARY_TYPE_NONE as cl_program_binary_type,
+                binary_type,
                 compiled: None,
+                object,
             }),
             kernel_count: AtomicU32::new(0),
             modules: Mutex::new(HashMap::new()),
@@ -93,32 +164,117 @@ impl Program {
         self.build.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// clBuildProgram: compiles for the program's devices (one build serves all of them).
-    /// Errors: `CL_INVALID_OPERATION` while kernels exist, `CL_COMPILER_NOT_AVAILABLE`,
+    /// clBuildProgram: compiles (or, for a compiled-object or library binary, links) for the
+    /// program's devices (one build serves all of them). Errors: `CL_INVALID_OPERATION` while
+    /// kernels exist or for a program made by clLinkProgram, `CL_COMPILER_NOT_AVAILABLE`,
     /// `CL_INVALID_BUILD_OPTIONS`, `CL_BUILD_PROGRAM_FAILURE` (the log says why).
     pub fn build(&self, options: &str) -> ClResult<()> {
+        if matches!(self.source, ProgramSource::Linked) {
+            return Err(ClError(CL_INVALID_OPERATION));
+        }
+        self.run_step(BuildStep::Build, options, |env| match &self.source {
+            ProgramSource::Source(src) => {
+                compiler::build_source(env, src, options).map(Outcome::Executable)
+            }
+            ProgramSource::Il(il) => compiler::build_il(env, il, options).map(Outcome::Executable),
+            ProgramSource::Binary(b) if b.kind == BinaryKind::Executable => {
+                compiler::build_structured(&b.payload, options, env.caps).map(Outcome::Executable)
+            }
+            ProgramSource::Binary(b) => {
+                compiler::check_options(options, env.caps)?;
+                compiler::link_executable(env, &[&b.payload], "").map(Outcome::Executable)
+            }
+            ProgramSource::Linked => Err(BuildFailure::compile("not buildable")),
+        })
+    }
+
+    /// clCompileProgram: compiles source (with embedded `headers`, (include name, source))
+    /// or IL to a compiled object. Errors: `CL_INVALID_OPERATION` while kernels exist or when
+    /// the program has neither source nor IL, `CL_COMPILER_NOT_AVAILABLE`,
+    /// `CL_INVALID_COMPILER_OPTIONS`, `CL_COMPILE_PROGRAM_FAILURE`.
+    pub fn compile(&self, options: &str, headers: &[(String, String)]) -> ClResult<()> {
+        // CL_INVALID_OPERATION if program has no source or IL available.
+        if !matches!(self.source, ProgramSource::Source(_) | ProgramSource::Il(_)) {
+            return Err(ClError(CL_INVALID_OPERATION));
+        }
+        self.run_step(BuildStep::Compile, options, |env| {
+            let o = match &self.source {
+                ProgramSource::Source(src) => compiler::compile_object(env, src, headers, options),
+                ProgramSource::Il(il) => compiler::il_object(env, il, options),
+                _ => Err(BuildFailure::compile("no source")),
+            }?;
+            Ok(Outcome::Object(
+                BinaryKind::CompiledObject,
+                o.bitcode,
+                o.log,
+            ))
+        })
+    }
+
+    /// clLinkProgram into this (new, [`ProgramSource::Linked`]) program: links the compiled
+    /// objects and libraries `inputs` into an executable, or a library with
+    /// `-create-library`. Errors: `CL_INVALID_LINKER_OPTIONS`, `CL_COMPILER_NOT_AVAILABLE`,
+    /// `CL_LINK_PROGRAM_FAILURE` (the log says why); the program records the failure.
+    pub fn link(&self, options: &str, inputs: &[Arc<Program>]) -> ClResult<()> {
+        let objects: Vec<Arc<Vec<u8>>> = inputs
+            .iter()
+            .filter_map(|p| p.lock().object.clone())
+            .collect();
+        let sources: String = inputs
+            .iter()
+            .filter_map(|p| match &p.source {
+                ProgramSource::Source(s) => Some(s.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        self.run_step(BuildStep::Link, options, |env| {
+            let o = compiler::parse_link_options(options).map_err(BuildFailure::options)?;
+            let refs: Vec<&[u8]> = objects.iter().map(|o| o.as_slice()).collect();
+            if o.create_library {
+                let lib = compiler::link_library(env, &refs)?;
+                Ok(Outcome::Object(BinaryKind::Library, lib, String::new()))
+            } else {
+                compiler::link_executable(env, &refs, &sources).map(Outcome::Executable)
+            }
+        })
+    }
+
+    /// Runs one build step (`f`) with the build state kept as the API requires: in progress,
+    /// then success with the result or error with the log.
+    fn run_step(
+        &self,
+        step: BuildStep,
+        options: &str,
+        f: impl FnOnce(&BuildEnv) -> Result<Outcome, BuildFailure>,
+    ) -> ClResult<()> {
         // CL_INVALID_OPERATION if there are kernel objects attached to program.
         if self.kernel_count.load(Ordering::Acquire) > 0 {
             return Err(ClError(CL_INVALID_OPERATION));
         }
         let caps = device_caps(&self.devices[0]);
+        let key = device_key(&self.devices[0]);
         {
             let mut st = self.lock();
             st.status = CL_BUILD_IN_PROGRESS;
             st.options = options.to_string();
         }
-        let result = match &self.source {
-            ProgramSource::Source(src) => match compiler::find_tools() {
-                Ok(tools) => compiler::compile_source(&tools, src, options, &caps),
-                Err(e) => {
-                    let mut st = self.lock();
-                    st.status = CL_BUILD_ERROR;
-                    st.log = e.to_string();
-                    return Err(ClError(CL_COMPILER_NOT_AVAILABLE));
-                }
-            },
-            ProgramSource::Il(il) => compiler::compile_il(il, options, &caps),
+        let tools = match compiler::find_tools() {
+            Ok(t) => t,
+            Err(e) => {
+                let mut st = self.lock();
+                st.status = CL_BUILD_ERROR;
+                st.log = e.to_string();
+                return Err(ClError(CL_COMPILER_NOT_AVAILABLE));
+            }
         };
+        let env = BuildEnv {
+            tools: &tools,
+            caps: &caps,
+            device_key: &key,
+            cache: crate::util::config::config().cache.as_ref(),
+        };
+        let result = f(&env);
         self.modules
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -129,23 +285,62 @@ impl Program {
             .clear();
         let mut st = self.lock();
         match result {
-            Ok(p) => {
+            Ok(Outcome::Executable(p)) => {
                 st.status = CL_BUILD_SUCCESS;
                 st.log = p.build_log.clone();
-                st.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE as cl_program_binary_type;
+                st.binary_type = BinaryKind::Executable.cl();
                 st.compiled = Some(Arc::new(p));
+                st.object = None;
+                Ok(())
+            }
+            Ok(Outcome::Object(kind, bitcode, log)) => {
+                st.status = CL_BUILD_SUCCESS;
+                st.log = log;
+                st.binary_type = kind.cl();
+                st.compiled = None;
+                st.object = Some(Arc::new(bitcode));
                 Ok(())
             }
             Err(f) => {
                 st.status = CL_BUILD_ERROR;
                 st.log = f.log;
                 st.compiled = None;
-                Err(ClError(match f.kind {
-                    BuildFailureKind::InvalidOptions => CL_INVALID_BUILD_OPTIONS,
-                    BuildFailureKind::CompileError => CL_BUILD_PROGRAM_FAILURE,
-                }))
+                st.object = None;
+                st.binary_type = CL_PROGRAM_BINARY_TYPE_NONE as cl_program_binary_type;
+                Err(step.error(f.kind))
             }
         }
+    }
+
+    /// `CL_PROGRAM_BINARIES` of this program: vkcl's container of the executable, compiled
+    /// object or library; empty when there is none.
+    pub fn binary(&self) -> Vec<u8> {
+        let st = self.lock();
+        if let Some(o) = &st.object {
+            let kind = if st.binary_type == BinaryKind::Library.cl() {
+                BinaryKind::Library
+            } else {
+                BinaryKind::CompiledObject
+            };
+            return super::binary::encode(kind, o);
+        }
+        match &st.compiled {
+            Some(c) => {
+                let bytes: Vec<u8> = c
+                    .opencl_spirv
+                    .iter()
+                    .flat_map(|w| w.to_le_bytes())
+                    .collect();
+                super::binary::encode(BinaryKind::Executable, &bytes)
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// Whether this program can be an input of clLinkProgram (a successfully compiled
+    /// object or library, or a program made from one's binary).
+    pub fn is_linkable(&self) -> bool {
+        self.lock().object.is_some()
     }
 
     /// The built program. Errors: `CL_INVALID_PROGRAM_EXECUTABLE` if there is no successful

@@ -39,6 +39,10 @@ pub struct Config {
     /// `VKCL_STAGED_READS=1`: buffer reads always go through host-cached staging memory (by
     /// default only out of memory the host reads slowly, e.g. NVIDIA's device-local BAR).
     pub staged_reads: bool,
+    /// The program and pipeline cache: `$VKCL_CACHE_DIR`, else `~/.cache/vkcl` (the user's
+    /// cache directory), bounded by `VKCL_CACHE_MAX_MB` (default 256); `None` when
+    /// `VKCL_CACHE=0` or no cache directory is known.
+    pub cache: Option<crate::compiler::cache::CacheConfig>,
 }
 
 impl Config {
@@ -55,7 +59,25 @@ impl Config {
             Some("waves") => Some(LimitedDispatch::Waves),
             _ => None,
         };
+        let cache_off = matches!(
+            var("VKCL_CACHE").as_deref(),
+            Some("0") | Some("off") | Some("false") | Some("no")
+        );
+        let cache_dir = var("VKCL_CACHE_DIR")
+            .map(std::path::PathBuf::from)
+            .or_else(|| dirs::cache_dir().map(|d| d.join("vkcl")));
+        let max_mb = var("VKCL_CACHE_MAX_MB")
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(256);
+        let cache =
+            cache_dir
+                .filter(|_| !cache_off)
+                .map(|dir| crate::compiler::cache::CacheConfig {
+                    dir,
+                    max_bytes: max_mb << 20,
+                });
         Config {
+            cache,
             log: var("VKCL_LOG"),
             validation,
             command_buffer_094,

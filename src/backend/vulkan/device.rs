@@ -19,6 +19,9 @@ pub struct Device {
     pub allocator: Mutex<Allocator>,
     /// Whether `VK_KHR_shader_non_semantic_info` etc. could be enabled: filled as extensions land.
     pub enabled_extensions: Vec<&'static std::ffi::CStr>,
+    /// The `VkPipelineCache` every pipeline is created with, loaded from and saved to disk
+    /// (see [`super::pipeline::PersistentCache`]).
+    pub pipeline_cache: super::pipeline::PersistentCache,
 }
 
 // SAFETY: ash's Device is a function table plus a handle; vkcl synchronises queue access and
@@ -84,14 +87,18 @@ impl Device {
             tracing::error!("gpu-allocator: {e}");
             vk::Result::ERROR_INITIALIZATION_FAILED
         })?;
-        Ok(Arc::new(Device {
+        let pipeline_cache = super::pipeline::PersistentCache::open(&raw, &phys);
+        let device = Arc::new(Device {
             phys,
             raw,
             queue_users: Mutex::new(vec![0; queues.len()]),
             queues,
             allocator: Mutex::new(allocator),
             enabled_extensions,
-        }))
+            pipeline_cache,
+        });
+        super::pipeline::save_at_exit(&device);
+        Ok(device)
     }
 
     /// Leases a queue of the compute family for a new command queue: the one with the fewest

@@ -278,6 +278,9 @@ fn parent(args: &Args) -> Result<(), String> {
     if let Some(v) = &vendors {
         let _ = std::fs::remove_dir_all(v);
     }
+    let _ = std::fs::remove_dir_all(
+        std::env::temp_dir().join(format!("vkcl-bench-cache-{}", std::process::id())),
+    );
     print_table(&all, args);
     if let Some(path) = &args.json {
         let date = std::time::SystemTime::now()
@@ -318,6 +321,9 @@ fn run_child(
     if std::env::var_os("RUSTICL_ENABLE").is_none() {
         cmd.env("RUSTICL_ENABLE", "llvmpipe");
     }
+    // vkcl's program cache starts empty in every benchmark run (and stays out of the user's).
+    let cache = std::env::temp_dir().join(format!("vkcl-bench-cache-{}", std::process::id()));
+    cmd.env("VKCL_CACHE_DIR", &cache);
     cmd.env("RUST_BACKTRACE", "0")
         .stderr(std::process::Stdio::inherit());
     let out = cmd
@@ -422,6 +428,25 @@ fn print_table(all: &[PlatformResults], args: &Args) {
             }
         }
         println!("{line}");
+    }
+    // Program build: what each platform's cache saves.
+    let cold_cached: Vec<String> = all
+        .iter()
+        .filter_map(|p| {
+            let cold = usable(p.results.get("build_cold"))?;
+            let cached = usable(p.results.get("build_cached"))?;
+            Some(format!(
+                "{} {} ms cold, {} ms cached, cold / cached {:.1}",
+                p.query,
+                fmt_value(cold),
+                fmt_value(cached),
+                cold / cached
+            ))
+        })
+        .collect();
+    if !cold_cached.is_empty() {
+        println!();
+        println!("Program build (medium program): {}", cold_cached.join("; "));
     }
     if !notes.is_empty() {
         println!();
