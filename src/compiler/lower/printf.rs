@@ -30,6 +30,8 @@ struct Pass<'c> {
     ctx: &'c mut Ctx,
     /// Function-local definitions by result id.
     local: HashMap<Word, Instruction>,
+    /// Global definitions as the pass found them (the constants of access-chain indices).
+    defs: Defs,
     types: HashMap<Word, Word>,
     pc_var: Word,
     info: PrintfInfo,
@@ -54,7 +56,7 @@ impl Pass<'_> {
     /// into it when every index is a constant into a byte array).
     fn root(&self, mut p: Word) -> Option<(Word, Option<u64>)> {
         let mut offset = Some(0u64);
-        let defs = Defs::new(&self.ctx.module);
+        let defs = &self.defs;
         for _ in 0..64 {
             let d = self.def(p)?;
             match d.class.opcode {
@@ -542,9 +544,11 @@ pub(crate) fn lower_printf(ctx: &mut Ctx) -> Result<PrintfInfo, String> {
         .ok_or("printf: the push-constant block is missing")?;
     let types = ctx.value_types();
     let blocks = std::mem::take(&mut ctx.module.functions[0].blocks);
+    let defs = Defs::new(&ctx.module);
     let mut pass = Pass {
         ctx,
         local,
+        defs,
         types,
         pc_var,
         info: PrintfInfo::default(),
