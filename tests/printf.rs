@@ -591,3 +591,57 @@ __kernel void k(__global int *o) {
     want.sort_unstable();
     assert_eq!(got, want);
 }
+
+#[test]
+fn printf_survives_a_program_binary_round_trip() {
+    let src = r#"
+__kernel void k(int v) { printf("binary %d %s %v2hlx\n", v, "ok", (uint2)(v, 255)); }
+"#;
+    let Some(out) = captured("printf_survives_a_program_binary_round_trip", || {
+        let env = Env::new();
+        let p = env.build(src);
+        let size: usize = info_scalar(|s, v, r| unsafe {
+            cl!(clGetProgramInfo)(p, CL_PROGRAM_BINARY_SIZES, s, v, r)
+        });
+        let mut bin = vec![0u8; size];
+        let mut ptrs = [bin.as_mut_ptr()];
+        ok(unsafe {
+            cl!(clGetProgramInfo)(
+                p,
+                CL_PROGRAM_BINARIES,
+                8,
+                ptrs.as_mut_ptr() as *mut c_void,
+                null_mut(),
+            )
+        });
+        let (mut err, mut status) = (0, 0);
+        let bins = [bin.as_ptr()];
+        let p2 = unsafe {
+            cl!(clCreateProgramWithBinary)(
+                env.context,
+                1,
+                &env.device,
+                &size,
+                bins.as_ptr() as *mut _,
+                &mut status,
+                &mut err,
+            )
+        };
+        ok(err);
+        ok(status);
+        ok(unsafe { cl!(clBuildProgram)(p2, 0, null(), null(), None, null_mut()) });
+        let k = env.kernel(p2, "k");
+        set_arg(k, 0, &1234i32);
+        run(&env, k, 1);
+    }) else {
+        return;
+    };
+    assert_eq!(
+        out,
+        format!(
+            "binary 1234 ok {},{}\n",
+            c_fmt("%llx", V::U(1234)),
+            c_fmt("%llx", V::U(255))
+        )
+    );
+}

@@ -428,7 +428,7 @@ impl CommandBuffer {
     /// each printf buffer's counter before the secondary, copies each buffer into a snapshot of
     /// its own after it, and prints the snapshots when it completes (before its event does);
     /// such runs wait for the previous run of the same command buffer, since they share the
-    /// printf buffers. Errors: also `CL_MEM_OBJECT_ALLOCATION_FAILURE` for the snapshots.
+    /// printf buffers. Errors: also `CL_OUT_OF_RESOURCES` when a snapshot cannot be allocated.
     pub fn enqueue(
         self: &Arc<Self>,
         queue: &Arc<CommandQueue>,
@@ -444,8 +444,7 @@ impl CommandBuffer {
         let vk = queue.device.vk()?;
         let mut pairs = Vec::with_capacity(printfs.len());
         for p in printfs {
-            let snap = Buffer::new(vk, p.buf.size)
-                .map_err(|_| ClError(CL_MEM_OBJECT_ALLOCATION_FAILURE))?;
+            let snap = Buffer::new(vk, p.buf.size).map_err(|_| ClError(CL_OUT_OF_RESOURCES))?;
             keep.push(p.clone());
             pairs.push((p, Arc::new(snap)));
         }
@@ -461,7 +460,7 @@ impl CommandBuffer {
             for (p, snap) in &recorded {
                 r.copy_buffer(&p.buf, snap, &[(0, 0, p.buf.size)]);
             }
-            r.host_barrier();
+            // The engine ends every job with a barrier to host reads.
         }));
         let mut last = self
             .last_printf_run

@@ -13,7 +13,7 @@ use super::error::{ClError, ClResult};
 use crate::backend::vulkan::memory::Buffer;
 use crate::compiler::{parse_format, Length, Piece, PrintfArg, PrintfCall, PrintfInfo, Spec};
 use crate::util::cstdio::{format_one, write_stdout, CArg};
-use opencl_sys::CL_MEM_OBJECT_ALLOCATION_FAILURE;
+use opencl_sys::CL_OUT_OF_RESOURCES;
 
 /// `CL_DEVICE_PRINTF_BUFFER_SIZE`: bytes of records one launch can print (the full profile's
 /// minimum, 1 MB).
@@ -32,12 +32,12 @@ pub struct PrintfBuffer {
 
 impl PrintfBuffer {
     /// A buffer for a kernel with printf calls `info` on `device`, `used` set to 0.
-    /// Errors: `CL_MEM_OBJECT_ALLOCATION_FAILURE`.
+    /// Errors: `CL_OUT_OF_RESOURCES` when the memory cannot be allocated (the enqueue fails
+    /// with it: the buffer is an implementation resource, not a kernel argument).
     pub fn new(device: &Device, info: &PrintfInfo) -> ClResult<PrintfBuffer> {
         let capacity = PRINTF_BUFFER_SIZE;
         let size = RECORDS + u64::from(capacity) + u64::from(info.max_record_bytes());
-        let buf = Buffer::new(device.vk()?, size)
-            .map_err(|_| ClError(CL_MEM_OBJECT_ALLOCATION_FAILURE))?;
+        let buf = Buffer::new(device.vk()?, size).map_err(|_| ClError(CL_OUT_OF_RESOURCES))?;
         let mut head = [0u8; 8];
         head[4..].copy_from_slice(&capacity.to_le_bytes());
         buf.write_bytes(0, &head);

@@ -30,6 +30,8 @@ struct Pass<'c> {
     ctx: &'c mut Ctx,
     /// Function-local definitions by result id.
     local: HashMap<Word, Instruction>,
+    /// Global definitions as the pass found them (the constants of access-chain indices).
+    defs: Defs,
     types: HashMap<Word, Word>,
     pc_var: Word,
     info: PrintfInfo,
@@ -54,7 +56,7 @@ impl Pass<'_> {
     /// into it when every index is a constant into a byte array).
     fn root(&self, mut p: Word) -> Option<(Word, Option<u64>)> {
         let mut offset = Some(0u64);
-        let defs = Defs::new(&self.ctx.module);
+        let defs = &self.defs;
         for _ in 0..64 {
             let d = self.def(p)?;
             match d.class.opcode {
@@ -201,14 +203,13 @@ impl Pass<'_> {
         self.choice_word(p, &ids)
     }
 
-    /// The words of an integer or float scalar `v` of `ty` (1 or 2 `u32`s).
-    fn scalar_words(&mut self, v: Word, ty: Word, float: bool, bits: u32) -> Vec<Word> {
+    /// The words of scalar `v`, `bits` wide, a float when `float` (1 or 2 `u32`s).
+    fn scalar_words(&mut self, v: Word, float: bool, bits: u32) -> Vec<Word> {
         let u32t = self.ctx.t_int(32);
         let it = self.ctx.t_int(bits);
         let as_int = if float {
             self.op(Op::Bitcast, it, vec![Operand::IdRef(v)])
         } else {
-            let _ = ty;
             v
         };
         match bits {
@@ -274,7 +275,7 @@ impl Pass<'_> {
                 } else {
                     self.ctx.c_u64(0)
                 };
-                let words = self.scalar_words(addr, u64t, false, 64);
+                let words = self.scalar_words(addr, false, 64);
                 Ok((PrintfArg::Ptr, words))
             }
             Op::TypeInt | Op::TypeFloat => {
@@ -291,7 +292,7 @@ impl Pass<'_> {
                     } else {
                         v
                     };
-                    words.extend(self.scalar_words(c, elem, float, bits));
+                    words.extend(self.scalar_words(c, float, bits));
                 }
                 let (bytes, lanes) = ((bits / 8) as u8, lanes as u8);
                 let arg = if float {
@@ -466,13 +467,11 @@ impl Pass<'_> {
         }
         // The result: 0 on success, -1 when the buffer was full.
         let rw = self.ctx.scalar_width(rty).unwrap_or(32);
-        let it = self.ctx.t_int(rw);
         let (ok, full) = if rw == 64 {
             (self.ctx.c_u64(0), self.ctx.c_u64(u64::MAX))
         } else {
             (self.ctx.c_u32(0), self.ctx.c_u32(u32::MAX))
         };
-        let _ = it;
         self.out.push(inst(
             Op::Select,
             Some(rty),
@@ -545,9 +544,11 @@ pub(crate) fn lower_printf(ctx: &mut Ctx) -> Result<PrintfInfo, String> {
         .ok_or("printf: the push-constant block is missing")?;
     let types = ctx.value_types();
     let blocks = std::mem::take(&mut ctx.module.functions[0].blocks);
+    let defs = Defs::new(&ctx.module);
     let mut pass = Pass {
         ctx,
         local,
+        defs,
         types,
         pc_var,
         info: PrintfInfo::default(),
