@@ -363,11 +363,40 @@ pub fn link_executable(
         Ok((String::new(), spirv_bytes(&spirv)))
     })?;
     let words = frontend::words_from_bytes(&data)?;
+    let undefined = imported_functions(&words);
+    if !undefined.is_empty() {
+        return Err(BuildFailure::compile(format!(
+            "error: undefined function(s) after linking: {}",
+            undefined.join(", ")
+        )));
+    }
     let mut program = finish(words, log, env.caps, false)?;
     for k in &mut program.kernels {
         reflect::restore_hint_signedness(k, sources);
     }
     Ok(program)
+}
+
+/// Names the module imports (`LinkageAttributes ... Import`) other than OpenCL built-ins
+/// (llvm-spirv turns calls to built-ins into extended instructions, so an import left is a
+/// function no input defined).
+fn imported_functions(words: &[u32]) -> Vec<String> {
+    use rspirv::dr::Operand;
+    use rspirv::spirv::{Decoration, LinkageType, Op};
+    let Ok(module) = rspirv::dr::load_words(words) else {
+        return Vec::new();
+    };
+    module
+        .annotations
+        .iter()
+        .filter(|i| i.class.opcode == Op::Decorate)
+        .filter_map(|i| match i.operands.as_slice() {
+            [_, Operand::Decoration(Decoration::LinkageAttributes), Operand::LiteralString(name), Operand::LinkageType(LinkageType::Import)] => {
+                Some(name.clone())
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// Checks OpenCL build options without building.

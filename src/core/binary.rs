@@ -74,7 +74,7 @@ pub fn encode(kind: BinaryKind, payload: &[u8]) -> Vec<u8> {
     let mut b = Vec::with_capacity(HEADER + payload.len());
     b.extend_from_slice(MAGIC);
     b.extend_from_slice(&VERSION.to_le_bytes());
-    b.extend_from_slice(&(kind.cl() as u32).to_le_bytes());
+    b.extend_from_slice(&kind.cl().to_le_bytes());
     b.extend_from_slice(&(payload.len() as u64).to_le_bytes());
     b.extend_from_slice(&Sha256::digest(payload));
     b.extend_from_slice(payload);
