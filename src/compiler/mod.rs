@@ -377,21 +377,28 @@ pub fn link_executable(
     Ok(program)
 }
 
-/// Names the module imports (`LinkageAttributes ... Import`) other than OpenCL built-ins
-/// (llvm-spirv turns calls to built-ins into extended instructions, so an import left is a
-/// function no input defined).
+/// Functions the module imports (`LinkageAttributes ... Import` on an `OpFunction`; imported
+/// built-in variables are not functions). llvm-spirv turns calls to OpenCL built-ins into
+/// instructions, so an imported function is one no input defined.
 fn imported_functions(words: &[u32]) -> Vec<String> {
     use rspirv::dr::Operand;
     use rspirv::spirv::{Decoration, LinkageType, Op};
     let Ok(module) = rspirv::dr::load_words(words) else {
         return Vec::new();
     };
+    let functions: Vec<u32> = module
+        .functions
+        .iter()
+        .filter_map(|f| f.def.as_ref().and_then(|d| d.result_id))
+        .collect();
     module
         .annotations
         .iter()
         .filter(|i| i.class.opcode == Op::Decorate)
         .filter_map(|i| match i.operands.as_slice() {
-            [_, Operand::Decoration(Decoration::LinkageAttributes), Operand::LiteralString(name), Operand::LinkageType(LinkageType::Import)] => {
+            [Operand::IdRef(target), Operand::Decoration(Decoration::LinkageAttributes), Operand::LiteralString(name), Operand::LinkageType(LinkageType::Import)]
+                if functions.contains(target) =>
+            {
                 Some(name.clone())
             }
             _ => None,

@@ -65,7 +65,9 @@ impl BinaryKind {
 /// A decoded binary.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProgramBinary {
+    /// Its `CL_PROGRAM_BINARY_TYPE`.
     pub kind: BinaryKind,
+    /// LLVM bitcode (objects, libraries) or SPIR-V bytes (executables).
     pub payload: Vec<u8>,
 }
 
