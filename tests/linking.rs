@@ -446,6 +446,21 @@ fn compile_and_link_error_codes() {
     let log = build_log(q, e.device);
     assert!(log.contains("twice"), "the log names the symbol: {log}");
     release(q);
+    // A function no input defines.
+    let caller = source_program(
+        &e,
+        "int nowhere(int x);\n__kernel void k(__global int *o) { o[0] = nowhere(o[0]); }\n",
+    );
+    ok(compile(&e, caller, "", &[]));
+    let (q, err) = link(&e, &[caller, good], "");
+    assert_eq!(err, CL_LINK_PROGRAM_FAILURE);
+    let log = build_log(q, e.device);
+    assert!(
+        log.contains("nowhere"),
+        "the log names the missing function: {log}"
+    );
+    release(q);
+    release(caller);
     // Compiling or building a linked program, or compiling a binary program.
     let (lib, err) = link(&e, &[good], "-create-library");
     ok(err);
@@ -544,12 +559,7 @@ fn predefined_macros_match_the_device() {
     let reported: Vec<String> = feats
         .iter()
         .map(|f| {
-            let b: Vec<u8> = f
-                .name
-                .iter()
-                .take_while(|&&c| c != 0)
-                .map(|&c| c as u8)
-                .collect();
+            let b: Vec<u8> = f.name.iter().take_while(|&&c| c != 0).copied().collect();
             String::from_utf8(b).unwrap()
         })
         .collect();

@@ -397,12 +397,8 @@ pub unsafe extern "C" fn clLinkProgram(
             return Err(ClError(CL_INVALID_VALUE));
         }
         // SAFETY: input_programs holds num_input_programs handles.
-        let inputs = unsafe {
-            object::lookup_list::<Program>(
-                input_programs as *const *mut c_void,
-                num_input_programs as usize,
-            )
-        }?;
+        let inputs =
+            unsafe { object::lookup_list::<Program>(input_programs, num_input_programs as usize) }?;
         // CL_INVALID_OPERATION if the compilation or build of a program in input_programs
         // has not completed successfully.
         if inputs.iter().any(|p| !p.is_linkable()) {
@@ -419,12 +415,7 @@ pub unsafe extern "C" fn clLinkProgram(
             c.devices.clone()
         } else {
             // SAFETY: checked above: num_devices handles.
-            unsafe {
-                object::lookup_list::<Device>(
-                    device_list as *const *mut c_void,
-                    num_devices as usize,
-                )
-            }?
+            unsafe { object::lookup_list::<Device>(device_list, num_devices as usize) }?
         };
         let p = register(Program::new(c, devices, ProgramSource::Linked));
         let r = p.link(&o, &inputs);

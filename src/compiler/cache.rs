@@ -42,7 +42,9 @@ pub struct CacheConfig {
 /// A cache hit: the build log and the data stored with it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
+    /// The build log stored with the result (clang's warnings).
     pub log: String,
+    /// The result: structurized Kernel SPIR-V (bytes) or LLVM bitcode.
     pub data: Vec<u8>,
 }
 

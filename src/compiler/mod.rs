@@ -382,11 +382,47 @@ pub fn link_executable(
         Ok((String::new(), spirv_bytes(&spirv)))
     })?;
     let words = frontend::words_from_bytes(&data)?;
+    let undefined = imported_functions(&words);
+    if !undefined.is_empty() {
+        return Err(BuildFailure::compile(format!(
+            "error: undefined function(s) after linking: {}",
+            undefined.join(", ")
+        )));
+    }
     let mut program = finish(words, log, env.caps, false)?;
     for k in &mut program.kernels {
         reflect::restore_hint_signedness(k, sources);
     }
     Ok(program)
+}
+
+/// Functions the module imports (`LinkageAttributes ... Import` on an `OpFunction`; imported
+/// built-in variables are not functions). llvm-spirv turns calls to OpenCL built-ins into
+/// instructions, so an imported function is one no input defined.
+fn imported_functions(words: &[u32]) -> Vec<String> {
+    use rspirv::dr::Operand;
+    use rspirv::spirv::{Decoration, LinkageType, Op};
+    let Ok(module) = rspirv::dr::load_words(words) else {
+        return Vec::new();
+    };
+    let functions: Vec<u32> = module
+        .functions
+        .iter()
+        .filter_map(|f| f.def.as_ref().and_then(|d| d.result_id))
+        .collect();
+    module
+        .annotations
+        .iter()
+        .filter(|i| i.class.opcode == Op::Decorate)
+        .filter_map(|i| match i.operands.as_slice() {
+            [Operand::IdRef(target), Operand::Decoration(Decoration::LinkageAttributes), Operand::LiteralString(name), Operand::LinkageType(LinkageType::Import)]
+                if functions.contains(target) =>
+            {
+                Some(name.clone())
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// Checks OpenCL build options without building.

@@ -366,8 +366,10 @@ mod tests {
 
     #[test]
     fn truth_header_follows_the_device() {
-        let mut caps = DeviceCaps::default();
-        caps.opencl_c_names = Some(vec!["__opencl_c_int64".into()]);
+        let caps = DeviceCaps {
+            opencl_c_names: Some(vec!["__opencl_c_int64".into()]),
+            ..Default::default()
+        };
         let h = truth_header(&caps);
         assert!(h.contains("#undef __IMAGE_SUPPORT__"));
         assert!(h.contains("#undef __opencl_c_fp64"));

@@ -65,7 +65,9 @@ impl BinaryKind {
 /// A decoded binary.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProgramBinary {
+    /// Its `CL_PROGRAM_BINARY_TYPE`.
     pub kind: BinaryKind,
+    /// LLVM bitcode (objects, libraries) or SPIR-V bytes (executables).
     pub payload: Vec<u8>,
 }
 
@@ -74,7 +76,7 @@ pub fn encode(kind: BinaryKind, payload: &[u8]) -> Vec<u8> {
     let mut b = Vec::with_capacity(HEADER + payload.len());
     b.extend_from_slice(MAGIC);
     b.extend_from_slice(&VERSION.to_le_bytes());
-    b.extend_from_slice(&(kind.cl() as u32).to_le_bytes());
+    b.extend_from_slice(&kind.cl().to_le_bytes());
     b.extend_from_slice(&(payload.len() as u64).to_le_bytes());
     b.extend_from_slice(&Sha256::digest(payload));
     b.extend_from_slice(payload);
