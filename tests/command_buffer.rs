@@ -1178,3 +1178,76 @@ fn recording_and_enqueue_errors() {
     }
     release(cb);
 }
+
+const NON_UNIFORM: &str = r#"
+__kernel void sizes(__global uint4 *out) {
+    size_t w = get_global_size(0);
+    size_t i = get_global_id(1) * w + get_global_id(0);
+    out[i] = (uint4)(get_local_size(0) * 100 + get_local_size(1),
+                     get_enqueued_local_size(0) * 100 + get_enqueued_local_size(1),
+                     get_num_groups(0) * 100 + get_num_groups(1),
+                     get_group_id(0) * 100 + get_group_id(1));
+}
+"#;
+
+/// A recorded 2-D NDRange whose global size is a multiple of the local size in neither
+/// dimension: four boxes of groups, each item sees its own group's size.
+#[test]
+fn non_uniform_ndrange_recorded() {
+    let _s = serial();
+    let env = Env::new();
+    let p = env
+        .try_build(NON_UNIFORM, "-cl-std=CL3.0")
+        .unwrap_or_else(|(e, log)| panic!("build failed ({e}):\n{log}"));
+    let k = env.kernel(p, "sizes");
+    let (g, l) = ([13usize, 7], [4usize, 3]);
+    let n = g[0] * g[1];
+    let out = env.buffer(CL_MEM_READ_WRITE, n * 16, Some(&vec![0xFF; n * 16]));
+    set_arg(k, 0, &out);
+    let cb = create(&env, None).unwrap();
+    ok(unsafe {
+        ext!(clCommandNDRangeKernelKHR)(
+            cb,
+            null_mut(),
+            null(),
+            k,
+            2,
+            null(),
+            g.as_ptr(),
+            l.as_ptr(),
+            0,
+            null(),
+            null_mut(),
+            null_mut(),
+        )
+    });
+    ok(finalize(cb));
+    for _ in 0..2 {
+        ok(enqueue(cb));
+        env.finish();
+        let got: Vec<[u32; 4]> = env.read(out, n);
+        for y in 0..g[1] {
+            for x in 0..g[0] {
+                let size = |d: usize, i: usize| {
+                    if i / l[d] == g[d] / l[d] {
+                        g[d] % l[d]
+                    } else {
+                        l[d]
+                    }
+                };
+                let want = [
+                    (size(0, x) * 100 + size(1, y)) as u32,
+                    (l[0] * 100 + l[1]) as u32,
+                    (g[0].div_ceil(l[0]) * 100 + g[1].div_ceil(l[1])) as u32,
+                    ((x / l[0]) * 100 + y / l[1]) as u32,
+                ];
+                assert_eq!(got[y * g[0] + x], want, "item ({x}, {y})");
+            }
+        }
+    }
+    release(cb);
+    unsafe {
+        cl!(clReleaseKernel)(k);
+        cl!(clReleaseMemObject)(out);
+    }
+}

@@ -286,13 +286,16 @@ fn check_workitems(global: &[usize], local: &[usize], offset: &[usize]) {
         let idx = [lin % g(0), (lin / g(0)) % g(1), lin / (g(0) * g(1))];
         let o = &got[lin as usize * 32..lin as usize * 32 + 32];
         for d in 0..3 {
+            // A non-uniform range: the last group of a dimension holds the remainder.
+            let in_edge = idx[d] / l(d) == g(d) / l(d);
+            let actual = if in_edge { g(d) % l(d) } else { l(d) };
             let want = [
                 idx[d] + off(d),
                 idx[d] % l(d),
                 idx[d] / l(d),
-                g(d) / l(d),
+                g(d).div_ceil(l(d)),
                 g(d),
-                l(d),
+                actual,
                 off(d),
                 l(d),
             ];
@@ -323,6 +326,105 @@ fn workitem_functions_2d() {
 #[test]
 fn workitem_functions_3d() {
     check_workitems(&[8, 6, 4], &[4, 3, 2], &[1, 2, 3]);
+}
+
+#[test]
+fn non_uniform_workitems_1d() {
+    check_workitems(&[100], &[16], &[5]);
+    check_workitems(&[5], &[8], &[0]);
+}
+
+#[test]
+fn non_uniform_workitems_2d_edges_in_each_dimension() {
+    check_workitems(&[26, 10], &[8, 2], &[3, 100]);
+    check_workitems(&[24, 11], &[8, 3], &[0, 0]);
+    check_workitems(&[13, 7], &[4, 3], &[1, 1]);
+}
+
+#[test]
+fn non_uniform_workitems_3d_all_eight_boxes() {
+    check_workitems(&[9, 7, 5], &[4, 3, 2], &[1, 2, 3]);
+    check_workitems(&[8, 7, 4], &[4, 2, 4], &[0, 0, 0]);
+    check_workitems(&[3, 2, 5], &[4, 4, 4], &[0, 0, 0]);
+}
+
+const GROUP_SUM: &str = r#"
+__kernel void group_sum(__global const int *in, __global int *sums, __global uint *sizes,
+                        __local int *tmp) {
+    size_t l = get_local_id(0), n = get_local_size(0);
+    tmp[l] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0) {
+        int s = 0;
+        for (size_t i = 0; i < n; i++) s += tmp[i];
+        sums[get_group_id(0)] = s;
+        sizes[get_group_id(0)] = (uint)(n * 1000 + get_enqueued_local_size(0));
+    }
+}
+"#;
+
+#[test]
+fn non_uniform_edge_group_uses_local_memory_and_barriers() {
+    let env = Env::new();
+    let k = env.kern_opts(GROUP_SUM, "-cl-std=CL3.0", "group_sum");
+    let (n, l) = (1000usize, 64usize);
+    let mut rng = Rng(7);
+    let input = random_i32(&mut rng, n, -1000, 1000);
+    let groups = n.div_ceil(l);
+    let (bin, bsum, bsize) = (
+        env.buf(&input),
+        env.zeros::<i32>(groups),
+        env.zeros::<u32>(groups),
+    );
+    arg_mem(k, 0, bin);
+    arg_mem(k, 1, bsum);
+    arg_mem(k, 2, bsize);
+    arg_local(k, 3, l * 4);
+    env.run(k, &[n], Some(&[l]), None);
+    let sums: Vec<i32> = env.read(bsum, groups);
+    let sizes: Vec<u32> = env.read(bsize, groups);
+    for g in 0..groups {
+        let chunk = &input[g * l..((g + 1) * l).min(n)];
+        assert_eq!(sums[g], chunk.iter().sum::<i32>(), "sum of group {g}");
+        assert_eq!(
+            sizes[g],
+            (chunk.len() * 1000 + l) as u32,
+            "sizes of group {g}"
+        );
+    }
+}
+
+#[test]
+fn uniform_work_group_size_option_refuses_a_remainder() {
+    let env = Env::new();
+    let k = env.kern_opts(
+        WORKITEM_ALL,
+        "-cl-std=CL3.0 -cl-uniform-work-group-size",
+        "items",
+    );
+    let out = env.zeros::<u64>(12 * 32);
+    arg_mem(k, 0, out);
+    set_arg(k, 1, &0u32);
+    assert_eq!(
+        env.try_run(k, &[12], Some(&[5]), None),
+        CL_INVALID_WORK_GROUP_SIZE
+    );
+    assert_eq!(env.try_run(k, &[12], Some(&[4]), None), CL_SUCCESS);
+}
+
+#[test]
+fn device_reports_non_uniform_work_groups() {
+    let mut v: cl_bool = CL_FALSE;
+    ok(unsafe {
+        cl!(clGetDeviceInfo)(
+            device(),
+            CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT,
+            std::mem::size_of::<cl_bool>(),
+            &mut v as *mut cl_bool as *mut c_void,
+            null_mut(),
+        )
+    });
+    assert_eq!(v, CL_TRUE);
 }
 
 #[test]
@@ -1257,14 +1359,13 @@ fn enqueue_errors() {
         };
         assert_eq!(r, CL_INVALID_WORK_DIMENSION, "work_dim {dim}");
     }
+    // Non-uniform work-groups: a local size that does not divide the global size runs.
+    assert_eq!(env.try_run(k, &[64], Some(&[5]), None), CL_SUCCESS);
+    assert_eq!(env.try_run(k, &[64, 6], Some(&[8, 4]), None), CL_SUCCESS);
     assert_eq!(
-        env.try_run(k, &[64], Some(&[5]), None),
+        env.try_run(k, &[64], Some(&[0]), None),
         CL_INVALID_WORK_GROUP_SIZE,
-        "5 does not divide 64"
-    );
-    assert_eq!(
-        env.try_run(k, &[64, 6], Some(&[8, 4]), None),
-        CL_INVALID_WORK_GROUP_SIZE
+        "a local size of 0"
     );
     let mut max_wg = 0usize;
     ok(unsafe {
