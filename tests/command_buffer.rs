@@ -1251,3 +1251,58 @@ fn non_uniform_ndrange_recorded() {
         cl!(clReleaseMemObject)(out);
     }
 }
+
+/// cl_ext_immutable_memory_objects: recording a copy, rectangular copy or fill into an
+/// immutable buffer is CL_INVALID_OPERATION; a copy out of it records and runs.
+#[test]
+fn immutable_buffer_in_command_buffer() {
+    let _s = serial();
+    let env = Env::new();
+    const N: usize = 256;
+    let data: Vec<u32> = (0..N as u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+    let imm = env.buffer(
+        CL_MEM_IMMUTABLE_EXT | CL_MEM_READ_ONLY,
+        N * 4,
+        Some(&bytes(&data)),
+    );
+    let other = env.buffer(CL_MEM_READ_WRITE, N * 4, Some(&vec![0; N * 4]));
+    let cb = create(&env, None).unwrap();
+    assert_eq!(copy(cb, other, imm, 0, 0, 64, &[]).0, CL_INVALID_OPERATION);
+    assert_eq!(fill(cb, imm, &1u32, 0, 64, &[]).0, CL_INVALID_OPERATION);
+    let (zero, region) = ([0usize; 3], [16usize, 2, 1]);
+    let r = unsafe {
+        ext!(clCommandCopyBufferRectKHR)(
+            cb,
+            null_mut(),
+            null(),
+            other,
+            imm,
+            zero.as_ptr(),
+            zero.as_ptr(),
+            region.as_ptr(),
+            16,
+            0,
+            16,
+            0,
+            0,
+            null(),
+            null_mut(),
+            null_mut(),
+        )
+    };
+    assert_eq!(r, CL_INVALID_OPERATION, "copy rect into");
+    let (r, _) = copy(cb, imm, other, 0, 0, N * 4, &[]);
+    ok(r);
+    ok(finalize(cb));
+    ok(enqueue(cb));
+    env.finish();
+    let got: Vec<u32> = env.read(other, N);
+    assert_eq!(got, data);
+    let kept: Vec<u32> = env.read(imm, N);
+    assert_eq!(kept, data);
+    release(cb);
+    unsafe {
+        cl!(clReleaseMemObject)(imm);
+        cl!(clReleaseMemObject)(other);
+    }
+}

@@ -152,6 +152,15 @@ pub(crate) unsafe fn decode_arg(
                     if !Arc::ptr_eq(&m.context, &k.program.context) {
                         return Err(ClError(CL_INVALID_MEM_OBJECT));
                     }
+                    // CL_INVALID_ARG_VALUE (cl_ext_immutable_memory_objects) if the buffer was
+                    // created with CL_MEM_IMMUTABLE_EXT and the argument may be written: only
+                    // __constant and const-qualified pointers take it.
+                    if m.flags & CL_MEM_IMMUTABLE_EXT != 0
+                        && a.address_qualifier != AddressQualifier::Constant
+                        && !a.type_qualifier.is_const
+                    {
+                        return Err(ClError(CL_INVALID_ARG_VALUE));
+                    }
                     ArgValue::Buffer(Some(Arc::downgrade(&m)))
                 }
             }
