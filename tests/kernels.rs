@@ -3473,3 +3473,96 @@ fn wide_vectors_in_private_and_local_arrays() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Relational built-ins whose SPIR-V instructions are Kernel-only (OpIsFinite, OpIsNormal,
+// OpSignBitSet, OpOrdered, OpUnordered, OpLessOrGreater), scalar and vector.
+
+const CLASSIFY: &str = r#"
+__kernel void classify(__global const float *x, __global const float *y, __global int *out) {
+    size_t i = get_global_id(0);
+    float a = x[i], b = y[i];
+    __global int *o = out + i * 12;
+    o[0] = isfinite(a);
+    o[1] = isnormal(a);
+    o[2] = signbit(a);
+    o[3] = isordered(a, b);
+    o[4] = isunordered(a, b);
+    o[5] = islessgreater(a, b);
+    float4 va = (float4)(a, b, -a, a * 0.5f), vb = (float4)(b, a, b, -b);
+    int4 r1 = isnormal(va) + 2 * signbit(va) + 4 * isfinite(va);
+    int4 r2 = isordered(va, vb) + 2 * isunordered(va, vb) + 4 * islessgreater(va, vb);
+    o[6] = r1.x; o[7] = r1.y; o[8] = r1.w;
+    o[9] = r2.x; o[10] = r2.z; o[11] = r2.w;
+}
+"#;
+
+#[test]
+fn relational_classification_builtins() {
+    let env = Env::new();
+    let k = env.kern(CLASSIFY, "classify");
+    let specials = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -2.5,
+        f32::MIN_POSITIVE,
+        -f32::MIN_POSITIVE,
+        f32::MIN_POSITIVE / 4.0, // subnormal
+        -1.0e-40,                // subnormal
+        f32::MAX,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -f32::NAN,
+        3.0e38,
+        1.0e-30,
+    ];
+    let mut xs = Vec::new();
+    let mut ys = Vec::new();
+    for &a in &specials {
+        for &b in &specials {
+            xs.push(a);
+            ys.push(b);
+        }
+    }
+    let n = xs.len();
+    let (bx, by, bo) = (env.buf(&xs), env.buf(&ys), env.zeros::<i32>(n * 12));
+    arg_mem(k, 0, bx);
+    arg_mem(k, 1, by);
+    arg_mem(k, 2, bo);
+    env.run(k, &[n], None, None);
+    let got: Vec<i32> = env.read(bo, n * 12);
+    // Scalars give 1/0, vector components -1/0.
+    let s = |c: bool| c as i32;
+    let v = |c: bool| -(c as i32);
+    let normal = |x: f32| x.is_normal();
+    let ordered = |a: f32, b: f32| !a.is_nan() && !b.is_nan();
+    let lg = |a: f32, b: f32| a < b || a > b;
+    for i in 0..n {
+        let (a, b) = (xs[i], ys[i]);
+        let half = a * 0.5;
+        let r1 = |x: f32| v(normal(x)) + 2 * v(x.is_sign_negative()) + 4 * v(x.is_finite());
+        let r2 = |x: f32, y: f32| v(ordered(x, y)) + 2 * v(!ordered(x, y)) + 4 * v(lg(x, y));
+        let want = [
+            s(a.is_finite()),
+            s(normal(a)),
+            s(a.is_sign_negative()),
+            s(ordered(a, b)),
+            s(!ordered(a, b)),
+            s(lg(a, b)),
+            r1(a),
+            r1(b),
+            r1(half),
+            r2(a, b),
+            r2(-a, b),
+            r2(half, -b),
+        ];
+        assert_eq!(
+            &got[i * 12..i * 12 + 12],
+            &want,
+            "x = {a:e} ({:#x}), y = {b:e}",
+            a.to_bits()
+        );
+    }
+}

@@ -1063,7 +1063,99 @@ impl Lower<'_> {
     }
 }
 
-/// Replaces every `OpenCL.std` instruction of the kernel function.
+/// Whether `op` is a Kernel-capability relational instruction that Vulkan lacks.
+fn kernel_relational(op: Op) -> bool {
+    matches!(
+        op,
+        Op::IsFinite
+            | Op::IsNormal
+            | Op::SignBitSet
+            | Op::Ordered
+            | Op::Unordered
+            | Op::LessOrGreater
+    )
+}
+
+impl Lower<'_> {
+    /// `OpIsFinite`, `OpIsNormal`, `OpSignBitSet`, `OpOrdered`, `OpUnordered` and
+    /// `OpLessOrGreater` (`isfinite`, `isnormal`, `signbit`, `isordered`, `isunordered`,
+    /// `islessgreater`) in Shader instructions: NaN/Inf tests, the float's bits for the
+    /// exponent and sign, `FOrdNotEqual`.
+    fn relational(&mut self, i: Instruction) -> Result<(), String> {
+        let (Some(ty), Some(rid)) = (i.result_type, i.result_id) else {
+            return Err("relational instruction without a result".into());
+        };
+        let x = id_operand(&i, 0).ok_or("relational operand")?;
+        let y = id_operand(&i, 1);
+        let xty = *self.types.get(&x).ok_or("type of a relational operand")?;
+        let w = self.ctx.scalar_width(xty).ok_or("float width")?;
+        let not = |l: &mut Self, v: Word| l.emit(Op::LogicalNot, ty, vec![Operand::IdRef(v)]);
+        let is_nan = |l: &mut Self, v: Word| l.emit(Op::IsNan, ty, vec![Operand::IdRef(v)]);
+        let v = match i.class.opcode {
+            Op::IsFinite => {
+                let nan = is_nan(self, x);
+                let inf = self.emit(Op::IsInf, ty, vec![Operand::IdRef(x)]);
+                let either = self.bin(Op::LogicalOr, ty, nan, inf);
+                not(self, either)
+            }
+            Op::IsNormal | Op::SignBitSet => {
+                let ity = self.int_like(xty, w);
+                let bits = self.emit(Op::Bitcast, ity, vec![Operand::IdRef(x)]);
+                let mant = match w {
+                    16 => 10,
+                    64 => 52,
+                    _ => 23,
+                };
+                if i.class.opcode == Op::SignBitSet {
+                    let sh = self.int_splat(ity, u64::from(w - 1))?;
+                    let s = self.bin(Op::ShiftRightLogical, ity, bits, sh);
+                    let zero = self.int_splat(ity, 0)?;
+                    self.bin(Op::INotEqual, ty, s, zero)
+                } else {
+                    let mask = ((1u64 << (w - 1 - mant)) - 1) << mant;
+                    let m = self.int_splat(ity, mask)?;
+                    let e = self.bin(Op::BitwiseAnd, ity, bits, m);
+                    let zero = self.int_splat(ity, 0)?;
+                    let not_sub = self.bin(Op::INotEqual, ty, e, zero);
+                    let not_inf = self.bin(Op::INotEqual, ty, e, m);
+                    self.bin(Op::LogicalAnd, ty, not_sub, not_inf)
+                }
+            }
+            Op::Ordered | Op::Unordered => {
+                let y = y.ok_or("relational operand")?;
+                let a = is_nan(self, x);
+                let b = is_nan(self, y);
+                let any = self.bin(Op::LogicalOr, ty, a, b);
+                if i.class.opcode == Op::Ordered {
+                    not(self, any)
+                } else {
+                    any
+                }
+            }
+            _ => {
+                let y = y.ok_or("relational operand")?;
+                self.bin(Op::FOrdNotEqual, ty, x, y)
+            }
+        };
+        if let Some(last) = self.out.last_mut() {
+            if last.result_id == Some(v) {
+                last.result_id = Some(rid);
+                self.types.insert(rid, ty);
+                return Ok(());
+            }
+        }
+        self.out.push(inst(
+            Op::CopyObject,
+            Some(ty),
+            Some(rid),
+            vec![Operand::IdRef(v)],
+        ));
+        Ok(())
+    }
+}
+
+/// Replaces every `OpenCL.std` instruction of the kernel function, and the Kernel-only
+/// relational instructions (see [`Lower::relational`]).
 ///
 /// # Errors
 /// For OpenCL built-ins without a lowering yet (named by number).
@@ -1086,7 +1178,12 @@ pub(crate) fn lower_ext_inst(ctx: &mut Ctx) -> Result<(), String> {
         .iter()
         .flat_map(|b| b.instructions.iter())
         .any(|i| wide_bit_count(ctx, i));
-    if cl.is_none() && !any_wide {
+    let any_relational = ctx.module.functions[0]
+        .blocks
+        .iter()
+        .flat_map(|b| b.instructions.iter())
+        .any(|i| kernel_relational(i.class.opcode));
+    if cl.is_none() && !any_wide && !any_relational {
         return Ok(());
     }
     // A placeholder id for the OpenCL.std set when the module imports none.
@@ -1108,6 +1205,8 @@ pub(crate) fn lower_ext_inst(ctx: &mut Ctx) -> Result<(), String> {
         for i in std::mem::take(&mut b.instructions) {
             if i.class.opcode == Op::ExtInst && id_operand(&i, 0) == Some(cl) {
                 l.ext(i)?;
+            } else if kernel_relational(i.class.opcode) {
+                l.relational(i)?;
             } else if wide_bit_count(l.ctx, &i) {
                 // As OpenCL.std popcount.
                 let mut ops = vec![Operand::IdRef(cl), Operand::LiteralExtInstInteger(166)];
