@@ -3566,3 +3566,75 @@ fn relational_classification_builtins() {
         );
     }
 }
+
+const GEOMETRIC: &str = r#"
+__kernel void geo(__global const float4 *a, __global const float4 *b, __global float4 *c,
+                  __global float *len) {
+    size_t i = get_global_id(0);
+    c[i] = cross(a[i], b[i]);
+    len[i * 4 + 0] = length(a[i]);
+    len[i * 4 + 1] = length(a[i].xy);
+    len[i * 4 + 2] = distance(a[i].xyz, b[i].xyz);
+    len[i * 4 + 3] = distance(a[i].x, b[i].x);
+}
+"#;
+
+/// `cross` on float4 (w is 0), `length` and `distance` of vectors whose sum of squares
+/// overflows or underflows float, against the host in double precision.
+#[test]
+fn geometric_cross4_and_length_without_overflow() {
+    let env = Env::new();
+    let k = env.kern(GEOMETRIC, "geo");
+    let mut rng = Rng(0x6E0);
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for i in 0..64 {
+        // Magnitudes from 2^-70 (squares underflow) to 2^70 (squares overflow).
+        let e = [-70, -40, -5, 0, 5, 40, 64, 70][i % 8];
+        let m = 2f32.powi(e);
+        let r = |rng: &mut Rng| (rng.next_f32() * 2.0 - 1.0) * m;
+        a.push([r(&mut rng), r(&mut rng), r(&mut rng), r(&mut rng)]);
+        b.push([r(&mut rng), r(&mut rng), r(&mut rng), r(&mut rng)]);
+    }
+    let n = a.len();
+    let (ba, bb, bc, bl) = (
+        env.buf(&a),
+        env.buf(&b),
+        env.zeros::<[f32; 4]>(n),
+        env.zeros::<f32>(n * 4),
+    );
+    arg_mem(k, 0, ba);
+    arg_mem(k, 1, bb);
+    arg_mem(k, 2, bc);
+    arg_mem(k, 3, bl);
+    env.run(k, &[n], None, None);
+    let c: Vec<[f32; 4]> = env.read(bc, n);
+    let l: Vec<f32> = env.read(bl, n * 4);
+    let len = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+    for i in 0..n {
+        let (x, y) = (a[i].map(f64::from), b[i].map(f64::from));
+        let want_c = [
+            x[1] * y[2] - x[2] * y[1],
+            x[2] * y[0] - x[0] * y[2],
+            x[0] * y[1] - x[1] * y[0],
+        ];
+        let scale = want_c
+            .iter()
+            .fold(0f64, |m, v| m.max(v.abs()))
+            .max(f64::MIN_POSITIVE);
+        for d in 0..3 {
+            if scale.is_finite() && scale < f32::MAX as f64 && scale > 1e-30 {
+                let err = (f64::from(c[i][d]) - want_c[d]).abs() / scale;
+                assert!(err < 1e-5, "cross {i}.{d}: {} vs {}", c[i][d], want_c[d]);
+            }
+        }
+        assert_eq!(c[i][3], 0.0, "cross w of {i}");
+        let diff: Vec<f64> = (0..3).map(|d| x[d] - y[d]).collect();
+        let wants = [len(&x), len(&x[..2]), len(&diff), (x[0] - y[0]).abs()];
+        for (j, want) in wants.iter().enumerate() {
+            let got = f64::from(l[i * 4 + j]);
+            let err = (got - want).abs() / want.max(f64::from(f32::MIN_POSITIVE));
+            assert!(err < 4e-7, "length {j} of item {i}: {got:e} vs {want:e}");
+        }
+    }
+}
