@@ -1537,3 +1537,292 @@ fn transfer_error_sweep() {
     ok(unsafe { cl!(clReleaseContext)(other) });
     drop(host);
 }
+
+// ---------------------------------------------------------------------------------------------
+// cl_ext_immutable_memory_objects
+
+/// CL_MEM_IMMUTABLE_EXT: creation rules, every write refused with CL_INVALID_OPERATION and the
+/// contents unchanged afterwards, reads, maps for reading and copies out still work, sub-buffers
+/// inherit it.
+#[test]
+fn immutable_buffer_refuses_every_write() {
+    let env = Env::new();
+    const N: usize = 256;
+    let data = random_bytes(0x1_3AB1E, N);
+    let mut host = data.clone();
+    let hp = host.as_mut_ptr() as *mut c_void;
+    let imm = CL_MEM_IMMUTABLE_EXT;
+
+    // Creation: data must come with it, no write access may be asked for.
+    for bad in [
+        imm,
+        imm | CL_MEM_ALLOC_HOST_PTR,
+        imm | CL_MEM_COPY_HOST_PTR | CL_MEM_READ_WRITE,
+        imm | CL_MEM_COPY_HOST_PTR | CL_MEM_WRITE_ONLY,
+        imm | CL_MEM_COPY_HOST_PTR | CL_MEM_HOST_WRITE_ONLY,
+    ] {
+        let host_arg = if bad & CL_MEM_COPY_HOST_PTR != 0 {
+            hp
+        } else {
+            null_mut()
+        };
+        let (m, e) = create(&env, bad, N, host_arg);
+        assert!(m.is_null(), "flags {bad:#x}");
+        assert_eq!(e, CL_INVALID_VALUE, "flags {bad:#x}");
+    }
+
+    for flags in [
+        imm | CL_MEM_COPY_HOST_PTR,
+        imm | CL_MEM_USE_HOST_PTR,
+        imm | CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR,
+        imm | CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR | CL_MEM_HOST_READ_ONLY,
+    ] {
+        let (m, e) = create(&env, flags, N, hp);
+        ok(e);
+        let flags_got: cl_mem_flags = mem_info(m, CL_MEM_FLAGS);
+        assert_ne!(
+            flags_got & imm,
+            0,
+            "CL_MEM_FLAGS keeps CL_MEM_IMMUTABLE_EXT"
+        );
+        let other = env.buffer(CL_MEM_READ_WRITE, N, Some(&vec![0x5A; N]));
+        let junk = vec![0xEEu8; N];
+        let q = env.queue;
+        let w = unsafe {
+            cl!(clEnqueueWriteBuffer)(
+                q,
+                m,
+                CL_TRUE,
+                0,
+                16,
+                junk.as_ptr() as *const c_void,
+                0,
+                null(),
+                null_mut(),
+            )
+        };
+        assert_eq!(w, CL_INVALID_OPERATION, "write ({flags:#x})");
+        let region = [8usize, 2, 1];
+        let zero = [0usize; 3];
+        let w = unsafe {
+            cl!(clEnqueueWriteBufferRect)(
+                q,
+                m,
+                CL_TRUE,
+                zero.as_ptr(),
+                zero.as_ptr(),
+                region.as_ptr(),
+                16,
+                0,
+                16,
+                0,
+                junk.as_ptr() as *const c_void,
+                0,
+                null(),
+                null_mut(),
+            )
+        };
+        assert_eq!(w, CL_INVALID_OPERATION, "write rect");
+        let c = unsafe { cl!(clEnqueueCopyBuffer)(q, other, m, 0, 0, 16, 0, null(), null_mut()) };
+        assert_eq!(c, CL_INVALID_OPERATION, "copy into");
+        let c = unsafe {
+            cl!(clEnqueueCopyBufferRect)(
+                q,
+                other,
+                m,
+                zero.as_ptr(),
+                zero.as_ptr(),
+                region.as_ptr(),
+                16,
+                0,
+                16,
+                0,
+                0,
+                null(),
+                null_mut(),
+            )
+        };
+        assert_eq!(c, CL_INVALID_OPERATION, "copy rect into");
+        let pat = 7u32;
+        let f = unsafe {
+            cl!(clEnqueueFillBuffer)(
+                q,
+                m,
+                &pat as *const u32 as *const c_void,
+                4,
+                0,
+                16,
+                0,
+                null(),
+                null_mut(),
+            )
+        };
+        assert_eq!(f, CL_INVALID_OPERATION, "fill");
+        for mf in [
+            CL_MAP_WRITE,
+            CL_MAP_READ | CL_MAP_WRITE,
+            CL_MAP_WRITE_INVALIDATE_REGION,
+        ] {
+            let (p, e) = map(&env, m, mf, 0, 16);
+            assert!(p.is_null());
+            assert_eq!(e, CL_INVALID_OPERATION, "map {mf:#x}");
+        }
+        // Reading: read, map for reading, copy out.
+        assert_eq!(read_at(&env, m, 0, N), data, "contents ({flags:#x})");
+        let (p, e) = map(&env, m, CL_MAP_READ, 32, 64);
+        ok(e);
+        let mapped = unsafe { std::slice::from_raw_parts(p, 64) }.to_vec();
+        assert_eq!(mapped, &data[32..96]);
+        ok(unmap(&env, m, p));
+        ok(unsafe { cl!(clEnqueueCopyBuffer)(q, m, other, 0, 0, N, 0, null(), null_mut()) });
+        assert_eq!(read_at(&env, other, 0, N), data, "copied out");
+        // Sub-buffers inherit immutability and refuse write access.
+        let (s, e) = sub_buffer(m, CL_MEM_READ_WRITE, 0, 64);
+        assert!(s.is_null());
+        assert_eq!(e, CL_INVALID_VALUE);
+        let (s, e) = sub_buffer(m, 0, 0, 64);
+        ok(e);
+        let sf: cl_mem_flags = mem_info(s, CL_MEM_FLAGS);
+        assert_ne!(sf & imm, 0, "sub-buffer inherits CL_MEM_IMMUTABLE_EXT");
+        let w = unsafe {
+            cl!(clEnqueueWriteBuffer)(
+                q,
+                s,
+                CL_TRUE,
+                0,
+                4,
+                junk.as_ptr() as *const c_void,
+                0,
+                null(),
+                null_mut(),
+            )
+        };
+        assert_eq!(w, CL_INVALID_OPERATION, "write into a sub-buffer");
+        assert_eq!(read_at(&env, s, 0, 64), &data[..64]);
+        release(s);
+        release(other);
+        release(m);
+    }
+    assert_eq!(host, data, "the host copy is untouched");
+}
+
+const IMMUTABLE_KERNELS: &str = r#"
+__kernel void from_constant(__constant uint *src, __global uint *dst) {
+    size_t i = get_global_id(0);
+    dst[i] = src[i] * 5u + 1u;
+}
+__kernel void from_global_const(__global const uint *src, __global uint *dst) {
+    size_t i = get_global_id(0);
+    dst[i] = src[i] ^ 0xFFu;
+}
+"#;
+
+/// An immutable buffer goes to `__constant` and `const` pointer arguments (kernels read it) and
+/// is refused, CL_INVALID_ARG_VALUE, for a pointer the kernel may write through.
+#[test]
+fn immutable_buffer_as_kernel_argument() {
+    let env = Env::new();
+    const N: usize = 64;
+    let src: Vec<u32> = (0..N as u32)
+        .map(|i| i.wrapping_mul(2654435761).wrapping_add(i))
+        .collect();
+    let bytes: Vec<u8> = src.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut host = bytes.clone();
+    let (m, e) = create(
+        &env,
+        CL_MEM_IMMUTABLE_EXT | CL_MEM_COPY_HOST_PTR,
+        N * 4,
+        host.as_mut_ptr() as *mut c_void,
+    );
+    ok(e);
+    let out = env.buffer(CL_MEM_READ_WRITE, N * 4, None);
+    let p = env.build(IMMUTABLE_KERNELS);
+    for (name, f) in [
+        (
+            "from_constant",
+            (|v: u32| v.wrapping_mul(5).wrapping_add(1)) as fn(u32) -> u32,
+        ),
+        ("from_global_const", |v: u32| v ^ 0xFF),
+    ] {
+        let k = env.kernel(p, name);
+        set_arg(k, 0, &m);
+        set_arg(k, 1, &out);
+        // The output argument may be written: an immutable buffer is refused there.
+        let r = unsafe {
+            cl!(clSetKernelArg)(
+                k,
+                1,
+                std::mem::size_of::<cl_mem>(),
+                &m as *const cl_mem as *const c_void,
+            )
+        };
+        assert_eq!(
+            r, CL_INVALID_ARG_VALUE,
+            "{name}: immutable buffer as output"
+        );
+        let n = N;
+        ok(unsafe {
+            cl!(clEnqueueNDRangeKernel)(env.queue, k, 1, null(), &n, null(), 0, null(), null_mut())
+        });
+        let got = read_at(&env, out, 0, N * 4);
+        let want: Vec<u8> = src.iter().flat_map(|&v| f(v).to_le_bytes()).collect();
+        assert_eq!(got, want, "{name}");
+        unsafe { cl!(clReleaseKernel)(k) };
+    }
+    unsafe { cl!(clReleaseProgram)(p) };
+    release(out);
+    release(m);
+}
+
+#[test]
+fn immutable_extension_is_reported() {
+    let d = device();
+    let mut n = 0;
+    ok(unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_EXTENSIONS, 0, null_mut(), &mut n) });
+    let mut s = vec![0u8; n];
+    ok(unsafe {
+        cl!(clGetDeviceInfo)(
+            d,
+            CL_DEVICE_EXTENSIONS,
+            n,
+            s.as_mut_ptr() as *mut c_void,
+            null_mut(),
+        )
+    });
+    let s = String::from_utf8_lossy(&s);
+    assert!(
+        s.split_whitespace()
+            .any(|e| e == "cl_ext_immutable_memory_objects"),
+        "{s}"
+    );
+    let mut n = 0;
+    ok(unsafe {
+        cl!(clGetDeviceInfo)(d, CL_DEVICE_EXTENSIONS_WITH_VERSION, 0, null_mut(), &mut n)
+    });
+    let mut v = vec![
+        cl_name_version {
+            version: 0,
+            name: [0; 64]
+        };
+        n / std::mem::size_of::<cl_name_version>()
+    ];
+    ok(unsafe {
+        cl!(clGetDeviceInfo)(
+            d,
+            CL_DEVICE_EXTENSIONS_WITH_VERSION,
+            n,
+            v.as_mut_ptr() as *mut c_void,
+            null_mut(),
+        )
+    });
+    let found = v.iter().find(|nv| {
+        let name: Vec<u8> = nv
+            .name
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
+        name == b"cl_ext_immutable_memory_objects"
+    });
+    assert_eq!(found.map(|nv| nv.version), Some((1 << 22) as cl_version));
+}

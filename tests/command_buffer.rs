@@ -1180,3 +1180,131 @@ fn recording_and_enqueue_errors() {
     }
     release(cb);
 }
+
+const NON_UNIFORM: &str = r#"
+__kernel void sizes(__global uint4 *out) {
+    size_t w = get_global_size(0);
+    size_t i = get_global_id(1) * w + get_global_id(0);
+    out[i] = (uint4)(get_local_size(0) * 100 + get_local_size(1),
+                     get_enqueued_local_size(0) * 100 + get_enqueued_local_size(1),
+                     get_num_groups(0) * 100 + get_num_groups(1),
+                     get_group_id(0) * 100 + get_group_id(1));
+}
+"#;
+
+/// A recorded 2-D NDRange whose global size is a multiple of the local size in neither
+/// dimension: four boxes of groups, each item sees its own group's size.
+#[test]
+fn non_uniform_ndrange_recorded() {
+    let _s = serial();
+    let env = Env::new();
+    let p = env
+        .try_build(NON_UNIFORM, "-cl-std=CL3.0")
+        .unwrap_or_else(|(e, log)| panic!("build failed ({e}):\n{log}"));
+    let k = env.kernel(p, "sizes");
+    let (g, l) = ([13usize, 7], [4usize, 3]);
+    let n = g[0] * g[1];
+    let out = env.buffer(CL_MEM_READ_WRITE, n * 16, Some(&vec![0xFF; n * 16]));
+    set_arg(k, 0, &out);
+    let cb = create(&env, None).unwrap();
+    ok(unsafe {
+        ext!(clCommandNDRangeKernelKHR)(
+            cb,
+            null_mut(),
+            null(),
+            k,
+            2,
+            null(),
+            g.as_ptr(),
+            l.as_ptr(),
+            0,
+            null(),
+            null_mut(),
+            null_mut(),
+        )
+    });
+    ok(finalize(cb));
+    for _ in 0..2 {
+        ok(enqueue(cb));
+        env.finish();
+        let got: Vec<[u32; 4]> = env.read(out, n);
+        for y in 0..g[1] {
+            for x in 0..g[0] {
+                let size = |d: usize, i: usize| {
+                    if i / l[d] == g[d] / l[d] {
+                        g[d] % l[d]
+                    } else {
+                        l[d]
+                    }
+                };
+                let want = [
+                    (size(0, x) * 100 + size(1, y)) as u32,
+                    (l[0] * 100 + l[1]) as u32,
+                    (g[0].div_ceil(l[0]) * 100 + g[1].div_ceil(l[1])) as u32,
+                    ((x / l[0]) * 100 + y / l[1]) as u32,
+                ];
+                assert_eq!(got[y * g[0] + x], want, "item ({x}, {y})");
+            }
+        }
+    }
+    release(cb);
+    unsafe {
+        cl!(clReleaseKernel)(k);
+        cl!(clReleaseMemObject)(out);
+    }
+}
+
+/// cl_ext_immutable_memory_objects: recording a copy, rectangular copy or fill into an
+/// immutable buffer is CL_INVALID_OPERATION; a copy out of it records and runs.
+#[test]
+fn immutable_buffer_in_command_buffer() {
+    let _s = serial();
+    let env = Env::new();
+    const N: usize = 256;
+    let data: Vec<u32> = (0..N as u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+    let imm = env.buffer(
+        CL_MEM_IMMUTABLE_EXT | CL_MEM_READ_ONLY,
+        N * 4,
+        Some(&bytes(&data)),
+    );
+    let other = env.buffer(CL_MEM_READ_WRITE, N * 4, Some(&vec![0; N * 4]));
+    let cb = create(&env, None).unwrap();
+    assert_eq!(copy(cb, other, imm, 0, 0, 64, &[]).0, CL_INVALID_OPERATION);
+    assert_eq!(fill(cb, imm, &1u32, 0, 64, &[]).0, CL_INVALID_OPERATION);
+    let (zero, region) = ([0usize; 3], [16usize, 2, 1]);
+    let r = unsafe {
+        ext!(clCommandCopyBufferRectKHR)(
+            cb,
+            null_mut(),
+            null(),
+            other,
+            imm,
+            zero.as_ptr(),
+            zero.as_ptr(),
+            region.as_ptr(),
+            16,
+            0,
+            16,
+            0,
+            0,
+            null(),
+            null_mut(),
+            null_mut(),
+        )
+    };
+    assert_eq!(r, CL_INVALID_OPERATION, "copy rect into");
+    let (r, _) = copy(cb, imm, other, 0, 0, N * 4, &[]);
+    ok(r);
+    ok(finalize(cb));
+    ok(enqueue(cb));
+    env.finish();
+    let got: Vec<u32> = env.read(other, N);
+    assert_eq!(got, data);
+    let kept: Vec<u32> = env.read(imm, N);
+    assert_eq!(kept, data);
+    release(cb);
+    unsafe {
+        cl!(clReleaseMemObject)(imm);
+        cl!(clReleaseMemObject)(other);
+    }
+}

@@ -286,13 +286,16 @@ fn check_workitems(global: &[usize], local: &[usize], offset: &[usize]) {
         let idx = [lin % g(0), (lin / g(0)) % g(1), lin / (g(0) * g(1))];
         let o = &got[lin as usize * 32..lin as usize * 32 + 32];
         for d in 0..3 {
+            // A non-uniform range: the last group of a dimension holds the remainder.
+            let in_edge = idx[d] / l(d) == g(d) / l(d);
+            let actual = if in_edge { g(d) % l(d) } else { l(d) };
             let want = [
                 idx[d] + off(d),
                 idx[d] % l(d),
                 idx[d] / l(d),
-                g(d) / l(d),
+                g(d).div_ceil(l(d)),
                 g(d),
-                l(d),
+                actual,
                 off(d),
                 l(d),
             ];
@@ -323,6 +326,105 @@ fn workitem_functions_2d() {
 #[test]
 fn workitem_functions_3d() {
     check_workitems(&[8, 6, 4], &[4, 3, 2], &[1, 2, 3]);
+}
+
+#[test]
+fn non_uniform_workitems_1d() {
+    check_workitems(&[100], &[16], &[5]);
+    check_workitems(&[5], &[8], &[0]);
+}
+
+#[test]
+fn non_uniform_workitems_2d_edges_in_each_dimension() {
+    check_workitems(&[26, 10], &[8, 2], &[3, 100]);
+    check_workitems(&[24, 11], &[8, 3], &[0, 0]);
+    check_workitems(&[13, 7], &[4, 3], &[1, 1]);
+}
+
+#[test]
+fn non_uniform_workitems_3d_all_eight_boxes() {
+    check_workitems(&[9, 7, 5], &[4, 3, 2], &[1, 2, 3]);
+    check_workitems(&[8, 7, 4], &[4, 2, 4], &[0, 0, 0]);
+    check_workitems(&[3, 2, 5], &[4, 4, 4], &[0, 0, 0]);
+}
+
+const GROUP_SUM: &str = r#"
+__kernel void group_sum(__global const int *in, __global int *sums, __global uint *sizes,
+                        __local int *tmp) {
+    size_t l = get_local_id(0), n = get_local_size(0);
+    tmp[l] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0) {
+        int s = 0;
+        for (size_t i = 0; i < n; i++) s += tmp[i];
+        sums[get_group_id(0)] = s;
+        sizes[get_group_id(0)] = (uint)(n * 1000 + get_enqueued_local_size(0));
+    }
+}
+"#;
+
+#[test]
+fn non_uniform_edge_group_uses_local_memory_and_barriers() {
+    let env = Env::new();
+    let k = env.kern_opts(GROUP_SUM, "-cl-std=CL3.0", "group_sum");
+    let (n, l) = (1000usize, 64usize);
+    let mut rng = Rng(7);
+    let input = random_i32(&mut rng, n, -1000, 1000);
+    let groups = n.div_ceil(l);
+    let (bin, bsum, bsize) = (
+        env.buf(&input),
+        env.zeros::<i32>(groups),
+        env.zeros::<u32>(groups),
+    );
+    arg_mem(k, 0, bin);
+    arg_mem(k, 1, bsum);
+    arg_mem(k, 2, bsize);
+    arg_local(k, 3, l * 4);
+    env.run(k, &[n], Some(&[l]), None);
+    let sums: Vec<i32> = env.read(bsum, groups);
+    let sizes: Vec<u32> = env.read(bsize, groups);
+    for g in 0..groups {
+        let chunk = &input[g * l..((g + 1) * l).min(n)];
+        assert_eq!(sums[g], chunk.iter().sum::<i32>(), "sum of group {g}");
+        assert_eq!(
+            sizes[g],
+            (chunk.len() * 1000 + l) as u32,
+            "sizes of group {g}"
+        );
+    }
+}
+
+#[test]
+fn uniform_work_group_size_option_refuses_a_remainder() {
+    let env = Env::new();
+    let k = env.kern_opts(
+        WORKITEM_ALL,
+        "-cl-std=CL3.0 -cl-uniform-work-group-size",
+        "items",
+    );
+    let out = env.zeros::<u64>(12 * 32);
+    arg_mem(k, 0, out);
+    set_arg(k, 1, &0u32);
+    assert_eq!(
+        env.try_run(k, &[12], Some(&[5]), None),
+        CL_INVALID_WORK_GROUP_SIZE
+    );
+    assert_eq!(env.try_run(k, &[12], Some(&[4]), None), CL_SUCCESS);
+}
+
+#[test]
+fn device_reports_non_uniform_work_groups() {
+    let mut v: cl_bool = CL_FALSE;
+    ok(unsafe {
+        cl!(clGetDeviceInfo)(
+            device(),
+            CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT,
+            std::mem::size_of::<cl_bool>(),
+            &mut v as *mut cl_bool as *mut c_void,
+            null_mut(),
+        )
+    });
+    assert_eq!(v, CL_TRUE);
 }
 
 #[test]
@@ -1257,14 +1359,13 @@ fn enqueue_errors() {
         };
         assert_eq!(r, CL_INVALID_WORK_DIMENSION, "work_dim {dim}");
     }
+    // Non-uniform work-groups: a local size that does not divide the global size runs.
+    assert_eq!(env.try_run(k, &[64], Some(&[5]), None), CL_SUCCESS);
+    assert_eq!(env.try_run(k, &[64, 6], Some(&[8, 4]), None), CL_SUCCESS);
     assert_eq!(
-        env.try_run(k, &[64], Some(&[5]), None),
+        env.try_run(k, &[64], Some(&[0]), None),
         CL_INVALID_WORK_GROUP_SIZE,
-        "5 does not divide 64"
-    );
-    assert_eq!(
-        env.try_run(k, &[64, 6], Some(&[8, 4]), None),
-        CL_INVALID_WORK_GROUP_SIZE
+        "a local size of 0"
     );
     let mut max_wg = 0usize;
     ok(unsafe {
@@ -3372,6 +3473,171 @@ fn wide_vectors_in_private_and_local_arrays() {
             let l = 15 - g % 16;
             let want: [i32; 16] = std::array::from_fn(|j| (l + j) as i32);
             assert_eq!(io[g], want, "local int16 {g}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Relational built-ins whose SPIR-V instructions are Kernel-only (OpIsFinite, OpIsNormal,
+// OpSignBitSet, OpOrdered, OpUnordered, OpLessOrGreater), scalar and vector.
+
+const CLASSIFY: &str = r#"
+__kernel void classify(__global const float *x, __global const float *y, __global int *out) {
+    size_t i = get_global_id(0);
+    float a = x[i], b = y[i];
+    __global int *o = out + i * 12;
+    o[0] = isfinite(a);
+    o[1] = isnormal(a);
+    o[2] = signbit(a);
+    o[3] = isordered(a, b);
+    o[4] = isunordered(a, b);
+    o[5] = islessgreater(a, b);
+    float4 va = (float4)(a, b, -a, a * 0.5f), vb = (float4)(b, a, b, -b);
+    int4 r1 = isnormal(va) + 2 * signbit(va) + 4 * isfinite(va);
+    int4 r2 = isordered(va, vb) + 2 * isunordered(va, vb) + 4 * islessgreater(va, vb);
+    o[6] = r1.x; o[7] = r1.y; o[8] = r1.w;
+    o[9] = r2.x; o[10] = r2.z; o[11] = r2.w;
+}
+"#;
+
+#[test]
+fn relational_classification_builtins() {
+    let env = Env::new();
+    let k = env.kern(CLASSIFY, "classify");
+    let specials = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -2.5,
+        f32::MIN_POSITIVE,
+        -f32::MIN_POSITIVE,
+        f32::MIN_POSITIVE / 4.0, // subnormal
+        -1.0e-40,                // subnormal
+        f32::MAX,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -f32::NAN,
+        3.0e38,
+        1.0e-30,
+    ];
+    let mut xs = Vec::new();
+    let mut ys = Vec::new();
+    for &a in &specials {
+        for &b in &specials {
+            xs.push(a);
+            ys.push(b);
+        }
+    }
+    let n = xs.len();
+    let (bx, by, bo) = (env.buf(&xs), env.buf(&ys), env.zeros::<i32>(n * 12));
+    arg_mem(k, 0, bx);
+    arg_mem(k, 1, by);
+    arg_mem(k, 2, bo);
+    env.run(k, &[n], None, None);
+    let got: Vec<i32> = env.read(bo, n * 12);
+    // Scalars give 1/0, vector components -1/0.
+    let s = |c: bool| c as i32;
+    let v = |c: bool| -(c as i32);
+    let normal = |x: f32| x.is_normal();
+    let ordered = |a: f32, b: f32| !a.is_nan() && !b.is_nan();
+    let lg = |a: f32, b: f32| a < b || a > b;
+    for i in 0..n {
+        let (a, b) = (xs[i], ys[i]);
+        let half = a * 0.5;
+        let r1 = |x: f32| v(normal(x)) + 2 * v(x.is_sign_negative()) + 4 * v(x.is_finite());
+        let r2 = |x: f32, y: f32| v(ordered(x, y)) + 2 * v(!ordered(x, y)) + 4 * v(lg(x, y));
+        let want = [
+            s(a.is_finite()),
+            s(normal(a)),
+            s(a.is_sign_negative()),
+            s(ordered(a, b)),
+            s(!ordered(a, b)),
+            s(lg(a, b)),
+            r1(a),
+            r1(b),
+            r1(half),
+            r2(a, b),
+            r2(-a, b),
+            r2(half, -b),
+        ];
+        assert_eq!(
+            &got[i * 12..i * 12 + 12],
+            &want,
+            "x = {a:e} ({:#x}), y = {b:e}",
+            a.to_bits()
+        );
+    }
+}
+
+const GEOMETRIC: &str = r#"
+__kernel void geo(__global const float4 *a, __global const float4 *b, __global float4 *c,
+                  __global float *len) {
+    size_t i = get_global_id(0);
+    c[i] = cross(a[i], b[i]);
+    len[i * 4 + 0] = length(a[i]);
+    len[i * 4 + 1] = length(a[i].xy);
+    len[i * 4 + 2] = distance(a[i].xyz, b[i].xyz);
+    len[i * 4 + 3] = distance(a[i].x, b[i].x);
+}
+"#;
+
+/// `cross` on float4 (w is 0), `length` and `distance` of vectors whose sum of squares
+/// overflows or underflows float, against the host in double precision.
+#[test]
+fn geometric_cross4_and_length_without_overflow() {
+    let env = Env::new();
+    let k = env.kern(GEOMETRIC, "geo");
+    let mut rng = Rng(0x6E0);
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for i in 0..64 {
+        // Magnitudes from 2^-70 (squares underflow) to 2^70 (squares overflow).
+        let e = [-70, -40, -5, 0, 5, 40, 64, 70][i % 8];
+        let m = 2f32.powi(e);
+        let r = |rng: &mut Rng| (rng.next_f32() * 2.0 - 1.0) * m;
+        a.push([r(&mut rng), r(&mut rng), r(&mut rng), r(&mut rng)]);
+        b.push([r(&mut rng), r(&mut rng), r(&mut rng), r(&mut rng)]);
+    }
+    let n = a.len();
+    let (ba, bb, bc, bl) = (
+        env.buf(&a),
+        env.buf(&b),
+        env.zeros::<[f32; 4]>(n),
+        env.zeros::<f32>(n * 4),
+    );
+    arg_mem(k, 0, ba);
+    arg_mem(k, 1, bb);
+    arg_mem(k, 2, bc);
+    arg_mem(k, 3, bl);
+    env.run(k, &[n], None, None);
+    let c: Vec<[f32; 4]> = env.read(bc, n);
+    let l: Vec<f32> = env.read(bl, n * 4);
+    let len = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+    for i in 0..n {
+        let (x, y) = (a[i].map(f64::from), b[i].map(f64::from));
+        let want_c = [
+            x[1] * y[2] - x[2] * y[1],
+            x[2] * y[0] - x[0] * y[2],
+            x[0] * y[1] - x[1] * y[0],
+        ];
+        let scale = want_c
+            .iter()
+            .fold(0f64, |m, v| m.max(v.abs()))
+            .max(f64::MIN_POSITIVE);
+        for d in 0..3 {
+            if scale.is_finite() && scale < f32::MAX as f64 && scale > 1e-30 {
+                let err = (f64::from(c[i][d]) - want_c[d]).abs() / scale;
+                assert!(err < 1e-5, "cross {i}.{d}: {} vs {}", c[i][d], want_c[d]);
+            }
+        }
+        assert_eq!(c[i][3], 0.0, "cross w of {i}");
+        let diff: Vec<f64> = (0..3).map(|d| x[d] - y[d]).collect();
+        let wants = [len(&x), len(&x[..2]), len(&diff), (x[0] - y[0]).abs()];
+        for (j, want) in wants.iter().enumerate() {
+            let got = f64::from(l[i * 4 + j]);
+            let err = (got - want).abs() / want.max(f64::from(f32::MIN_POSITIVE));
+            assert!(err < 4e-7, "length {j} of item {i}: {got:e} vs {want:e}");
         }
     }
 }

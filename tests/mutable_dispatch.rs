@@ -609,9 +609,9 @@ fn deferred_arguments_and_error_codes() {
             ..config(h3)
         }],
     ));
-    // Work-size errors as clEnqueueNDRangeKernel.
+    // Work-size errors as clEnqueueNDRangeKernel (a local size of 0).
     let odd = [7usize];
-    let l8 = [8usize];
+    let l8 = [0usize];
     assert_eq!(
         update(
             cb3,

@@ -478,12 +478,34 @@ fn read<T: Copy + Default>(q: cl_command_queue, m: cl_mem, n: usize) -> Vec<T> {
     v
 }
 
+/// Checks the output of `ids` over a `g` range of `l` groups (edge groups where `l` does not
+/// divide `g`) against the host.
+fn check_ids(q: cl_command_queue, out: cl_mem, g: [usize; 2], l: [usize; 2]) {
+    let got: Vec<[u32; 4]> = read(q, out, g[0] * g[1]);
+    for y in 0..g[1] {
+        for x in 0..g[0] {
+            let want = [
+                (x / l[0]) as u32,
+                (y / l[1]) as u32,
+                (x % l[0] + 100 * (y % l[1])) as u32,
+                (g[0].div_ceil(l[0]) * 1000 + g[1].div_ceil(l[1])) as u32,
+            ];
+            assert_eq!(
+                got[y * g[0] + x],
+                want,
+                "ids at ({x}, {y}) of {g:?} / {l:?}"
+            );
+        }
+    }
+}
+
 /// Runs the three kernels on queue `q` and checks every value against the host.
 fn check_kernels(m: &Multi, q: cl_command_queue) {
     // ids: a 2-D range with an offset, 12 x 6 groups of 4 x 2 (72 groups, more than any
     // sub-device launches at once).
     let (w, h, lx, ly) = (48usize, 12usize, 4usize, 2usize);
-    let out = m.buffer(w * h * 16, None);
+    // Room for the non-uniform range below too (50 x 13 items).
+    let out = m.buffer(50 * 13 * 16, None);
     let k = m.kernel("ids");
     set_arg(k, 0, &out);
     let (off, gs, ls) = ([5usize, 7, 0], [w, h, 1], [lx, ly, 1]);
@@ -500,18 +522,26 @@ fn check_kernels(m: &Multi, q: cl_command_queue) {
             null_mut(),
         )
     });
-    let got: Vec<[u32; 4]> = read(q, out, w * h);
-    for y in 0..h {
-        for x in 0..w {
-            let want = [
-                (x / lx) as u32,
-                (y / ly) as u32,
-                (x % lx + 100 * (y % ly)) as u32,
-                ((w / lx) * 1000 + h / ly) as u32,
-            ];
-            assert_eq!(got[y * w + x], want, "ids at ({x}, {y})");
-        }
-    }
+    check_ids(q, out, [w, h], [lx, ly]);
+
+    // ids again, non-uniform in both dimensions: four boxes of groups, each dispatched in
+    // waves within the sub-device's limit.
+    let (w2, h2) = (50usize, 13usize);
+    let (gs2, ls2) = ([w2, h2, 1], [lx, ly, 1]);
+    ok(unsafe {
+        cl!(clEnqueueNDRangeKernel)(
+            q,
+            k,
+            2,
+            off.as_ptr(),
+            gs2.as_ptr(),
+            ls2.as_ptr(),
+            0,
+            null(),
+            null_mut(),
+        )
+    });
+    check_ids(q, out, [w2, h2], [lx, ly]);
 
     // reverse_sum: barriers and __local memory in every virtual group.
     let (n, l) = (4096usize, 64usize);
@@ -723,13 +753,37 @@ fn command_buffer_on_a_sub_device() {
             null_mut(),
         )
     });
+    // A non-uniform 2-D range of `ids` (edge groups in both dimensions).
+    let (gi, li) = ([30usize, 11], [4usize, 2]);
+    let ids_out = m.buffer(gi[0] * gi[1] * 16, None);
+    let ki = m.kernel("ids");
+    set_arg(ki, 0, &ids_out);
+    ok(unsafe {
+        ext!(clCommandNDRangeKernelKHR)(
+            cb,
+            null_mut(),
+            null(),
+            ki,
+            2,
+            null(),
+            gi.as_ptr(),
+            li.as_ptr(),
+            0,
+            null(),
+            null_mut(),
+            null_mut(),
+        )
+    });
     ok(unsafe { ext!(clFinalizeCommandBufferKHR)(cb) });
     ok(unsafe { ext!(clEnqueueCommandBufferKHR)(1, &mut q, cb, 0, null(), null_mut()) });
     let got: Vec<i32> = read(q, buf, n);
     assert!(got.iter().enumerate().all(|(i, v)| *v == i as i32 * 3));
+    check_ids(q, ids_out, gi, li);
     unsafe {
         ext!(clReleaseCommandBufferKHR)(cb);
         cl!(clReleaseKernel)(k);
+        cl!(clReleaseKernel)(ki);
+        cl!(clReleaseMemObject)(ids_out);
         cl!(clReleaseMemObject)(buf);
         cl!(clReleaseCommandQueue)(q);
     }

@@ -434,8 +434,9 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         } else {
             Vec::new()
         }),
+        // Non-uniform work-groups: the edge groups run as their own dispatches (core::kernel).
+        CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => out.scalar(CL_TRUE),
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS
-        | CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT
         | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
         | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT
         | CL_DEVICE_PIPE_SUPPORT => out.scalar(CL_FALSE),

@@ -152,6 +152,15 @@ pub(crate) unsafe fn decode_arg(
                     if !Arc::ptr_eq(&m.context, &k.program.context) {
                         return Err(ClError(CL_INVALID_MEM_OBJECT));
                     }
+                    // CL_INVALID_ARG_VALUE (cl_ext_immutable_memory_objects) if the buffer was
+                    // created with CL_MEM_IMMUTABLE_EXT and the argument may be written: only
+                    // __constant and const-qualified pointers take it.
+                    if m.flags & CL_MEM_IMMUTABLE_EXT != 0
+                        && a.address_qualifier != AddressQualifier::Constant
+                        && !a.type_qualifier.is_const
+                    {
+                        return Err(ClError(CL_INVALID_ARG_VALUE));
+                    }
                     ArgValue::Buffer(Some(Arc::downgrade(&m)))
                 }
             }
@@ -442,9 +451,17 @@ pub(crate) fn check_range(
                 if l[i] > max_sizes[i] {
                     return Err(ClError(CL_INVALID_WORK_ITEM_SIZE));
                 }
-                // CL_INVALID_WORK_GROUP_SIZE if a local size is 0 or (no non-uniform work-groups)
-                // does not divide the global size.
-                if l[i] == 0 || (r.global[i] != 0 && !r.global[i].is_multiple_of(l[i] as u64)) {
+                // CL_INVALID_WORK_GROUP_SIZE if a local size is 0.
+                if l[i] == 0 {
+                    return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
+                }
+                // CL_INVALID_WORK_GROUP_SIZE if the program was compiled with
+                // -cl-uniform-work-group-size and the global size is not evenly divisible by
+                // the local size (otherwise non-uniform work-groups run the remainder).
+                if k.uniform_work_groups
+                    && r.global[i] != 0
+                    && !r.global[i].is_multiple_of(l[i] as u64)
+                {
                     return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
                 }
                 r.local[i] = l[i] as u32;
@@ -461,7 +478,12 @@ pub(crate) fn check_range(
         }
         None => {
             if let Some(req) = reqd {
-                if (0..n).any(|i| !r.global[i].is_multiple_of(req[i] as u64)) {
+                // CL_INVALID_WORK_GROUP_SIZE if the program was compiled with
+                // -cl-uniform-work-group-size and the global size is not evenly divisible by
+                // the required work-group size.
+                if k.uniform_work_groups
+                    && (0..n).any(|i| !r.global[i].is_multiple_of(req[i] as u64))
+                {
                     return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
                 }
                 r.local = req;
@@ -479,7 +501,7 @@ pub(crate) fn check_range(
         return Ok(r);
     }
     // Each dimension's group count must fit the launch header's 32-bit fields.
-    if (0..3).any(|i| r.global[i] / r.local[i] as u64 > u32::MAX as u64) {
+    if r.groups().iter().any(|&g| g > u32::MAX as u64) {
         return Err(ClError(CL_INVALID_GLOBAL_WORK_SIZE));
     }
     Ok(r)

@@ -33,7 +33,7 @@
 //! | 8      | `u64[3]`  | `global_offset`                                        |
 //! | 32     | `u64[3]`  | `global_size` (of the whole NDRange)                   |
 //! | 56     | `u32[3]`  | `local_size` (enqueued)                                |
-//! | 68     | `u32[3]`  | `num_groups` (of the whole NDRange)                    |
+//! | 68     | `u32[3]`  | `num_groups` (of the whole NDRange, rounded up)        |
 //! | 80     | `u64`     | `printf_buffer` address, 0 = none                      |
 //!
 //! For dimensions `d >= work_dim` the runtime writes the OpenCL defaults into the header
@@ -73,14 +73,21 @@
 //!
 //! ## Work-group size
 //! The `WorkgroupSize` built-in is a spec-constant composite with spec IDs 0, 1, 2 (x, y, z),
-//! defaults 1, 1, 1 or the kernel's `reqd_work_group_size`. Only uniform work-groups are
-//! supported: the runtime guarantees `global_size % local_size == 0`.
+//! defaults 1, 1, 1 or the kernel's `reqd_work_group_size`.
+//!
+//! Non-uniform NDRanges (a global size that is not a multiple of the local size) are run as
+//! up to `2^work_dim` boxes of groups: per dimension the uniform part (`global / local`
+//! groups of the enqueued size) and the edge (one group of `global % local` items). Each box
+//! is its own dispatch of a pipeline whose `WorkgroupSize` is that box's group size, with
+//! `group_offset` naming its first group; the header always holds the enqueued `local_size`
+//! and `num_groups = ceil(global / local)`.
 //!
 //! ## Built-ins
 //! - `get_group_id(d)` = `WorkgroupId[d] + group_offset[d]`
 //! - `get_global_id(d)` = `get_group_id(d) * local_size[d] + LocalInvocationId[d] +
-//!   global_offset[d]` (64-bit)
-//! - `get_local_size`/`get_enqueued_local_size` = the `WorkgroupSize` spec constants;
+//!   global_offset[d]` (64-bit; `local_size` of the header, the enqueued one)
+//! - `get_local_size` = the `WorkgroupSize` spec constants (this group's actual size);
+//!   `get_enqueued_local_size` = the header's `local_size`;
 //!   `get_num_groups`, `get_global_size`, `get_global_offset`, `get_work_dim` from the header.
 //!
 //! ## Persistent variant (compute-unit-limited dispatch on sub-devices)
@@ -121,8 +128,8 @@ mod tests;
 
 pub use caps::DeviceCaps;
 pub use error::{BuildFailure, BuildFailureKind, CompilerError};
-pub use printf::{parse_format, Length, Piece, PrintfArg, PrintfCall, PrintfInfo, Spec};
 pub use options::{parse_link as parse_link_options, LinkOptions};
+pub use printf::{parse_format, Length, Piece, PrintfArg, PrintfCall, PrintfInfo, Spec};
 pub use reflect::{
     AccessQualifier, AddressQualifier, ArgKind, KernelArgInfo, KernelInfo, TypeQualifiers,
 };

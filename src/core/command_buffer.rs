@@ -15,7 +15,8 @@ use super::device::Device;
 use super::error::{ClError, ClResult};
 use super::event::Event;
 use super::kernel::{
-    push_constants, record_split, ArgValue, Encoded, Kernel, NdRange, GROUPS_OFFSET,
+    push_constants, record_launch, single_region, ArgValue, Encoded, Kernel, NdRange, Region,
+    GROUPS_OFFSET,
 };
 use super::memory::Mem;
 use super::object::{ClObject, Header, Kind};
@@ -354,10 +355,7 @@ impl CommandBuffer {
             let no_more = (k.asserts | self.asserts) & NO_ADDITIONAL_WORK_GROUPS != 0;
             // CL_INVALID_OPERATION if the update would add work-groups to a command recorded
             // with CL_MUTABLE_DISPATCH_ASSERT_NO_ADDITIONAL_WORK_GROUPS_KHR.
-            if no_more
-                && (0..3)
-                    .any(|i| d.range.global[i] / d.range.local[i] as u64 > k.recorded_groups[i])
-            {
+            if no_more && (0..3).any(|i| d.range.groups()[i] > k.recorded_groups[i]) {
                 return Err(ClError(CL_INVALID_OPERATION));
             }
             encoded.push(k.encode(d)?);
@@ -380,13 +378,7 @@ impl CommandBuffer {
                 let e = e.ok_or(ClError(CL_OUT_OF_RESOURCES))?;
                 let old = k.live().ok_or(ClError(CL_OUT_OF_RESOURCES))?;
                 e.write_to(&old.buf);
-                let live = Arc::new(Live {
-                    buf: old.buf.clone(),
-                    pipeline: e.pipeline.clone(),
-                    groups: e.groups,
-                    printf: e.printf.clone(),
-                    _keep: e.keep,
-                });
+                let live = Arc::new(Live::new(old.buf.clone(), e));
                 exe.keep.push(live.clone());
                 k.set(d, Some(live));
             }
@@ -396,13 +388,7 @@ impl CommandBuffer {
             let live = match e {
                 Some(e) => {
                     let buf = Arc::new(e.to_buffer(&self.queue.device)?);
-                    Some(Arc::new(Live {
-                        buf,
-                        pipeline: e.pipeline.clone(),
-                        groups: e.groups,
-                        printf: e.printf.clone(),
-                        _keep: e.keep,
-                    }))
+                    Some(Arc::new(Live::new(buf, e)))
                 }
                 None => None,
             };
@@ -526,24 +512,52 @@ pub struct Dispatch {
 /// A launch buffer in use by a recorded secondary: the encoding of one [`Dispatch`].
 pub struct Live {
     buf: Arc<Buffer>,
-    pipeline: Arc<Pipeline>,
+    /// The boxes of groups (one per work-group size) and their pipelines.
+    regions: Vec<Region>,
     groups: [u64; 3],
     /// The printf buffer the launch header points to (kernels that call printf).
     printf: Option<Arc<PrintfBuffer>>,
+    /// Compute-unit limit of a sub-device launch, and whether it uses the persistent variant
+    /// (see [`Encoded`]).
+    limited: Option<u64>,
+    persistent: bool,
     /// What the encoded arguments reference (kernel, buffers, pipeline), alive as long as a
     /// secondary that reads this launch buffer.
     _keep: Keep,
 }
 
 impl Live {
-    /// Whether `e` can replace this launch in place: same pipeline, and both dispatch with one
-    /// indirect dispatch (group counts within `max`).
+    /// The launch of `e` from the launch buffer `buf` (already holding `e`).
+    fn new(buf: Arc<Buffer>, e: Encoded) -> Live {
+        Live {
+            buf,
+            regions: e.regions,
+            groups: e.groups,
+            limited: e.limited,
+            persistent: e.persistent,
+            printf: e.printf,
+            _keep: e.keep,
+        }
+    }
+
+    /// The pipeline when this launch is one indirect dispatch of the header's group counts:
+    /// one box of groups from group 0 (a uniform NDRange), no compute-unit limit, counts
+    /// within `max`.
+    fn indirect(&self, max: [u64; 3]) -> Option<&Arc<Pipeline>> {
+        let fits = (0..3).all(|i| self.groups[i] <= max[i]);
+        single_region(&self.regions).filter(|_| fits && self.limited.is_none())
+    }
+
+    /// Whether `e` can replace this launch in place: both are one indirect dispatch of the
+    /// same pipeline (group counts within `max`).
     fn in_place_ok(&self, e: &Encoded, max: [u64; 3]) -> bool {
-        let fits = |g: [u64; 3]| (0..3).all(|i| g[i] <= max[i]);
-        Arc::ptr_eq(&self.pipeline, &e.pipeline)
-            && fits(self.groups)
-            && fits(e.groups)
-            && e.size() as u64 <= self.buf.size
+        let fits = (0..3).all(|i| e.groups[i] <= max[i]);
+        match (self.indirect(max), e.single_pipeline()) {
+            (Some(a), Some(b)) => {
+                Arc::ptr_eq(a, b) && fits && e.limited.is_none() && e.size() as u64 <= self.buf.size
+            }
+            _ => false,
+        }
     }
 }
 
@@ -605,7 +619,7 @@ impl KernelCommand {
             .max_compute_work_group_count
             .map(|v| v as u64);
         let r = &dispatch.range;
-        let recorded_groups = std::array::from_fn(|i| r.global[i] / r.local[i] as u64);
+        let recorded_groups = r.groups();
         let mut k = KernelCommand {
             header: Header::new(Kind::MutableCommand),
             command_buffer: cb_handle,
@@ -627,16 +641,7 @@ impl KernelCommand {
             .encode(&dispatch)?
             .ok_or(ClError(CL_INVALID_KERNEL_ARGS))?;
         let buf = Arc::new(e.to_buffer(&k.device)?);
-        k.state = Mutex::new((
-            dispatch,
-            Some(Arc::new(Live {
-                buf,
-                pipeline: e.pipeline.clone(),
-                groups: e.groups,
-                printf: e.printf.clone(),
-                _keep: e.keep,
-            })),
-        ));
+        k.state = Mutex::new((dispatch, Some(Arc::new(Live::new(buf, e)))));
         Ok(k)
     }
 
@@ -670,22 +675,25 @@ impl KernelCommand {
         self.kernel.encode(&self.device, d.range, &d.args).map(Some)
     }
 
-    /// Records the current launch: for a mutable command one `vkCmdDispatchIndirect` reading
-    /// the group counts from the launch header; otherwise, or where a count exceeds the device
-    /// limit, direct dispatches.
+    /// Records the current launch: for a mutable command (one the application holds a handle
+    /// to) whose launch is one box of groups, one `vkCmdDispatchIndirect` reading the group
+    /// counts from the launch header; otherwise direct dispatches (per box of a non-uniform
+    /// NDRange, split where a count exceeds the device limit, in waves on a compute-unit-limited
+    /// sub-device).
     fn record(&self, r: &mut Recorder, keep: &mut Keep) {
         let Some(live) = self.live() else {
             return;
         };
-        if self.mutable && (0..3).all(|i| live.groups[i] <= self.max_groups[i]) {
+        if let Some(pipeline) = live.indirect(self.max_groups).filter(|_| self.mutable) {
             let push = push_constants(live.buf.address, [0; 3]);
-            r.dispatch_indirect(&live.pipeline, &push, &live.buf, GROUPS_OFFSET);
+            r.dispatch_indirect(pipeline, &push, &live.buf, GROUPS_OFFSET);
         } else {
-            record_split(
+            record_launch(
                 r,
-                &live.pipeline,
+                &live.regions,
                 live.buf.address,
-                live.groups,
+                live.limited,
+                live.persistent,
                 self.max_groups,
             );
         }

@@ -381,6 +381,8 @@ impl Device {
             ("cl_khr_local_int32_extended_atomics", make_version(1, 0, 0)),
             ("cl_khr_device_uuid", make_version(1, 0, 0)),
             ("cl_khr_suggested_local_work_size", make_version(1, 0, 0)),
+            // CL_MEM_IMMUTABLE_EXT buffers (api/memory): every write gives CL_INVALID_OPERATION.
+            ("cl_ext_immutable_memory_objects", make_version(1, 0, 0)),
         ];
         // cl_khr_command_buffer (api/command_buffer.rs), at 0.9.4 with its older ABI under
         // VKCL_COMMAND_BUFFER_REVISION=0.9.4, else 0.9.8 with mutable dispatch 0.9.5.

@@ -33,6 +33,9 @@ pub struct Kernel {
     compiled: Arc<CompiledProgram>,
     index: usize,
     pub args: Mutex<Vec<Option<ArgValue>>>,
+    /// Whether the program was built with `-cl-uniform-work-group-size`: every NDRange of
+    /// this kernel must then have uniform work-groups.
+    pub uniform_work_groups: bool,
 }
 
 impl ClObject for Kernel {
@@ -52,12 +55,20 @@ impl Kernel {
         let (compiled, index) = program.kernel_info(name)?;
         let n = compiled.kernels[index].args.len();
         program.kernel_count.fetch_add(1, Ordering::AcqRel);
+        let uniform_work_groups = program
+            .build
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .options
+            .split_whitespace()
+            .any(|o| o == "-cl-uniform-work-group-size");
         Ok(Kernel {
             header: Header::new(Kind::Kernel),
             program,
             compiled,
             index,
             args: Mutex::new(vec![None; n]),
+            uniform_work_groups,
         })
     }
 
@@ -70,6 +81,7 @@ impl Kernel {
             compiled: self.compiled.clone(),
             index: self.index,
             args: Mutex::new(self.args.lock().unwrap_or_else(|e| e.into_inner()).clone()),
+            uniform_work_groups: self.uniform_work_groups,
         }
     }
 
@@ -126,6 +138,47 @@ pub struct NdRange {
     pub local: [u32; 3],
 }
 
+impl NdRange {
+    /// Work-groups per dimension, counting a partial edge group (`ceil(global / local)`).
+    pub fn groups(&self) -> [u64; 3] {
+        std::array::from_fn(|d| self.global[d].div_ceil(u64::from(self.local[d].max(1))))
+    }
+
+    /// Whether every dimension's global size is a multiple of its local size.
+    pub fn is_uniform(&self) -> bool {
+        (0..3).all(|d| self.global[d].is_multiple_of(u64::from(self.local[d].max(1))))
+    }
+
+    /// The boxes of work-groups that share a work-group size (section 3.2.2, non-uniform
+    /// work-groups): per dimension the uniform part (`global / local` groups of the enqueued
+    /// size, starting at group 0) and the edge (one group of `global % local` items, after
+    /// them). Up to `2^3` boxes, none empty; as (group size, first group, groups). A uniform
+    /// range is one box.
+    pub fn boxes(&self) -> Vec<([u32; 3], [u64; 3], [u64; 3])> {
+        let mut out = Vec::new();
+        for mask in 0..8u32 {
+            let mut size = [1u32; 3];
+            let mut first = [0u64; 3];
+            let mut count = [0u64; 3];
+            for d in 0..3 {
+                let l = u64::from(self.local[d].max(1));
+                if mask & (1 << d) != 0 {
+                    first[d] = self.global[d] / l;
+                    count[d] = u64::from(self.global[d] % l != 0);
+                    size[d] = (self.global[d] % l) as u32;
+                } else {
+                    count[d] = self.global[d] / l;
+                    size[d] = l as u32;
+                }
+            }
+            if count.iter().all(|&c| c > 0) {
+                out.push((size, first, count));
+            }
+        }
+        out
+    }
+}
+
 /// Picks a work-group size for a NULL `local_work_size`: per dimension the largest divisor of
 /// the global size that keeps the product within `max` and each size within `max_sizes`,
 /// filling dimension 0 first (consecutive work-items in one group).
@@ -165,8 +218,9 @@ pub struct Encoded {
     pub header: [u8; ARGS_OFFSET],
     /// Argument block, `KernelInfo::args_size` bytes.
     pub block: Vec<u8>,
-    pub pipeline: Arc<crate::backend::vulkan::pipeline::Pipeline>,
-    /// Work-groups per dimension of the whole NDRange.
+    /// The boxes of groups to dispatch, each with its own pipeline (one for a uniform range).
+    pub regions: Vec<Region>,
+    /// Work-groups per dimension of the whole NDRange (edge groups counted).
     pub groups: [u64; 3],
     /// On a sub-device whose launch has more groups than it may keep resident: that limit
     /// ([`resident_group_limit`]); None otherwise.
@@ -187,7 +241,23 @@ pub const GROUPS_OFFSET: u64 = 68;
 /// Offset of the printf buffer address (`u64`) in the launch header, bytes.
 const PRINTF_OFFSET: usize = 80;
 
+/// A box of work-groups of one launch that share a work-group size: its pipeline
+/// (specialised to that size), its first group (the ABI's `group_offset`) and its group
+/// count per dimension.
+#[derive(Clone)]
+pub struct Region {
+    pub pipeline: Arc<crate::backend::vulkan::pipeline::Pipeline>,
+    pub first: [u64; 3],
+    pub groups: [u64; 3],
+}
+
 impl Encoded {
+    /// The pipeline of a launch that is one box starting at group 0 (a uniform NDRange,
+    /// which one indirect dispatch of the header's group counts can run); None otherwise.
+    pub fn single_pipeline(&self) -> Option<&Arc<crate::backend::vulkan::pipeline::Pipeline>> {
+        single_region(&self.regions)
+    }
+
     /// Size of the launch buffer this encoding needs, bytes.
     pub fn size(&self) -> usize {
         ARGS_OFFSET + self.block.len().max(8)
@@ -229,12 +299,24 @@ pub fn push_constants(address: u64, group_offset: [u32; 3]) -> [u8; 32] {
     push
 }
 
-/// Records `groups` work-groups of `pipeline` for the launch buffer at `address`, split into
-/// several dispatches where a count exceeds the device's `maxComputeWorkGroupCount` (`max`).
+/// The pipeline of `regions` when they are one box starting at group 0; None otherwise.
+pub fn single_region(
+    regions: &[Region],
+) -> Option<&Arc<crate::backend::vulkan::pipeline::Pipeline>> {
+    match regions {
+        [r] if r.first == [0; 3] => Some(&r.pipeline),
+        _ => None,
+    }
+}
+
+/// Records `groups` work-groups of `pipeline` starting at group `first` for the launch
+/// buffer at `address`, split into several dispatches where a count exceeds the device's
+/// `maxComputeWorkGroupCount` (`max`).
 pub fn record_split(
     r: &mut crate::backend::vulkan::queue::Recorder,
     pipeline: &crate::backend::vulkan::pipeline::Pipeline,
     address: u64,
+    first: [u64; 3],
     groups: [u64; 3],
     max: [u64; 3],
 ) {
@@ -247,7 +329,8 @@ pub fn record_split(
             let mut x = 0;
             while x < groups[0] {
                 let nx = (groups[0] - x).min(max[0]);
-                let push = push_constants(address, [x as u32, y as u32, z as u32]);
+                let at = [first[0] + x, first[1] + y, first[2] + z];
+                let push = push_constants(address, at.map(|v| v as u32));
                 r.dispatch(pipeline, &push, [nx as u32, ny as u32, nz as u32]);
                 x += nx;
             }
@@ -257,31 +340,38 @@ pub fn record_split(
     }
 }
 
-/// Records a launch of `groups` work-groups: on a compute-unit-limited sub-device
-/// (`limited`) either the persistent variant as `limited` groups that loop over all of them,
-/// or waves of at most `limited` groups; otherwise [`record_split`].
+/// Records a launch: each of its `regions` (boxes of groups with their own pipeline), on a
+/// compute-unit-limited sub-device (`limited`) either the persistent variant as `limited`
+/// groups that loop over all of them (a launch of one region only) or waves of at most
+/// `limited` groups; otherwise [`record_split`].
 pub fn record_launch(
     r: &mut crate::backend::vulkan::queue::Recorder,
-    pipeline: &crate::backend::vulkan::pipeline::Pipeline,
+    regions: &[Region],
     address: u64,
-    groups: [u64; 3],
     limited: Option<u64>,
     persistent: bool,
     max: [u64; 3],
 ) {
-    match (persistent, limited) {
-        (true, Some(n)) => r.dispatch(pipeline, &push_constants(address, [0; 3]), [n as u32, 1, 1]),
-        (false, Some(l)) => {
-            let tile = wave_tile(groups, l);
-            record_split(
-                r,
-                pipeline,
-                address,
-                groups,
-                std::array::from_fn(|d| max[d].min(tile[d])),
-            );
+    for reg in regions {
+        match (persistent, limited) {
+            (true, Some(n)) => r.dispatch(
+                &reg.pipeline,
+                &push_constants(address, [0; 3]),
+                [n as u32, 1, 1],
+            ),
+            (false, Some(l)) => {
+                let tile = wave_tile(reg.groups, l);
+                record_split(
+                    r,
+                    &reg.pipeline,
+                    address,
+                    reg.first,
+                    reg.groups,
+                    std::array::from_fn(|d| max[d].min(tile[d])),
+                );
+            }
+            _ => record_split(r, &reg.pipeline, address, reg.first, reg.groups, max),
         }
-        _ => record_split(r, pipeline, address, groups, max),
     }
 }
 
@@ -358,15 +448,25 @@ impl Kernel {
         if local_bytes > device.local_mem_size() {
             return Err(ClError(CL_OUT_OF_RESOURCES));
         }
-        let groups: [u64; 3] = std::array::from_fn(|d| range.global[d] / range.local[d] as u64);
+        let groups = range.groups();
         let total: u64 = groups.iter().product();
         let limited = resident_group_limit(device, range.local).filter(|&l| total > l);
-        let persistent =
-            limited.is_some() && device.limited_dispatch() == LimitedDispatch::Persistent;
-        let pipeline = self
-            .program
-            .pipeline(device, info, range.local, locals, persistent)?;
-        keep.push(pipeline.clone());
+        // The persistent variant loops over groups of one size: non-uniform ranges go in waves.
+        let persistent = limited.is_some()
+            && range.is_uniform()
+            && device.limited_dispatch() == LimitedDispatch::Persistent;
+        let mut regions = Vec::new();
+        for (size, first, count) in range.boxes() {
+            let pipeline = self
+                .program
+                .pipeline(device, info, size, locals.clone(), persistent)?;
+            keep.push(pipeline.clone());
+            regions.push(Region {
+                pipeline,
+                first,
+                groups: count,
+            });
+        }
 
         let mut header = [0u8; ARGS_OFFSET];
         header[0..4].copy_from_slice(&range.work_dim.to_le_bytes());
@@ -389,7 +489,7 @@ impl Kernel {
             printf,
             header,
             block,
-            pipeline,
+            regions,
             groups,
             limited,
             persistent,
@@ -408,8 +508,7 @@ impl Kernel {
         let buf = enc.to_buffer(device)?;
         let address = buf.address;
         let Encoded {
-            pipeline,
-            groups,
+            regions,
             limited,
             persistent,
             mut keep,
@@ -423,7 +522,7 @@ impl Kernel {
             .max_compute_work_group_count
             .map(|v| v as u64);
         let work = Work::Gpu(Box::new(move |r| {
-            record_launch(r, &pipeline, address, groups, limited, persistent, max)
+            record_launch(r, &regions, address, limited, persistent, max)
         }));
         Ok(Launch { work, keep, printf })
     }

@@ -70,6 +70,11 @@ fn map(
     if m.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 && flags & MAP_WRITES != 0 {
         return Err(ClError(CL_INVALID_OPERATION));
     }
+    // CL_INVALID_OPERATION if buffer has been created with CL_MEM_IMMUTABLE_EXT and
+    // CL_MAP_WRITE or CL_MAP_WRITE_INVALIDATE_REGION is set in map_flags.
+    if flags & MAP_WRITES != 0 {
+        super::check_writable(&m)?;
+    }
     let ptr = m.map_pointer(offset);
     let work = if m.flags & CL_MEM_USE_HOST_PTR != 0 && flags != CL_MAP_WRITE_INVALIDATE_REGION {
         host_copy(
@@ -102,7 +107,7 @@ fn map(
 /// (region out of bounds, size 0, undefined flag bits, CL_MAP_WRITE_INVALIDATE_REGION with
 /// CL_MAP_READ or CL_MAP_WRITE); `CL_INVALID_OPERATION` (CL_MAP_READ on a buffer created with
 /// CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS; a write map on one created with
-/// CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS);
+/// CL_MEM_HOST_READ_ONLY, CL_MEM_HOST_NO_ACCESS or CL_MEM_IMMUTABLE_EXT);
 /// `CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST` for a blocking map after a failed event.
 ///
 /// # Safety

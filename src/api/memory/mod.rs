@@ -33,12 +33,17 @@ const ACCESS: cl_mem_flags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ
 const HOST_ACCESS: cl_mem_flags =
     CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
 const HOST_PTR: cl_mem_flags = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
+/// Flags that allow writes, which an immutable buffer may not have
+/// (cl_ext_immutable_memory_objects).
+const WRITABLE: cl_mem_flags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_HOST_WRITE_ONLY;
 
 /// Checks buffer flags. Errors: `CL_INVALID_VALUE` for undefined bits or mutually exclusive
-/// combinations (OpenCL 3.0 table "Memory Flags").
+/// combinations (OpenCL 3.0 table "Memory Flags"), or `CL_MEM_IMMUTABLE_EXT` together with
+/// `CL_MEM_READ_WRITE`, `CL_MEM_WRITE_ONLY` or `CL_MEM_HOST_WRITE_ONLY`.
 fn check_flags(flags: cl_mem_flags) -> ClResult<()> {
     let exclusive = |m: cl_mem_flags| (flags & m).count_ones() > 1;
-    if flags & !(ACCESS | HOST_ACCESS | HOST_PTR) != 0
+    if flags & !(ACCESS | HOST_ACCESS | HOST_PTR | CL_MEM_IMMUTABLE_EXT) != 0
+        || (flags & CL_MEM_IMMUTABLE_EXT != 0 && flags & WRITABLE != 0)
         || exclusive(ACCESS)
         || exclusive(HOST_ACCESS)
         || exclusive(CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR)
@@ -70,10 +75,16 @@ fn create_buffer(
     // CL_INVALID_HOST_PTR if host_ptr is NULL and CL_MEM_USE_HOST_PTR or CL_MEM_COPY_HOST_PTR
     // are set in flags, or if host_ptr is not NULL but they are not set.
     let wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0;
+    // CL_INVALID_VALUE if CL_MEM_IMMUTABLE_EXT is set in flags and neither
+    // CL_MEM_COPY_HOST_PTR nor CL_MEM_USE_HOST_PTR is (its contents come only from creation).
+    if flags & CL_MEM_IMMUTABLE_EXT != 0 && !wants_ptr {
+        return Err(ClError(CL_INVALID_VALUE));
+    }
     if wants_ptr == host_ptr.is_null() {
         return Err(ClError(CL_INVALID_HOST_PTR));
     }
-    let flags = if flags & ACCESS == 0 {
+    // An immutable buffer keeps the flags as given (no implied CL_MEM_READ_WRITE).
+    let flags = if flags & (ACCESS | CL_MEM_IMMUTABLE_EXT) == 0 {
         flags | CL_MEM_READ_WRITE
     } else {
         flags
@@ -82,7 +93,9 @@ fn create_buffer(
     Ok(handle_of(&m) as cl_mem)
 }
 
-/// clCreateBuffer. Errors: `CL_INVALID_CONTEXT`, `CL_INVALID_VALUE` (flags),
+/// clCreateBuffer. Errors: `CL_INVALID_CONTEXT`, `CL_INVALID_VALUE` (flags; also
+/// `CL_MEM_IMMUTABLE_EXT` with a write flag or without `CL_MEM_COPY_HOST_PTR` or
+/// `CL_MEM_USE_HOST_PTR`, cl_ext_immutable_memory_objects),
 /// `CL_INVALID_BUFFER_SIZE`, `CL_INVALID_HOST_PTR`, `CL_MEM_OBJECT_ALLOCATION_FAILURE`.
 ///
 /// # Safety
@@ -147,6 +160,11 @@ pub unsafe extern "C" fn clCreateSubBuffer(
         // READ_ONLY, or READ_ONLY and flags specify READ_WRITE or WRITE_ONLY, or if flags
         // specify USE_HOST_PTR, ALLOC_HOST_PTR or COPY_HOST_PTR.
         let pf = parent.flags;
+        // CL_INVALID_VALUE (cl_ext_immutable_memory_objects) if the buffer is immutable and
+        // flags ask for writes.
+        if pf & CL_MEM_IMMUTABLE_EXT != 0 && flags & WRITABLE != 0 {
+            return Err(ClError(CL_INVALID_VALUE));
+        }
         if flags & HOST_PTR != 0
             || (pf & CL_MEM_WRITE_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY) != 0)
             || (pf & CL_MEM_READ_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY) != 0)
@@ -182,7 +200,7 @@ pub unsafe extern "C" fn clCreateSubBuffer(
         if f & HOST_ACCESS == 0 {
             f |= pf & HOST_ACCESS;
         }
-        f |= pf & HOST_PTR;
+        f |= pf & (HOST_PTR | CL_MEM_IMMUTABLE_EXT);
         let m = register(Mem::new_sub_buffer(&parent, f, region.origin, region.size));
         Ok(handle_of(&m) as cl_mem)
     })
@@ -284,6 +302,16 @@ unsafe fn command_args(
     Ok((q, m, waits))
 }
 
+/// Checks that a command may write `m`. Errors: `CL_INVALID_OPERATION` if `m` was created
+/// with `CL_MEM_IMMUTABLE_EXT` (cl_ext_immutable_memory_objects: writes, copies and fills into
+/// it, and maps for writing, all fail).
+pub(crate) fn check_writable(m: &Mem) -> ClResult<()> {
+    if m.flags & CL_MEM_IMMUTABLE_EXT != 0 {
+        return Err(ClError(CL_INVALID_OPERATION));
+    }
+    Ok(())
+}
+
 /// Checks that `[offset, offset + size)` lies inside a buffer of `len` bytes.
 /// Errors: `CL_INVALID_VALUE`.
 fn in_bounds(offset: usize, size: usize, len: usize) -> ClResult<()> {
@@ -295,7 +323,8 @@ fn in_bounds(offset: usize, size: usize, len: usize) -> ClResult<()> {
 
 /// Checks the regions of a buffer-to-buffer copy (clEnqueueCopyBuffer, clCommandCopyBufferKHR)
 /// and returns the source and destination offsets in the underlying storage, bytes.
-/// Errors: `CL_INVALID_VALUE` (a region out of bounds), `CL_MEM_COPY_OVERLAP`.
+/// Errors: `CL_INVALID_VALUE` (a region out of bounds), `CL_MEM_COPY_OVERLAP`,
+/// `CL_INVALID_OPERATION` (`dst` immutable).
 pub(crate) fn check_copy(
     src: &Mem,
     dst: &Mem,
@@ -305,6 +334,8 @@ pub(crate) fn check_copy(
 ) -> ClResult<(u64, u64)> {
     in_bounds(src_offset, size, src.size)?;
     in_bounds(dst_offset, size, dst.size)?;
+    // CL_INVALID_OPERATION if dst_buffer was created with CL_MEM_IMMUTABLE_EXT.
+    check_writable(dst)?;
     let (s, d) = (
         (src.offset + src_offset) as u64,
         (dst.offset + dst_offset) as u64,
@@ -329,7 +360,8 @@ pub(crate) enum FillPlan {
 
 /// Checks a fill (clEnqueueFillBuffer, clCommandFillBufferKHR), copies the pattern and picks
 /// how to carry it out. Errors: `CL_INVALID_VALUE` (NULL pattern, pattern size not 1..128 and
-/// a power of two, offset or size not a multiple of it, region out of bounds).
+/// a power of two, offset or size not a multiple of it, region out of bounds),
+/// `CL_INVALID_OPERATION` (`m` immutable).
 ///
 /// # Safety
 /// `pattern` must be NULL or hold `pattern_size` bytes.
@@ -349,6 +381,8 @@ pub(crate) unsafe fn check_fill(
         return Err(ClError(CL_INVALID_VALUE));
     }
     in_bounds(offset, size, m.size)?;
+    // CL_INVALID_OPERATION if buffer was created with CL_MEM_IMMUTABLE_EXT.
+    check_writable(m)?;
     // SAFETY: pattern holds pattern_size bytes; copied now, the application may reuse it.
     let pat = unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) }.to_vec();
     let abs = (m.offset + offset) as u64;

@@ -190,8 +190,8 @@ unsafe fn host_rect(
     }
     let forbidden = if write {
         // CL_INVALID_OPERATION if clEnqueueWriteBufferRect is called on buffer which has been
-        // created with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS.
-        CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS
+        // created with CL_MEM_HOST_READ_ONLY, CL_MEM_HOST_NO_ACCESS or CL_MEM_IMMUTABLE_EXT.
+        CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS | CL_MEM_IMMUTABLE_EXT
     } else {
         // CL_INVALID_OPERATION if clEnqueueReadBufferRect is called on buffer which has been
         // created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS.
@@ -350,6 +350,8 @@ pub(crate) unsafe fn check_copy_rect(
     if s.end(region).is_none_or(|e| e > src.size) || d.end(region).is_none_or(|e| e > dst.size) {
         return Err(INVALID);
     }
+    // CL_INVALID_OPERATION if dst_buffer was created with CL_MEM_IMMUTABLE_EXT.
+    super::check_writable(dst)?;
     // CL_INVALID_VALUE if src_buffer and dst_buffer are the same buffer object and
     // src_slice_pitch is not equal to dst_slice_pitch and src_row_pitch is not equal to
     // dst_row_pitch.

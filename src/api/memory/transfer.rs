@@ -1,6 +1,8 @@
 //! Whole-buffer transfers (OpenCL 3.0 sections 5.2.2 and 5.2.3): reads, writes, copies, fills.
 
-use super::{check_copy, check_fill, command_args, finish_enqueue, in_bounds, keep, FillPlan};
+use super::{
+    check_copy, check_fill, check_writable, command_args, finish_enqueue, in_bounds, keep, FillPlan,
+};
 use crate::api::status;
 use crate::backend::vulkan::memory::Buffer;
 use crate::backend::vulkan::queue::Work;
@@ -99,7 +101,7 @@ pub unsafe extern "C" fn clEnqueueReadBuffer(
 }
 
 /// clEnqueueWriteBuffer. Errors as [`clEnqueueReadBuffer`], with `CL_INVALID_OPERATION` for
-/// buffers created with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS.
+/// buffers created with CL_MEM_HOST_READ_ONLY, CL_MEM_HOST_NO_ACCESS or CL_MEM_IMMUTABLE_EXT.
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
@@ -124,6 +126,8 @@ pub unsafe extern "C" fn clEnqueueWriteBuffer(
         if m.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
             return Err(ClError(CL_INVALID_OPERATION));
         }
+        // CL_INVALID_OPERATION if buffer was created with CL_MEM_IMMUTABLE_EXT.
+        check_writable(&m)?;
         let (src, dst) = (
             UserPtr(ptr as *mut c_void),
             UserPtr(m.mapped().wrapping_add(offset) as *mut c_void),

@@ -27,6 +27,7 @@ mod header {
     pub const WORK_DIM: u64 = 0;
     pub const GLOBAL_OFFSET: u64 = 8;
     pub const GLOBAL_SIZE: u64 = 32;
+    pub const LOCAL_SIZE: u64 = 56;
     pub const NUM_GROUPS: u64 = 68;
 }
 
@@ -179,8 +180,17 @@ impl Emit<'_> {
         })
     }
 
+    /// The size of this work-group (the pipeline's `WorkgroupSize`: smaller than the
+    /// enqueued size in the edge groups of a non-uniform NDRange).
     fn local_size(&mut self, wg_size: Word) -> Word {
         self.cached("local_size", |e| e.widen3(wg_size, 32))
+    }
+
+    /// The enqueued (uniform) work-group size, from the launch header.
+    fn enqueued_local_size(&mut self) -> Word {
+        self.cached("enqueued_local_size", |e| {
+            e.header_v3(header::LOCAL_SIZE, 32)
+        })
     }
 
     fn global_offset(&mut self) -> Word {
@@ -191,11 +201,11 @@ impl Emit<'_> {
         self.cached("global_size", |e| e.header_v3(header::GLOBAL_SIZE, 64))
     }
 
-    fn global_id(&mut self, wg_size: Word) -> Word {
+    fn global_id(&mut self) -> Word {
         self.cached("global_id", |e| {
             let v3 = e.v3u64();
             let g = e.group_id();
-            let ls = e.local_size(wg_size);
+            let ls = e.enqueued_local_size();
             let l = e.local_id();
             let o = e.global_offset();
             let m = e.op(Op::IMul, v3, vec![Operand::IdRef(g), Operand::IdRef(ls)]);
@@ -208,10 +218,11 @@ impl Emit<'_> {
     fn builtin(&mut self, b: BuiltIn, ty: Word, wg_size: Word) -> Result<Word, String> {
         let u64t = self.ctx.t_int(64);
         let v = match b {
-            BuiltIn::GlobalInvocationId => self.global_id(wg_size),
+            BuiltIn::GlobalInvocationId => self.global_id(),
             BuiltIn::LocalInvocationId => self.local_id(),
             BuiltIn::WorkgroupId => self.group_id(),
-            BuiltIn::WorkgroupSize | BuiltIn::EnqueuedWorkgroupSize => self.local_size(wg_size),
+            BuiltIn::WorkgroupSize => self.local_size(wg_size),
+            BuiltIn::EnqueuedWorkgroupSize => self.enqueued_local_size(),
             BuiltIn::NumWorkgroups => self.header_v3(header::NUM_GROUPS, 32),
             BuiltIn::GlobalSize => self.global_size(),
             BuiltIn::GlobalOffset => self.global_offset(),
@@ -226,7 +237,7 @@ impl Emit<'_> {
                 self.op(Op::UConvert, u64t, vec![Operand::IdRef(l)])
             }
             BuiltIn::GlobalLinearId => {
-                let gid = self.global_id(wg_size);
+                let gid = self.global_id();
                 let off = self.global_offset();
                 let gs = self.global_size();
                 let v3 = self.v3u64();

@@ -70,9 +70,6 @@ const DIRECT: &[(u32, u32)] = &[
     (101, 48), // step
     (102, 49), // smoothstep
     (103, 6),  // sign
-    (104, 68), // cross
-    (105, 67), // distance
-    (106, 66), // length
     (107, 69), // normalize
     (108, 67), // fast_distance
     (109, 66), // fast_length
@@ -791,6 +788,83 @@ impl Lower<'_> {
         }
     }
 
+    /// `cross` (OpenCL.std 104): GLSL `Cross` on 3-component vectors; a 4-component one is
+    /// the cross product of x, y, z with w = 0 (GLSL has no 4-component cross).
+    fn cross(&mut self, ty: Word, a: Word, b: Word) -> Result<Word, String> {
+        if self.components(ty) != 4 {
+            return Ok(self.glsl(68, ty, &[a, b]));
+        }
+        let d = self.ctx.def(ty).ok_or("cross type")?.clone();
+        let elem = id_operand(&d, 0).ok_or("cross element type")?;
+        let v3 = self.ctx.t_vec(elem, 3);
+        let xyz = |l: &mut Self, v: Word| {
+            l.emit(
+                Op::VectorShuffle,
+                v3,
+                vec![
+                    Operand::IdRef(v),
+                    Operand::IdRef(v),
+                    Operand::LiteralBit32(0),
+                    Operand::LiteralBit32(1),
+                    Operand::LiteralBit32(2),
+                ],
+            )
+        };
+        let (a3, b3) = (xyz(self, a), xyz(self, b));
+        let c = self.glsl(68, v3, &[a3, b3]);
+        let zero = self.splat(v3, 0.0, false)?;
+        Ok(self.emit(
+            Op::VectorShuffle,
+            ty,
+            vec![
+                Operand::IdRef(c),
+                Operand::IdRef(zero),
+                Operand::LiteralBit32(0),
+                Operand::LiteralBit32(1),
+                Operand::LiteralBit32(2),
+                Operand::LiteralBit32(3),
+            ],
+        ))
+    }
+
+    /// `length` (OpenCL.std 106) of `x` without the overflow and underflow of
+    /// `sqrt(dot(x, x))`: a sum of squares that overflows is redone on `x * 2^-80`, one below
+    /// `2^-100` on `x * 2^100` (exact power-of-two scalings), and the root scaled back.
+    /// Scalars: `fabs`.
+    fn length(&mut self, ty: Word, x: Word) -> Result<Word, String> {
+        let xty = *self.types.get(&x).ok_or("type of a length operand")?;
+        if self.components(xty) == 1 {
+            return Ok(self.glsl(4, ty, &[x]));
+        }
+        if self.ctx.scalar_width(ty) != Some(32) {
+            // Wider or narrower floats: GLSL Length (no scaling constants for them here).
+            return Ok(self.glsl(66, ty, &[x]));
+        }
+        let b = self.ctx.t_bool();
+        let dot = |l: &mut Self, v: Word| l.bin(Op::Dot, ty, v, v);
+        let s = dot(self, x);
+        let big = self.emit(Op::IsInf, b, vec![Operand::IdRef(s)]);
+        let tiny_limit = self.splat(ty, 2f64.powi(-100), false)?;
+        let small = self.bin(Op::FOrdLessThan, b, s, tiny_limit);
+        let one = self.splat(ty, 1.0, false)?;
+        let (down, up) = (
+            self.splat(ty, 2f64.powi(-80), false)?,
+            self.splat(ty, 2f64.powi(100), false)?,
+        );
+        let (down_back, up_back) = (
+            self.splat(ty, 2f64.powi(80), false)?,
+            self.splat(ty, 2f64.powi(-100), false)?,
+        );
+        let scale = self.select(ty, small, up, one);
+        let scale = self.select(ty, big, down, scale);
+        let back = self.select(ty, small, up_back, one);
+        let back = self.select(ty, big, down_back, back);
+        let xs = self.bin(Op::VectorTimesScalar, xty, x, scale);
+        let s2 = dot(self, xs);
+        let r = self.glsl(31, ty, &[s2]);
+        Ok(self.bin(Op::FMul, ty, r, back))
+    }
+
     fn ext(&mut self, i: Instruction) -> Result<(), String> {
         let n = lit_operand(&i, 1).ok_or("ext inst number")?;
         let start = self.out.len();
@@ -808,6 +882,14 @@ impl Lower<'_> {
             self.glsl(*g, ty, &a)
         } else {
             match n {
+                104 => self.cross(ty, arg(0)?, arg(1)?)?,
+                105 => {
+                    let (x, y) = (arg(0)?, arg(1)?);
+                    let xty = *self.types.get(&x).ok_or("type of a distance operand")?;
+                    let d = self.bin(Op::FSub, xty, x, y);
+                    self.length(ty, d)?
+                }
+                106 => self.length(ty, arg(0)?)?,
                 29 => self.emit(
                     Op::FRem,
                     ty,
@@ -1063,7 +1145,99 @@ impl Lower<'_> {
     }
 }
 
-/// Replaces every `OpenCL.std` instruction of the kernel function.
+/// Whether `op` is a Kernel-capability relational instruction that Vulkan lacks.
+fn kernel_relational(op: Op) -> bool {
+    matches!(
+        op,
+        Op::IsFinite
+            | Op::IsNormal
+            | Op::SignBitSet
+            | Op::Ordered
+            | Op::Unordered
+            | Op::LessOrGreater
+    )
+}
+
+impl Lower<'_> {
+    /// `OpIsFinite`, `OpIsNormal`, `OpSignBitSet`, `OpOrdered`, `OpUnordered` and
+    /// `OpLessOrGreater` (`isfinite`, `isnormal`, `signbit`, `isordered`, `isunordered`,
+    /// `islessgreater`) in Shader instructions: NaN/Inf tests, the float's bits for the
+    /// exponent and sign, `FOrdNotEqual`.
+    fn relational(&mut self, i: Instruction) -> Result<(), String> {
+        let (Some(ty), Some(rid)) = (i.result_type, i.result_id) else {
+            return Err("relational instruction without a result".into());
+        };
+        let x = id_operand(&i, 0).ok_or("relational operand")?;
+        let y = id_operand(&i, 1);
+        let xty = *self.types.get(&x).ok_or("type of a relational operand")?;
+        let w = self.ctx.scalar_width(xty).ok_or("float width")?;
+        let not = |l: &mut Self, v: Word| l.emit(Op::LogicalNot, ty, vec![Operand::IdRef(v)]);
+        let is_nan = |l: &mut Self, v: Word| l.emit(Op::IsNan, ty, vec![Operand::IdRef(v)]);
+        let v = match i.class.opcode {
+            Op::IsFinite => {
+                let nan = is_nan(self, x);
+                let inf = self.emit(Op::IsInf, ty, vec![Operand::IdRef(x)]);
+                let either = self.bin(Op::LogicalOr, ty, nan, inf);
+                not(self, either)
+            }
+            Op::IsNormal | Op::SignBitSet => {
+                let ity = self.int_like(xty, w);
+                let bits = self.emit(Op::Bitcast, ity, vec![Operand::IdRef(x)]);
+                let mant = match w {
+                    16 => 10,
+                    64 => 52,
+                    _ => 23,
+                };
+                if i.class.opcode == Op::SignBitSet {
+                    let sh = self.int_splat(ity, u64::from(w - 1))?;
+                    let s = self.bin(Op::ShiftRightLogical, ity, bits, sh);
+                    let zero = self.int_splat(ity, 0)?;
+                    self.bin(Op::INotEqual, ty, s, zero)
+                } else {
+                    let mask = ((1u64 << (w - 1 - mant)) - 1) << mant;
+                    let m = self.int_splat(ity, mask)?;
+                    let e = self.bin(Op::BitwiseAnd, ity, bits, m);
+                    let zero = self.int_splat(ity, 0)?;
+                    let not_sub = self.bin(Op::INotEqual, ty, e, zero);
+                    let not_inf = self.bin(Op::INotEqual, ty, e, m);
+                    self.bin(Op::LogicalAnd, ty, not_sub, not_inf)
+                }
+            }
+            Op::Ordered | Op::Unordered => {
+                let y = y.ok_or("relational operand")?;
+                let a = is_nan(self, x);
+                let b = is_nan(self, y);
+                let any = self.bin(Op::LogicalOr, ty, a, b);
+                if i.class.opcode == Op::Ordered {
+                    not(self, any)
+                } else {
+                    any
+                }
+            }
+            _ => {
+                let y = y.ok_or("relational operand")?;
+                self.bin(Op::FOrdNotEqual, ty, x, y)
+            }
+        };
+        if let Some(last) = self.out.last_mut() {
+            if last.result_id == Some(v) {
+                last.result_id = Some(rid);
+                self.types.insert(rid, ty);
+                return Ok(());
+            }
+        }
+        self.out.push(inst(
+            Op::CopyObject,
+            Some(ty),
+            Some(rid),
+            vec![Operand::IdRef(v)],
+        ));
+        Ok(())
+    }
+}
+
+/// Replaces every `OpenCL.std` instruction of the kernel function, and the Kernel-only
+/// relational instructions (see [`Lower::relational`]).
 ///
 /// # Errors
 /// For OpenCL built-ins without a lowering yet (named by number).
@@ -1086,7 +1260,12 @@ pub(crate) fn lower_ext_inst(ctx: &mut Ctx) -> Result<(), String> {
         .iter()
         .flat_map(|b| b.instructions.iter())
         .any(|i| wide_bit_count(ctx, i));
-    if cl.is_none() && !any_wide {
+    let any_relational = ctx.module.functions[0]
+        .blocks
+        .iter()
+        .flat_map(|b| b.instructions.iter())
+        .any(|i| kernel_relational(i.class.opcode));
+    if cl.is_none() && !any_wide && !any_relational {
         return Ok(());
     }
     // A placeholder id for the OpenCL.std set when the module imports none.
@@ -1108,6 +1287,8 @@ pub(crate) fn lower_ext_inst(ctx: &mut Ctx) -> Result<(), String> {
         for i in std::mem::take(&mut b.instructions) {
             if i.class.opcode == Op::ExtInst && id_operand(&i, 0) == Some(cl) {
                 l.ext(i)?;
+            } else if kernel_relational(i.class.opcode) {
+                l.relational(i)?;
             } else if wide_bit_count(l.ctx, &i) {
                 // As OpenCL.std popcount.
                 let mut ops = vec![Operand::IdRef(cl), Operand::LiteralExtInstInteger(166)];
