@@ -174,10 +174,25 @@ const HEADER_DEFINED: &[&str] = &[
     "cl_khr_subgroup_shuffle_relative",
 ];
 
+/// Macros clang tests when it declares OpenCL C built-ins (a built-in whose extension or
+/// feature macro is undefined at the call is not declared). vkcl compiles these built-ins
+/// where the device does not claim them (`double` math, 64-bit `atom_*`, `atomic_load` and
+/// the other C11 atomics with their implicit `memory_order_seq_cst` / `memory_scope_device`),
+/// so their macros stay as clang defines them: removing one would not fail such a program
+/// but silently resolve e.g. `exp(double)` to `exp(float)`.
+pub(crate) const BUILTIN_GATES: &[&str] = &[
+    "cl_khr_fp64",
+    "cl_khr_fp16",
+    "cl_khr_int64_base_atomics",
+    "cl_khr_int64_extended_atomics",
+    "__opencl_c_atomic_order_seq_cst",
+    "__opencl_c_atomic_scope_device",
+];
+
 /// A header included before the program (after clang's own OpenCL header) that makes the
 /// predefined macros tell the truth about the device: no `__IMAGE_SUPPORT__` (vkcl has no
 /// images, `CL_DEVICE_IMAGE_SUPPORT` is false), and of the extension and feature macros only
-/// those the device reports.
+/// those the device reports, except the [`BUILTIN_GATES`].
 pub(crate) fn truth_header(caps: &DeviceCaps) -> String {
     let names = device_names(caps);
     let mut s = String::from(
@@ -191,7 +206,7 @@ pub(crate) fn truth_header(caps: &DeviceCaps) -> String {
         .chain(derived.iter().map(String::as_str));
     let mut done = Vec::new();
     for m in candidates {
-        if !names.iter().any(|n| n == m) && !done.contains(&m) {
+        if !names.iter().any(|n| n == m) && !done.contains(&m) && !BUILTIN_GATES.contains(&m) {
             s.push_str(&format!("#undef {m}\n"));
             done.push(m);
         }
@@ -373,10 +388,12 @@ mod tests {
         let h = truth_header(&caps);
         assert!(h.contains("#undef __IMAGE_SUPPORT__"));
         assert!(h.contains("#undef __opencl_c_fp64"));
-        assert!(h.contains("#undef __opencl_c_atomic_scope_device"));
+        assert!(h.contains("#undef __opencl_c_atomic_scope_all_devices"));
+        assert!(h.contains("#undef __opencl_c_work_group_collective_functions"));
+        assert!(!h.contains("#undef __opencl_c_atomic_scope_device\n"));
         assert!(!h.contains("#undef __opencl_c_int64"));
-        // double stays usable (shaderFloat64), its macro follows the device.
-        assert!(h.contains("#undef cl_khr_fp64"));
+        // double stays usable (shaderFloat64); clang's built-ins for it need the macro.
+        assert!(!h.contains("#undef cl_khr_fp64"));
         let ext = extension_list(&caps);
         assert!(ext.starts_with("-cl-ext=-all,+__opencl_c_int64,"));
         assert!(ext.contains("+cl_khr_fp64"));
