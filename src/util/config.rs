@@ -36,6 +36,9 @@ pub struct Config {
     pub command_buffer_094: bool,
     /// `VKCL_SUBDEVICE_DISPATCH`: `persistent` or `waves`; None: the device's default.
     pub subdevice_dispatch: Option<LimitedDispatch>,
+    /// `VKCL_CUDA`: `0` turns the CUDA path (green-context sub-devices on NVIDIA) off;
+    /// on by default (it is inert where no CUDA driver is found).
+    pub cuda: bool,
 }
 
 impl Config {
@@ -52,7 +55,9 @@ impl Config {
             Some("waves") => Some(LimitedDispatch::Waves),
             _ => None,
         };
+        let cuda = !matches!(var("VKCL_CUDA").as_deref(), Some("0") | Some("off"));
         Config {
+            cuda,
             log: var("VKCL_LOG"),
             validation,
             command_buffer_094,
