@@ -92,6 +92,7 @@ mod frontend;
 mod layout;
 mod lower;
 mod options;
+pub mod ptx;
 mod reflect;
 mod spv;
 mod tools;

@@ -357,7 +357,7 @@ impl Device {
             let units = green.sm_count;
             let cuda = CudaSide {
                 device: side.device,
-                sm: *part,
+                sm: green.resource,
                 green: Some(green),
             };
             subs.push(Device::new_sub(

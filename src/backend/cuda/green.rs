@@ -90,6 +90,17 @@ impl SmResource {
         unsafe { self.0.__bindgen_anon_1.sm.smCount }
     }
 
+    /// One driver split of `self` (`cuDevSmResourceSplitByCount`): up to `groups` parts of
+    /// at least `min` SMs each, and the rest.
+    pub fn split_by_count(
+        &self,
+        groups: u32,
+        min: u32,
+        method: SplitMethod,
+    ) -> Result<(Vec<SmResource>, SmResource), CuError> {
+        self.split_once(groups, min, method.flags())
+    }
+
     /// One split of `self`: up to `groups` parts of at least `min` SMs each and the rest.
     fn split_once(
         &self,
@@ -116,85 +127,165 @@ impl SmResource {
         Ok((out.into_iter().map(SmResource).collect(), SmResource(rest)))
     }
 
+    /// The driver's split granularity for `method`: `smCoscheduledAlignment` (8 on the H200)
+    /// when aligned; 2 otherwise (with `IGNORE_SM_COSCHEDULING` the H200's driver splits in
+    /// 2s although `minSmPartitionSize` says 8).
+    pub fn granularity(&self, method: SplitMethod) -> u32 {
+        // SAFETY: an SM-type resource: the `sm` member of the union is the one written.
+        let sm = unsafe { self.0.__bindgen_anon_1.sm };
+        match method {
+            SplitMethod::Aligned => sm.smCoscheduledAlignment.max(2),
+            SplitMethod::Fine | SplitMethod::Backfill => 2,
+        }
+    }
+
     /// Splits this resource as `request` asks, by `method`. `Ok(None)` when the parts cannot
-    /// fit (the caller's `CL_DEVICE_PARTITION_FAILED`); each part's real SM count is its
-    /// [`SmResource::sm_count`] (aligned counts round up to 8).
+    /// fit (the caller's `CL_DEVICE_PARTITION_FAILED`). Each part is a list of SM resources
+    /// of one split (for [`GreenContext::new`]); its SMs are the sum of their counts.
     ///
-    /// Errors: the driver's, other than "does not fit".
+    /// - EQUALLY (aligned, fine): one driver split into as many parts of at least `size` SMs
+    ///   as fit (at most `max`); the driver rounds each up to its granularity.
+    /// - BY_COUNTS: equal counts in one driver split; different counts from the device's
+    ///   smallest units (one split; the H200's driver refuses to split the rest of a split
+    ///   again), each count taking whole units in order.
+    /// - Backfill (EQUALLY): the device split into its smallest units, handed out largest
+    ///   first to the share with the fewest SMs so far: the shares cover every SM.
+    ///
+    /// Errors: the driver's.
     pub fn split(
         &self,
         request: &SplitRequest,
         method: SplitMethod,
-    ) -> Result<Option<Vec<SmResource>>, CuError> {
+    ) -> Result<Option<Vec<Vec<SmResource>>>, CuError> {
         let total = self.sm_count();
         let flags = method.flags();
-        // The driver's answer to a split that cannot be made is an error or fewer groups.
-        let fits = |r: Result<(Vec<SmResource>, SmResource), CuError>| match r {
-            Ok(v) => Ok(Some(v)),
-            Err(e) if e.code == sys::CUresult::CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION => {
-                Ok(None)
-            }
-            Err(e) if e.code == sys::CUresult::CUDA_ERROR_INVALID_VALUE => Ok(None),
-            Err(e) => Err(e),
-        };
         match (request, method) {
             (SplitRequest::Equally { size, max }, SplitMethod::Backfill) => {
-                let k = (total / size.max(&1)).min(*max).max(1);
-                // Shares of `base` SMs (even), the leftover pairs to the first shares.
-                let base = (total / k) & !1;
-                if base < 2 {
+                let g = self.granularity(method);
+                let k = (total / size.max(&1)).min(*max) as usize;
+                if k == 0 || total < g {
                     return Ok(None);
                 }
-                let mut pairs = (total - base * k) / 2;
-                let mut parts = Vec::new();
-                let mut rest = *self;
-                for _ in 0..k - 1 {
-                    let want = base + if pairs > 0 { 2 } else { 0 };
-                    pairs = pairs.saturating_sub(1);
-                    let Some((mut one, r)) = fits(rest.split_once(1, want, flags))? else {
-                        return Ok(None);
-                    };
-                    if one.len() != 1 || one[0].sm_count() < want {
-                        return Ok(None);
-                    }
-                    parts.push(one.remove(0));
-                    rest = r;
+                let (mut units, rest) = self.split_once(total / g, g, flags)?;
+                if rest.sm_count() > 0 {
+                    units.push(rest);
                 }
-                if rest.sm_count() < base {
+                if units.len() < k {
                     return Ok(None);
                 }
-                parts.push(rest);
+                units.sort_by_key(|u| std::cmp::Reverse(u.sm_count()));
+                let mut parts: Vec<Vec<SmResource>> = vec![Vec::new(); k];
+                for u in units {
+                    let i = (0..k)
+                        .min_by_key(|&i| (sm_count_of(&parts[i]), i))
+                        .unwrap_or(0);
+                    parts[i].push(u);
+                }
+                if parts.iter().any(|p| sm_count_of(p) < *size) {
+                    return Ok(None);
+                }
                 Ok(Some(parts))
             }
             (SplitRequest::Equally { size, max }, _) => {
-                let Some((parts, _)) = fits(self.split_once(*max, *size, flags))? else {
-                    return Ok(None);
-                };
+                let (parts, _) = self.split_once(*max, *size, flags)?;
                 if parts.is_empty() || parts.iter().any(|p| p.sm_count() < *size) {
                     return Ok(None);
                 }
-                Ok(Some(parts))
+                Ok(Some(parts.into_iter().map(|p| vec![p]).collect()))
             }
             (SplitRequest::Counts(counts), _) => {
-                let mut parts = Vec::new();
-                let mut rest = *self;
-                for &c in counts {
-                    let Some((mut one, r)) = fits(rest.split_once(1, c, flags))? else {
-                        return Ok(None);
-                    };
-                    if one.len() != 1 || one[0].sm_count() < c {
-                        return Ok(None);
-                    }
-                    parts.push(one.remove(0));
-                    rest = r;
+                if let Some(parts) = self.split_counts_directly(counts, flags)? {
+                    return Ok(Some(parts));
                 }
-                Ok(Some(parts))
+                self.split_counts_by_units(counts, method)
             }
         }
     }
+
+    /// BY_COUNTS of equal counts as one driver split (the driver packs equal co-scheduled
+    /// parts best that way: 64 + 64 of the H200's 132 SMs, where units give one 64).
+    /// `Ok(None)` for different counts or when the split does not give what was asked.
+    fn split_counts_directly(
+        &self,
+        counts: &[u32],
+        flags: u32,
+    ) -> Result<Option<Vec<Vec<SmResource>>>, CuError> {
+        let mut sizes: Vec<u32> = counts.to_vec();
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
+        sizes.dedup();
+        if sizes.len() != 1 {
+            return Ok(None);
+        }
+        let mut rest = *self;
+        let mut made: Vec<(u32, Vec<SmResource>)> = Vec::new();
+        for v in sizes {
+            let k = counts.iter().filter(|&&c| c == v).count() as u32;
+            if rest.sm_count() < v * k {
+                return Ok(None);
+            }
+            let (parts, r) = match rest.split_once(k, v, flags) {
+                Ok(r) => r,
+                Err(e)
+                    if e.code == sys::CUresult::CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION
+                        || e.code == sys::CUresult::CUDA_ERROR_INVALID_VALUE =>
+                {
+                    tracing::debug!("split of {v} x {k} from {} SMs: {e}", rest.sm_count());
+                    return Ok(None);
+                }
+                Err(e) => return Err(e),
+            };
+            if parts.len() as u32 != k || parts.iter().any(|p| p.sm_count() < v) {
+                return Ok(None);
+            }
+            made.push((v, parts));
+            rest = r;
+        }
+        // Back to the order of `counts`.
+        let mut out = Vec::with_capacity(counts.len());
+        for c in counts {
+            let Some((_, parts)) = made.iter_mut().find(|(v, p)| v == c && !p.is_empty()) else {
+                return Ok(None);
+            };
+            out.push(vec![parts.remove(0)]);
+        }
+        Ok(Some(out))
+    }
+
+    /// BY_COUNTS from the device's smallest units (one driver split): each count takes units,
+    /// in order, until it has at least its SMs.
+    fn split_counts_by_units(
+        &self,
+        counts: &[u32],
+        method: SplitMethod,
+    ) -> Result<Option<Vec<Vec<SmResource>>>, CuError> {
+        let g = self.granularity(method);
+        let total = self.sm_count();
+        if total < g {
+            return Ok(None);
+        }
+        let (units, _) = self.split_once(total / g, g, method.flags())?;
+        let mut it = units.into_iter();
+        let mut out = Vec::with_capacity(counts.len());
+        for &c in counts {
+            let mut part = Vec::new();
+            while sm_count_of(&part) < c {
+                let Some(u) = it.next() else {
+                    return Ok(None);
+                };
+                part.push(u);
+            }
+            out.push(part);
+        }
+        Ok(Some(out))
+    }
 }
 
-/// A green context: a CUDA context limited to the SMs of one [`SmResource`], with its own
+/// The SMs of a part made by [`SmResource::split`].
+pub fn sm_count_of(part: &[SmResource]) -> u32 {
+    part.iter().map(SmResource::sm_count).sum()
+}
+
+/// A green context: a CUDA context limited to the SMs of some [`SmResource`]s, with its own
 /// non-blocking stream. Destroyed with its stream on drop.
 pub struct GreenContext {
     raw: sys::CUgreenCtx,
@@ -204,7 +295,7 @@ pub struct GreenContext {
     pub stream: sys::CUstream,
     /// The SMs the green context really holds (`cuGreenCtxGetDevResource`).
     pub sm_count: u32,
-    /// The resource it was made from (for nested splits).
+    /// Its SMs as one resource (`cuGreenCtxGetDevResource`): the input of nested splits.
     pub resource: SmResource,
 }
 
@@ -221,19 +312,19 @@ impl std::fmt::Debug for GreenContext {
 }
 
 impl GreenContext {
-    /// A green context of `dev` on the SMs of `sm` (`cuDevResourceGenerateDesc`,
-    /// `cuGreenCtxCreate`, `cuGreenCtxStreamCreate`).
+    /// A green context of `dev` on the SMs of `sm`, one or several SM resources of one split
+    /// (`cuDevResourceGenerateDesc`, `cuGreenCtxCreate`, `cuGreenCtxStreamCreate`).
     ///
     /// Errors: the driver's (out of resources, a resource from another device).
-    pub fn new(dev: &CudaDevice, sm: &SmResource) -> Result<GreenContext, CuError> {
-        let mut res = sm.0;
+    pub fn new(dev: &CudaDevice, sm: &[SmResource]) -> Result<GreenContext, CuError> {
+        let mut res: Vec<sys::CUdevResource> = sm.iter().map(|r| r.0).collect();
         let mut desc = std::ptr::null_mut();
         let mut raw = std::ptr::null_mut();
         // SAFETY (whole block): valid handles and outputs; each object made here is destroyed
         // on the error paths that follow it.
         unsafe {
             check(
-                sys::cuDevResourceGenerateDesc(&mut desc, &mut res, 1),
+                sys::cuDevResourceGenerateDesc(&mut desc, res.as_mut_ptr(), res.len() as u32),
                 "cuDevResourceGenerateDesc",
             )?;
             check(
@@ -268,15 +359,15 @@ impl GreenContext {
                     sys::cuStreamDestroy_v2(stream);
                     return Err(e);
                 }
-                Ok((ctx, stream, SmResource(got).sm_count()))
+                Ok((ctx, stream, SmResource(got)))
             })();
             match made {
-                Ok((ctx, stream, sm_count)) => Ok(GreenContext {
+                Ok((ctx, stream, resource)) => Ok(GreenContext {
                     raw,
                     ctx,
                     stream,
-                    sm_count,
-                    resource: *sm,
+                    sm_count: resource.sm_count(),
+                    resource,
                 }),
                 Err(e) => {
                     sys::cuGreenCtxDestroy(raw);
@@ -356,6 +447,9 @@ impl Drop for GreenContext {
         }
     }
 }
+
+/// A kernel of a loaded [`Module`] (`CUfunction`), valid while the module is loaded.
+pub type Function = sys::CUfunction;
 
 /// A PTX module loaded in one context (`cuModuleLoadData`); unloaded on drop.
 pub struct Module {
