@@ -204,3 +204,215 @@ fn green_contexts_backfill_cover_the_device() {
         release_all(&subs);
     }
 }
+
+const AXPY: &str = r#"
+kernel void axpy(global float *y, global const float *x, float a, global uint *smids) {
+    size_t i = get_global_id(0);
+    y[i] = a * x[i] + y[i];
+#ifdef __NVPTX__
+    uint s;
+    __asm__ volatile("mov.u32 %0, %%smid;" : "=r"(s));
+#else
+    uint s = 0xFFFFFFFFu;
+#endif
+    if (get_local_id(0) == 0)
+        smids[get_group_id(0)] = s;
+}
+"#;
+
+/// Kernels on two green-context sub-devices run as PTX on their own SMs: results match the
+/// host, the SM ids (`%smid`, only readable on the CUDA path) are within each sub-device's
+/// count and disjoint; the first launch waits for a fill enqueued on the root device's
+/// (Vulkan) queue, and a sub-buffer argument uses its offset.
+#[test]
+fn kernels_on_green_contexts_run_as_ptx() {
+    let Some(root) = cuda_device() else { return };
+    let subs = split(root, &counts(&[16, 32], ALIGNED)).unwrap();
+    let devs = [root, subs[0], subs[1]];
+    let mut err = 0;
+    let ctx = unsafe {
+        cl!(clCreateContext)(
+            std::ptr::null(),
+            3,
+            devs.as_ptr(),
+            None,
+            null_mut(),
+            &mut err,
+        )
+    };
+    ok(err);
+    let queue = |d: cl_device_id| {
+        let mut err = 0;
+        let q =
+            unsafe { cl!(clCreateCommandQueueWithProperties)(ctx, d, std::ptr::null(), &mut err) };
+        ok(err);
+        q
+    };
+    let (q_root, qa, qb) = (queue(root), queue(subs[0]), queue(subs[1]));
+    let src = std::ffi::CString::new(AXPY).unwrap();
+    let ptrs = [src.as_ptr()];
+    let prog = unsafe {
+        cl!(clCreateProgramWithSource)(ctx, 1, ptrs.as_ptr() as *mut _, std::ptr::null(), &mut err)
+    };
+    ok(err);
+    ok(unsafe { cl!(clBuildProgram)(prog, 0, std::ptr::null(), c"".as_ptr(), None, null_mut()) });
+    const N: usize = 1 << 20;
+    const LOCAL: usize = 256;
+    let mut rng = Rng(7);
+    let x: Vec<f32> = (0..N).map(|_| rng.next_f32()).collect();
+    let y0: Vec<f32> = (0..N).map(|_| rng.next_f32()).collect();
+    let buffer = |bytes: usize, data: Option<&[f32]>| {
+        let (flags, p) = match data {
+            Some(d) => (
+                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                d.as_ptr() as *mut c_void,
+            ),
+            None => (CL_MEM_READ_WRITE, null_mut()),
+        };
+        let mut err = 0;
+        let m = unsafe { cl!(clCreateBuffer)(ctx, flags, bytes, p, &mut err) };
+        ok(err);
+        m
+    };
+    let xb = buffer(4 * N, Some(&x));
+    let run = |q: cl_command_queue, y: cl_mem, n: usize, a: f32, wait: &[cl_event]| {
+        let smids = buffer(4 * (n / LOCAL), None);
+        let mut err = 0;
+        let k = unsafe { cl!(clCreateKernel)(prog, c"axpy".as_ptr(), &mut err) };
+        ok(err);
+        set_arg(k, 0, &y);
+        set_arg(k, 1, &xb);
+        set_arg(k, 2, &a);
+        set_arg(k, 3, &smids);
+        let g = [n];
+        let l = [LOCAL];
+        ok(unsafe {
+            cl!(clEnqueueNDRangeKernel)(
+                q,
+                k,
+                1,
+                std::ptr::null(),
+                g.as_ptr(),
+                l.as_ptr(),
+                wait.len() as u32,
+                if wait.is_empty() {
+                    std::ptr::null()
+                } else {
+                    wait.as_ptr()
+                },
+                null_mut(),
+            )
+        });
+        ok(unsafe { cl!(clFinish)(q) });
+        let ids: Vec<u32> = read_buf(q, smids, n / LOCAL);
+        unsafe {
+            cl!(clReleaseKernel)(k);
+            cl!(clReleaseMemObject)(smids);
+        }
+        ids.into_iter().collect::<std::collections::BTreeSet<u32>>()
+    };
+    // Sub-device A: y filled on the root device's Vulkan queue first (an event dependency
+    // across queues), then y = 2x + y on A's green context.
+    let ya = buffer(4 * N, None);
+    let mut fill_done = null_mut();
+    let one = 1.5f32;
+    ok(unsafe {
+        cl!(clEnqueueFillBuffer)(
+            q_root,
+            ya,
+            &one as *const f32 as *const c_void,
+            4,
+            0,
+            4 * N,
+            0,
+            std::ptr::null(),
+            &mut fill_done,
+        )
+    });
+    let ids_a = run(qa, ya, N, 2.0, &[fill_done]);
+    let got_a: Vec<f32> = read_buf(qa, ya, N);
+    for i in 0..N {
+        let want = 2.0 * x[i] + 1.5;
+        assert!(
+            (got_a[i] - want).abs() <= 1e-5 * want.abs().max(1.0),
+            "A: y[{i}] = {} want {want}",
+            got_a[i]
+        );
+    }
+    // Sub-device B: y = -3x + y0 over the sub-buffer y0[N/2..].
+    let yb = buffer(4 * N, Some(&y0));
+    let region = cl_buffer_region {
+        origin: 4 * N / 2,
+        size: 4 * N / 2,
+    };
+    let sub = unsafe {
+        cl!(clCreateSubBuffer)(
+            yb,
+            CL_MEM_READ_WRITE,
+            CL_BUFFER_CREATE_TYPE_REGION,
+            &region as *const _ as *const c_void,
+            &mut err,
+        )
+    };
+    ok(err);
+    let ids_b = run(qb, sub, N / 2, -3.0, &[]);
+    let got_b: Vec<f32> = read_buf(qb, yb, N);
+    for i in 0..N {
+        let want = if i < N / 2 {
+            y0[i]
+        } else {
+            -3.0 * x[i - N / 2] + y0[i]
+        };
+        assert!(
+            (got_b[i] - want).abs() <= 1e-5 * want.abs().max(1.0),
+            "B: y[{i}] = {} want {want}",
+            got_b[i]
+        );
+    }
+    assert!(
+        !ids_a.contains(&u32::MAX),
+        "sub-device A's kernel ran through Vulkan, not CUDA"
+    );
+    assert!(
+        !ids_b.contains(&u32::MAX),
+        "sub-device B's kernel ran through Vulkan, not CUDA"
+    );
+    assert!(ids_a.len() as u32 <= units(subs[0]), "A ran on {ids_a:?}");
+    assert!(ids_b.len() as u32 <= units(subs[1]), "B ran on {ids_b:?}");
+    assert_eq!(
+        ids_a.intersection(&ids_b).count(),
+        0,
+        "A {ids_a:?} and B {ids_b:?} share SMs"
+    );
+    eprintln!("SM ids: A {ids_a:?}, B {ids_b:?}");
+    unsafe {
+        cl!(clReleaseEvent)(fill_done);
+        for m in [sub, yb, ya, xb] {
+            cl!(clReleaseMemObject)(m);
+        }
+        cl!(clReleaseProgram)(prog);
+        for q in [q_root, qa, qb] {
+            cl!(clReleaseCommandQueue)(q);
+        }
+        cl!(clReleaseContext)(ctx);
+    }
+    release_all(&subs);
+}
+
+fn read_buf<T: Copy + Default>(q: cl_command_queue, m: cl_mem, n: usize) -> Vec<T> {
+    let mut v = vec![T::default(); n];
+    ok(unsafe {
+        cl!(clEnqueueReadBuffer)(
+            q,
+            m,
+            CL_TRUE,
+            0,
+            n * std::mem::size_of::<T>(),
+            v.as_mut_ptr() as *mut c_void,
+            0,
+            std::ptr::null(),
+            null_mut(),
+        )
+    });
+    v
+}

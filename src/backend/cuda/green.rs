@@ -297,6 +297,8 @@ pub struct GreenContext {
     pub sm_count: u32,
     /// Its SMs as one resource (`cuGreenCtxGetDevResource`): the input of nested splits.
     pub resource: SmResource,
+    /// PTX modules loaded in this context, by the caller's key (None: the load failed).
+    pub modules: std::sync::Mutex<std::collections::HashMap<u64, Option<std::sync::Arc<Module>>>>,
 }
 
 // SAFETY: driver handles, usable from any thread; launches on one stream are serialised by
@@ -368,6 +370,7 @@ impl GreenContext {
                     stream,
                     sm_count: resource.sm_count(),
                     resource,
+                    modules: Default::default(),
                 }),
                 Err(e) => {
                     sys::cuGreenCtxDestroy(raw);
@@ -440,6 +443,12 @@ impl GreenContext {
 
 impl Drop for GreenContext {
     fn drop(&mut self) {
+        // Modules first (a module outliving its context is a driver error); a command that
+        // still holds one keeps this context alive too, so none is in use here.
+        self.modules
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
         // SAFETY: the stream and context were made by `new` and are destroyed once.
         unsafe {
             sys::cuStreamDestroy_v2(self.stream);

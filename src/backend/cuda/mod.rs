@@ -87,6 +87,9 @@ const REQUIRED: &[&str] = &[
     "cuEventSynchronize",
     "cuEventElapsedTime_v2",
     "cuEventDestroy_v2",
+    "cuImportExternalMemory",
+    "cuExternalMemoryGetMappedBuffer",
+    "cuDestroyExternalMemory",
 ];
 
 /// A CUDA device as vkcl sees it.
@@ -250,4 +253,67 @@ impl CudaDevice {
 /// on: the test for "this Vulkan device goes through CUDA for green contexts".
 pub fn device_for_uuid(uuid: &[u8; 16]) -> Option<&'static CudaDevice> {
     Cuda::get()?.device_by_uuid(uuid)
+}
+
+/// Vulkan memory imported into CUDA (`cuImportExternalMemory` of an opaque fd, then
+/// `cuExternalMemoryGetMappedBuffer` of all of it): the same bytes at a CUDA address. Unmapped
+/// and released on drop, which must come before the Vulkan memory is freed.
+pub struct ImportedMemory {
+    ext: sys::CUexternalMemory,
+    /// The CUDA address of the memory's byte 0 (differs from its Vulkan address).
+    pub ptr: sys::CUdeviceptr,
+}
+
+// SAFETY: driver handles usable from any thread.
+unsafe impl Send for ImportedMemory {}
+// SAFETY: as above; never mutated.
+unsafe impl Sync for ImportedMemory {}
+
+impl ImportedMemory {
+    /// Imports `fd`, an opaque fd exported from a dedicated Vulkan allocation of `size` bytes
+    /// (`vkGetMemoryFdKHR`), into `dev`'s primary context. On success the driver owns `fd`;
+    /// on failure the caller still does.
+    ///
+    /// Errors: the driver's.
+    pub fn import_fd(dev: &CudaDevice, fd: i32, size: u64) -> Result<ImportedMemory, CuError> {
+        dev.make_current()?;
+        let desc = sys::CUDA_EXTERNAL_MEMORY_HANDLE_DESC {
+            type_: sys::CUexternalMemoryHandleType::CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD,
+            handle: sys::CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st__bindgen_ty_1 { fd },
+            size,
+            flags: sys::CUDA_EXTERNAL_MEMORY_DEDICATED,
+            reserved: [0; 16],
+        };
+        let mut ext = std::ptr::null_mut();
+        // SAFETY: valid descriptor and output; a context is current.
+        check(
+            unsafe { sys::cuImportExternalMemory(&mut ext, &desc) },
+            "cuImportExternalMemory",
+        )?;
+        let buf = sys::CUDA_EXTERNAL_MEMORY_BUFFER_DESC {
+            offset: 0,
+            size,
+            flags: 0,
+            reserved: [0; 16],
+        };
+        let mut ptr = 0;
+        // SAFETY: `ext` was just imported with `size` bytes.
+        let r = unsafe { sys::cuExternalMemoryGetMappedBuffer(&mut ptr, ext, &buf) };
+        if let Err(e) = check(r, "cuExternalMemoryGetMappedBuffer") {
+            // SAFETY: imported above, released once.
+            unsafe { sys::cuDestroyExternalMemory(ext) };
+            return Err(e);
+        }
+        Ok(ImportedMemory { ext, ptr })
+    }
+}
+
+impl Drop for ImportedMemory {
+    fn drop(&mut self) {
+        // SAFETY: mapped and imported by `import_fd`, released once, mapping first.
+        unsafe {
+            sys::cuMemFree_v2(self.ptr);
+            sys::cuDestroyExternalMemory(self.ext);
+        }
+    }
 }
