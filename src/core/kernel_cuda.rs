@@ -85,11 +85,6 @@ fn module_in(green: &GreenContext, key: u64, ptx: &CString) -> Option<Arc<Module
     m
 }
 
-/// Parameter bytes of one kernel argument.
-enum Param {
-    Bytes(Vec<u8>),
-}
-
 /// A launch of `kernel` over `range` on the green context of `device` with argument values
 /// `args`, or None when the CUDA path cannot take it (see the module's documentation).
 /// Errors: `CL_INVALID_KERNEL_ARGS` for an argument not set or a buffer released since.
@@ -110,7 +105,8 @@ pub(crate) fn launch_on_green(
     };
     let info = kernel.info();
     let mut keep: Vec<Arc<dyn Any + Send + Sync>> = vec![kernel.clone()];
-    let mut params = Vec::with_capacity(info.args.len());
+    // The bytes of each argument's value, in order (cuLaunchKernel takes a pointer to each).
+    let mut params: Vec<Vec<u8>> = Vec::with_capacity(info.args.len());
     for (a, v) in info.args.iter().zip(args.iter()) {
         // CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified.
         let v = v.as_ref().ok_or(ClError(CL_INVALID_KERNEL_ARGS))?;
@@ -129,9 +125,9 @@ pub(crate) fn launch_on_green(
                     }
                     None => 0,
                 };
-                params.push(Param::Bytes(addr.to_le_bytes().to_vec()));
+                params.push(addr.to_le_bytes().to_vec());
             }
-            (ArgKind::Value, ArgValue::Bytes(b)) => params.push(Param::Bytes(b.clone())),
+            (ArgKind::Value, ArgValue::Bytes(b)) => params.push(b.clone()),
             // `__local` arguments need the dynamic shared-memory ABI: not yet.
             _ => return Ok(None),
         }
@@ -167,7 +163,7 @@ pub(crate) fn launch_on_green(
         let mut params = params;
         let mut ptrs: Vec<*mut c_void> = params
             .iter_mut()
-            .map(|Param::Bytes(b)| b.as_mut_ptr() as *mut c_void)
+            .map(|b| b.as_mut_ptr() as *mut c_void)
             .collect();
         let mut run = || {
             green.make_current()?;
@@ -186,4 +182,18 @@ pub(crate) fn launch_on_green(
         }
     }));
     Ok(Some(Launch { work, keep }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clang_args;
+
+    #[test]
+    fn only_definitions_and_include_paths_reach_clang() {
+        assert_eq!(
+            clang_args("-DN=4 -cl-fast-relaxed-math -D M=2 -I /inc -Werror -Ifoo"),
+            vec!["-DN=4", "-DM=2", "-I/inc", "-Ifoo"]
+        );
+        assert!(clang_args("").is_empty());
+    }
 }

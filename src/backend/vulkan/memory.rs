@@ -106,6 +106,10 @@ impl Buffer {
             unsafe { device.raw.destroy_buffer(raw, None) };
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT.into());
         };
+        tracing::debug!(
+            "exportable buffer of {size} bytes in memory type {type_index} ({:?})",
+            props.memory_types[type_index as usize].property_flags
+        );
         let mut export = vk::ExportMemoryAllocateInfo::default().handle_types(handle);
         let mut dedicated = vk::MemoryDedicatedAllocateInfo::default().buffer(raw);
         let mut flags =
