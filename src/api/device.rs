@@ -4,7 +4,9 @@ use super::info::InfoOut;
 use super::platform::{name_versions, names, platform_arg};
 use super::{status, write_opt};
 use crate::backend::vulkan::queue::host_ns;
-use crate::core::device::{Device, Partition};
+use crate::core::device::{
+    split_method, Device, Partition, SplitMethod, CL_DEVICE_PARTITION_SM_SPLIT_VKCL,
+};
 use crate::core::error::{ClError, ClResult};
 use crate::core::object::{self, lookup, ClObject};
 use crate::core::platform::{make_version, Platform};
@@ -113,16 +115,18 @@ pub unsafe extern "C" fn clReleaseDevice(device: cl_device_id) -> cl_int {
     })
 }
 
-/// Reads a clCreateSubDevices property list: the scheme and the list as given (terminating 0
-/// included, for `CL_DEVICE_PARTITION_TYPE`).
+/// Reads a clCreateSubDevices property list: the scheme, vkcl's split method
+/// (`CL_DEVICE_PARTITION_SM_SPLIT_VKCL` after the scheme's values; aligned when absent) and
+/// the list as given (terminating 0 included, for `CL_DEVICE_PARTITION_TYPE`).
 /// Errors: `CL_INVALID_VALUE` for a NULL list, an unknown scheme, a missing value, a second
-/// scheme in the same list, or a value that cannot be a compute-unit count.
+/// scheme in the same list, an unknown split method, or a value that cannot be a compute-unit
+/// count.
 ///
 /// # Safety
 /// `props` must be NULL or a list terminated as the OpenCL API requires.
 unsafe fn partition_properties(
     props: *const cl_device_partition_property,
-) -> ClResult<(Partition, Vec<cl_device_partition_property>)> {
+) -> ClResult<(Partition, SplitMethod, Vec<cl_device_partition_property>)> {
     // CL_INVALID_VALUE if values specified in properties are not valid (a NULL list names no scheme).
     if props.is_null() {
         return Err(ClError(CL_INVALID_VALUE));
@@ -165,12 +169,20 @@ unsafe fn partition_properties(
         // CL_INVALID_VALUE if values specified in properties are not valid (an unknown scheme).
         _ => return Err(ClError(CL_INVALID_VALUE)),
     };
+    let mut end = end;
+    let mut method = SplitMethod::Aligned;
+    // vkcl's own property, once, after the scheme's values.
+    if at(end) == CL_DEVICE_PARTITION_SM_SPLIT_VKCL {
+        // CL_INVALID_VALUE if values specified in properties are not valid (an unknown method).
+        method = split_method(at(end + 1)).ok_or(ClError(CL_INVALID_VALUE))?;
+        end += 2;
+    }
     // CL_INVALID_VALUE if values specified in properties are not valid: "Only one of the listed
     // partitioning schemes can be specified in properties", so the list ends here.
     if at(end) != 0 {
         return Err(ClError(CL_INVALID_VALUE));
     }
-    Ok((scheme, (0..=end).map(at).collect()))
+    Ok((scheme, method, (0..=end).map(at).collect()))
 }
 
 /// clCreateSubDevices (OpenCL 3.0 section 4.3.1): EQUALLY, BY_COUNTS, and BY_AFFINITY_DOMAIN
@@ -193,15 +205,15 @@ pub unsafe extern "C" fn clCreateSubDevices(
         // CL_INVALID_DEVICE if in_device is not valid.
         let d = lookup::<Device>(in_device as *const c_void)?;
         // SAFETY: forwarded contract.
-        let (scheme, list) = unsafe { partition_properties(properties) }?;
-        let (count, _) = d.partition(&scheme, &list, false)?;
+        let (scheme, method, list) = unsafe { partition_properties(properties) }?;
+        let (count, _) = d.partition(&scheme, method, &list, false)?;
         // CL_INVALID_VALUE if out_devices is not NULL and num_devices is less than the number of
         // sub-devices created by the partition scheme.
         if !out_devices.is_null() && (num_devices as usize) < count {
             return Err(ClError(CL_INVALID_VALUE));
         }
         if !out_devices.is_null() {
-            let (_, subs) = d.partition(&scheme, &list, true)?;
+            let (_, subs) = d.partition(&scheme, method, &list, true)?;
             for (i, s) in subs.iter().enumerate() {
                 // SAFETY: out_devices holds num_devices >= count entries.
                 unsafe {

@@ -1,3 +1,5 @@
-//! Device back ends. Only `vulkan` exists so far; `cuda` (green contexts) comes with sub-devices.
+//! Device back ends: `vulkan` (every device) and `cuda` (NVIDIA green contexts for
+//! sub-devices, where the CUDA driver is present).
 
+pub mod cuda;
 pub mod vulkan;

@@ -118,6 +118,7 @@ mod layout;
 mod lower;
 mod options;
 mod printf;
+pub mod ptx;
 mod reflect;
 mod spv;
 mod tools;

@@ -7,11 +7,46 @@
 use super::error::{ClError, ClResult};
 use super::object::{self, ClObject, Header, Kind};
 use super::platform::make_version;
+pub use crate::backend::cuda::SplitMethod;
+use crate::backend::cuda::{self, CudaDevice, GreenContext, SmResource, SplitRequest};
 use crate::backend::vulkan::{self, Instance, PhysicalDevice};
 pub use crate::util::config::LimitedDispatch;
 use ash::vk;
 use opencl_sys::*;
 use std::sync::{Arc, OnceLock};
+
+/// vkcl's partition property (a `cl_device_partition_property` name, placed after the scheme
+/// and its values in clCreateSubDevices' list): how a CUDA device's SMs are carved, its value
+/// one of `CL_DEVICE_PARTITION_SM_SPLIT_{ALIGNED,FINE,BACKFILL}_VKCL` (README "Sub-devices").
+/// Accepted, and without effect, on devices outside the CUDA path.
+pub const CL_DEVICE_PARTITION_SM_SPLIT_VKCL: cl_device_partition_property = 0x7F10;
+/// [`SplitMethod::Aligned`]: whole co-scheduled groups of 8 SMs (the default).
+pub const CL_DEVICE_PARTITION_SM_SPLIT_ALIGNED_VKCL: cl_device_partition_property = 1;
+/// [`SplitMethod::Fine`]: counts exact to 2 SMs, no thread-block clusters.
+pub const CL_DEVICE_PARTITION_SM_SPLIT_FINE_VKCL: cl_device_partition_property = 2;
+/// [`SplitMethod::Backfill`]: EQUALLY shares that together cover the whole device.
+pub const CL_DEVICE_PARTITION_SM_SPLIT_BACKFILL_VKCL: cl_device_partition_property = 3;
+
+/// The split method a `CL_DEVICE_PARTITION_SM_SPLIT_VKCL` value names; None for other values.
+pub fn split_method(value: cl_device_partition_property) -> Option<SplitMethod> {
+    match value {
+        CL_DEVICE_PARTITION_SM_SPLIT_ALIGNED_VKCL => Some(SplitMethod::Aligned),
+        CL_DEVICE_PARTITION_SM_SPLIT_FINE_VKCL => Some(SplitMethod::Fine),
+        CL_DEVICE_PARTITION_SM_SPLIT_BACKFILL_VKCL => Some(SplitMethod::Backfill),
+        _ => None,
+    }
+}
+
+/// The CUDA side of a device on the CUDA path (an NVIDIA device whose CUDA twin, matched by
+/// UUID, the driver offers, with `VKCL_CUDA` not 0).
+pub struct CudaSide {
+    /// The CUDA device with the same UUID as the Vulkan physical device.
+    pub device: &'static CudaDevice,
+    /// The SMs this device holds: all of them for a root, its part for a sub-device.
+    pub sm: SmResource,
+    /// A sub-device's green context (on exactly the SMs of `sm`); None for a root.
+    pub green: Option<Arc<GreenContext>>,
+}
 
 /// llvmpipe's cap on its thread count (`LP_MAX_THREADS` in Mesa 22.x).
 const LLVMPIPE_MAX_THREADS: u32 = 32;
@@ -32,6 +67,8 @@ pub struct Device {
     pub partition_type: Vec<cl_device_partition_property>,
     /// Index of this device's first compute unit among its root device's units.
     pub first_unit: u32,
+    /// The CUDA side (green contexts), on the CUDA path only.
+    pub cuda: Option<CudaSide>,
 }
 
 /// A partition scheme of clCreateSubDevices, decoded from its property list.
@@ -159,10 +196,31 @@ pub fn compute_units(phys: &PhysicalDevice) -> u32 {
     1
 }
 
+/// The CUDA side of a root device: its CUDA twin by UUID, for NVIDIA devices only (no CUDA
+/// probing at all elsewhere), when the CUDA path is on and the driver offers green contexts.
+fn cuda_side_of(phys: &PhysicalDevice) -> Option<CudaSide> {
+    if phys.vendor_id != 0x10DE {
+        return None;
+    }
+    let device = cuda::device_for_uuid(&phys.device_uuid)?;
+    match device.sm_resource() {
+        Ok(sm) => Some(CudaSide {
+            device,
+            sm,
+            green: None,
+        }),
+        Err(e) => {
+            tracing::debug!("CUDA device {} without SM resource: {e}", device.name);
+            None
+        }
+    }
+}
+
 impl Device {
     /// A root device for `phys`, registered as a live handle.
     pub fn new_root(instance: &'static Instance, phys: Arc<PhysicalDevice>) -> Arc<Device> {
         let compute_units = compute_units(&phys);
+        let cuda = cuda_side_of(&phys);
         object::register(Device {
             header: Header::new(Kind::Device),
             instance,
@@ -172,6 +230,7 @@ impl Device {
             parent: None,
             partition_type: Vec::new(),
             first_unit: 0,
+            cuda,
         })
     }
 
@@ -183,6 +242,7 @@ impl Device {
         first: u32,
         units: u32,
         partition_type: Vec<cl_device_partition_property>,
+        cuda: Option<CudaSide>,
     ) -> Arc<Device> {
         object::register(Device {
             header: Header::new(Kind::Device),
@@ -193,6 +253,7 @@ impl Device {
             parent: Some(parent.clone()),
             partition_type,
             first_unit: parent.first_unit + first,
+            cuda,
         })
     }
 
@@ -228,22 +289,92 @@ impl Device {
     /// clCreateSubDevices' work once the properties are decoded: plans the split and, when
     /// `create` is set, makes the sub-devices (`partition_type` is the list as given, with its
     /// terminating 0). Returns the number of sub-devices and those created.
-    /// Errors: as [`plan_partition`].
+    ///
+    /// On the CUDA path the SMs are split by the driver as `method` says and each sub-device
+    /// is a green context whose real SM count is its `CL_DEVICE_MAX_COMPUTE_UNITS` (aligned
+    /// counts round up to 8); elsewhere `method` has no effect.
+    /// Errors: as [`plan_partition`]; on the CUDA path also `CL_DEVICE_PARTITION_FAILED` when
+    /// the rounded parts do not fit in the device's SMs, `CL_OUT_OF_RESOURCES` when the driver
+    /// refuses a split or a green context.
     pub fn partition(
         self: &Arc<Self>,
         scheme: &Partition,
+        method: SplitMethod,
         partition_type: &[cl_device_partition_property],
         create: bool,
     ) -> ClResult<(usize, Vec<Arc<Device>>)> {
         let plan = plan_partition(self.compute_units, self.affinity_domains(), scheme)?;
+        if let Some(side) = &self.cuda {
+            return self.partition_cuda(side, scheme, &plan, method, partition_type, create);
+        }
         let subs = if create {
             plan.iter()
-                .map(|&(first, n)| Device::new_sub(self, first, n, partition_type.to_vec()))
+                .map(|&(first, n)| Device::new_sub(self, first, n, partition_type.to_vec(), None))
                 .collect()
         } else {
             Vec::new()
         };
         Ok((plan.len(), subs))
+    }
+
+    /// [`Device::partition`] on the CUDA path: the driver's split of this device's SMs.
+    fn partition_cuda(
+        self: &Arc<Self>,
+        side: &CudaSide,
+        scheme: &Partition,
+        plan: &[(u32, u32)],
+        method: SplitMethod,
+        partition_type: &[cl_device_partition_property],
+        create: bool,
+    ) -> ClResult<(usize, Vec<Arc<Device>>)> {
+        let request = match scheme {
+            Partition::Equally(n) => SplitRequest::Equally {
+                size: *n,
+                max: plan.len() as u32,
+            },
+            Partition::ByCounts(c) => SplitRequest::Counts(c.clone()),
+            // plan_partition refuses every affinity domain on these devices.
+            Partition::ByAffinityDomain(_) => return Err(ClError(CL_INVALID_VALUE)),
+        };
+        let out_of_resources = |e: cuda::CuError| {
+            tracing::warn!("green-context partition: {e}");
+            ClError(CL_OUT_OF_RESOURCES)
+        };
+        // CL_DEVICE_PARTITION_FAILED if the partition name is supported by the implementation
+        // but in_device could not be further partitioned (the rounded parts do not fit).
+        let parts = side
+            .sm
+            .split(&request, method)
+            .map_err(out_of_resources)?
+            .ok_or(ClError(CL_DEVICE_PARTITION_FAILED))?;
+        if !create {
+            return Ok((parts.len(), Vec::new()));
+        }
+        let mut subs = Vec::with_capacity(parts.len());
+        let mut first = 0;
+        for part in &parts {
+            let green = Arc::new(GreenContext::new(side.device, part).map_err(out_of_resources)?);
+            let units = green.sm_count;
+            let cuda = CudaSide {
+                device: side.device,
+                sm: green.resource,
+                green: Some(green),
+            };
+            subs.push(Device::new_sub(
+                self,
+                first,
+                units,
+                partition_type.to_vec(),
+                Some(cuda),
+            ));
+            first += units;
+        }
+        Ok((subs.len(), subs))
+    }
+
+    /// The green context of a sub-device on the CUDA path.
+    pub fn green_context(&self) -> Option<&Arc<GreenContext>> {
+        self.cuda.as_ref()?.green.as_ref()
     }
 
     /// How kernels on this device's sub-devices keep to their compute units:

@@ -504,6 +504,10 @@ impl Kernel {
     /// Errors: as [`encode`](Self::encode); `CL_MEM_OBJECT_ALLOCATION_FAILURE`.
     pub fn launch(self: &Arc<Self>, device: &Arc<Device>, range: NdRange) -> ClResult<Launch> {
         let args = self.args.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        // Green-context sub-devices (CUDA path) run the kernel as PTX where they can.
+        if let Some(l) = super::kernel_cuda::launch_on_green(self, device, &range, &args)? {
+            return Ok(l);
+        }
         let enc = self.encode(device, range, &args)?;
         let buf = enc.to_buffer(device)?;
         let address = buf.address;

@@ -66,7 +66,7 @@ impl Mem {
         properties: Vec<cl_mem_properties>,
     ) -> ClResult<Mem> {
         let device = context.devices[0].vk()?;
-        let storage = Buffer::new(device, size as u64).map_err(|e| {
+        let storage = Buffer::new_shared(device, size as u64).map_err(|e| {
             tracing::warn!("buffer of {size} bytes: {e}");
             ClError(CL_MEM_OBJECT_ALLOCATION_FAILURE)
         })?;

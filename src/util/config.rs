@@ -43,6 +43,9 @@ pub struct Config {
     /// cache directory), bounded by `VKCL_CACHE_MAX_MB` (default 256); `None` when
     /// `VKCL_CACHE=0` or no cache directory is known.
     pub cache: Option<crate::compiler::cache::CacheConfig>,
+    /// `VKCL_CUDA`: `0` turns the CUDA path (green-context sub-devices on NVIDIA) off;
+    /// on by default (it is inert where no CUDA driver is found).
+    pub cuda: bool,
 }
 
 impl Config {
@@ -76,8 +79,10 @@ impl Config {
                     dir,
                     max_bytes: max_mb << 20,
                 });
+        let cuda = !matches!(var("VKCL_CUDA").as_deref(), Some("0") | Some("off"));
         Config {
             cache,
+            cuda,
             log: var("VKCL_LOG"),
             validation,
             command_buffer_094,

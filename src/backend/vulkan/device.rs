@@ -1,6 +1,7 @@
 //! The logical device: one `VkDevice` per physical device, its compute queues and allocator.
 
 use super::instance::{Instance, PhysicalDevice};
+use crate::backend::cuda::{self, CudaDevice};
 use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use std::sync::{Arc, Mutex};
@@ -22,6 +23,12 @@ pub struct Device {
     /// The `VkPipelineCache` every pipeline is created with, loaded from and saved to disk
     /// (see [`super::pipeline::PersistentCache`]).
     pub pipeline_cache: super::pipeline::PersistentCache,
+    /// On the CUDA path (an NVIDIA device whose CUDA twin has the same UUID): that CUDA device
+    /// and `VK_KHR_external_memory_fd`, so buffers are allocated exportable and imported into
+    /// CUDA ([`super::memory::Buffer::cuda_address`]).
+    pub cuda: Option<(&'static CudaDevice, ash::khr::external_memory_fd::Device)>,
+    /// The physical device's memory types (exportable allocations choose their own).
+    pub memory_properties: vk::PhysicalDeviceMemoryProperties,
 }
 
 // SAFETY: ash's Device is a function table plus a handle; vkcl synchronises queue access and
@@ -62,6 +69,16 @@ impl Device {
         if phys.has_extension(ash::nv::shader_sm_builtins::NAME) {
             enabled_extensions.push(ash::nv::shader_sm_builtins::NAME);
         }
+        // The CUDA path: only NVIDIA devices are looked up in CUDA at all.
+        let cuda_twin =
+            if phys.vendor_id == 0x10DE && phys.has_extension(ash::khr::external_memory_fd::NAME) {
+                cuda::device_for_uuid(&phys.device_uuid)
+            } else {
+                None
+            };
+        if cuda_twin.is_some() {
+            enabled_extensions.push(ash::khr::external_memory_fd::NAME);
+        }
         let ext_ptrs: Vec<_> = enabled_extensions.iter().map(|e| e.as_ptr()).collect();
         let info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queue_info)
@@ -88,7 +105,18 @@ impl Device {
             vk::Result::ERROR_INITIALIZATION_FAILED
         })?;
         let pipeline_cache = super::pipeline::PersistentCache::open(&raw, &phys);
+        let cuda = cuda_twin.map(|c| {
+            (
+                c,
+                ash::khr::external_memory_fd::Device::new(&instance.raw, &raw),
+            )
+        });
+        // SAFETY: plain query.
+        let memory_properties =
+            unsafe { instance.raw.get_physical_device_memory_properties(phys.raw) };
         let device = Arc::new(Device {
+            cuda,
+            memory_properties,
             phys,
             raw,
             queue_users: Mutex::new(vec![0; queues.len()]),

@@ -1,10 +1,11 @@
 //! Buffers: `VkBuffer`s with device addresses, suballocated by gpu-allocator.
 
 use super::device::Device;
+use crate::backend::cuda::ImportedMemory;
 use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use gpu_allocator::MemoryLocation;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Alignment of every buffer's start, bytes (`CL_DEVICE_MEM_BASE_ADDR_ALIGN` is this in bits).
 pub const BUFFER_ALIGNMENT: u64 = 128;
@@ -29,9 +30,19 @@ pub struct Buffer {
     /// `vkGetBufferDeviceAddress` of the buffer's start.
     pub address: u64,
     mapped: *mut u8,
+    /// On the CUDA path: the buffer's own exportable allocation (instead of `allocation`)
+    /// and, once a CUDA kernel has used it, its import into CUDA.
+    exported: Option<Exported>,
     /// Whether the host reads this memory through its caches (`HOST_CACHED`): false for
     /// device-local memory mapped through the PCI BAR, which the host reads at tens of MB/s.
     pub host_cached: bool,
+}
+
+/// A dedicated, exportable allocation (`VK_KHR_external_memory_fd`, opaque fd).
+struct Exported {
+    memory: vk::DeviceMemory,
+    size: u64,
+    cuda: OnceLock<Option<ImportedMemory>>,
 }
 
 // SAFETY: the mapped pointer is to memory owned by this buffer; concurrent access is governed
@@ -41,33 +52,178 @@ unsafe impl Send for Buffer {}
 unsafe impl Sync for Buffer {}
 
 impl Buffer {
-    /// Allocates `size` bytes (> 0) of host-visible device memory (device-local where the
-    /// device has such memory).
+    /// Allocates `size` bytes (> 0) of host-visible device memory (suballocated).
     /// Errors: `MemoryError` when Vulkan or the allocator refuse (out of memory).
     pub fn new(device: &Arc<Device>, size: u64) -> Result<Buffer, MemoryError> {
-        Buffer::new_in(device, size, MemoryLocation::CpuToGpu)
+        Buffer::new_suballocated(device, size, MemoryLocation::CpuToGpu)
     }
 
     /// Allocates `size` bytes (> 0) of host-cached memory, the staging area of device-to-host
     /// copies out of memory the host reads slowly ([`Buffer::host_cached`] false).
     /// Errors: as [`Buffer::new`].
     pub fn readback(device: &Arc<Device>, size: u64) -> Result<Buffer, MemoryError> {
-        Buffer::new_in(device, size, MemoryLocation::GpuToCpu)
+        Buffer::new_suballocated(device, size, MemoryLocation::GpuToCpu)
     }
 
-    fn new_in(
+    /// As [`Buffer::new`], for memory that CUDA kernels may use too (OpenCL buffers): on the
+    /// CUDA path a dedicated exportable allocation (the allocator's if the driver refuses).
+    /// Errors: as [`Buffer::new`].
+    pub fn new_shared(device: &Arc<Device>, size: u64) -> Result<Buffer, MemoryError> {
+        if device.cuda.is_some() {
+            match Buffer::new_exported(device, size) {
+                Ok(b) => return Ok(b),
+                Err(e) => tracing::debug!("exportable buffer of {size} bytes: {e}"),
+            }
+        }
+        Buffer::new_suballocated(device, size, MemoryLocation::CpuToGpu)
+    }
+
+    fn usage() -> vk::BufferUsageFlags {
+        vk::BufferUsageFlags::STORAGE_BUFFER
+            | vk::BufferUsageFlags::TRANSFER_SRC
+            | vk::BufferUsageFlags::TRANSFER_DST
+            | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
+            | vk::BufferUsageFlags::INDIRECT_BUFFER
+    }
+
+    /// A buffer with its own exportable, host-visible allocation (opaque fd handle type).
+    fn new_exported(device: &Arc<Device>, size: u64) -> Result<Buffer, MemoryError> {
+        let handle = vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD;
+        let mut ext_info = vk::ExternalMemoryBufferCreateInfo::default().handle_types(handle);
+        let info = vk::BufferCreateInfo::default()
+            .size(size)
+            .usage(Buffer::usage())
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .push_next(&mut ext_info);
+        // SAFETY: valid create info on a live device.
+        let raw = unsafe { device.raw.create_buffer(&info, None) }?;
+        // SAFETY: `raw` is a buffer of this device.
+        let req = unsafe { device.raw.get_buffer_memory_requirements(raw) };
+        let props = &device.memory_properties;
+        let want = |flags: vk::MemoryPropertyFlags| {
+            (0..props.memory_type_count).find(|&i| {
+                req.memory_type_bits & (1 << i) != 0
+                    && props.memory_types[i as usize]
+                        .property_flags
+                        .contains(flags)
+            })
+        };
+        let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+        let Some(type_index) =
+            want(host | vk::MemoryPropertyFlags::DEVICE_LOCAL).or_else(|| want(host))
+        else {
+            // SAFETY: unused buffer, destroyed once.
+            unsafe { device.raw.destroy_buffer(raw, None) };
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT.into());
+        };
+        tracing::debug!(
+            "exportable buffer of {size} bytes in memory type {type_index} ({:?})",
+            props.memory_types[type_index as usize].property_flags
+        );
+        let mut export = vk::ExportMemoryAllocateInfo::default().handle_types(handle);
+        let mut dedicated = vk::MemoryDedicatedAllocateInfo::default().buffer(raw);
+        let mut flags =
+            vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
+        let alloc = vk::MemoryAllocateInfo::default()
+            .allocation_size(req.size)
+            .memory_type_index(type_index)
+            .push_next(&mut export)
+            .push_next(&mut dedicated)
+            .push_next(&mut flags);
+        // SAFETY: valid allocate info whose chain outlives the call.
+        let memory = match unsafe { device.raw.allocate_memory(&alloc, None) } {
+            Ok(m) => m,
+            Err(e) => {
+                // SAFETY: unused buffer, destroyed once.
+                unsafe { device.raw.destroy_buffer(raw, None) };
+                return Err(e.into());
+            }
+        };
+        // SAFETY: fresh memory of the buffer's requirements; mapped whole, once.
+        let mapped = unsafe {
+            device.raw.bind_buffer_memory(raw, memory, 0).and_then(|_| {
+                device
+                    .raw
+                    .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+            })
+        };
+        let mapped = match mapped {
+            Ok(p) => p as *mut u8,
+            Err(e) => {
+                // SAFETY: neither is in use; each destroyed once.
+                unsafe {
+                    device.raw.destroy_buffer(raw, None);
+                    device.raw.free_memory(memory, None);
+                }
+                return Err(e.into());
+            }
+        };
+        // SAFETY: the buffer was created with SHADER_DEVICE_ADDRESS and is bound.
+        let address = unsafe {
+            device
+                .raw
+                .get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(raw))
+        };
+        Ok(Buffer {
+            device: device.clone(),
+            raw,
+            allocation: Mutex::new(None),
+            size,
+            address,
+            mapped,
+            host_cached: props.memory_types[type_index as usize]
+                .property_flags
+                .contains(vk::MemoryPropertyFlags::HOST_CACHED),
+            exported: Some(Exported {
+                memory,
+                size: req.size,
+                cuda: OnceLock::new(),
+            }),
+        })
+    }
+
+    /// The CUDA address of byte 0 on the CUDA path: the allocation is exported
+    /// (`vkGetMemoryFdKHR`) and imported into CUDA at the first call, once. None where the
+    /// buffer is not exportable or the import failed (logged).
+    pub fn cuda_address(&self) -> Option<u64> {
+        let ex = self.exported.as_ref()?;
+        let (cuda, fd_loader) = self.device.cuda.as_ref()?;
+        ex.cuda
+            .get_or_init(|| {
+                let info = vk::MemoryGetFdInfoKHR::default()
+                    .memory(ex.memory)
+                    .handle_type(vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD);
+                // SAFETY: exportable memory of this device.
+                let fd = match unsafe { fd_loader.get_memory_fd(&info) } {
+                    Ok(fd) => fd,
+                    Err(e) => {
+                        tracing::warn!("vkGetMemoryFdKHR: {e}");
+                        return None;
+                    }
+                };
+                match ImportedMemory::import_fd(cuda, fd, ex.size) {
+                    Ok(m) => Some(m),
+                    Err(e) => {
+                        // SAFETY: the import failed, so the fd is still ours to close.
+                        unsafe { libc::close(fd) };
+                        tracing::warn!("buffer import into CUDA: {e}");
+                        None
+                    }
+                }
+            })
+            .as_ref()
+            .map(|m| m.ptr)
+    }
+
+    /// A buffer suballocated by gpu-allocator.
+    fn new_suballocated(
         device: &Arc<Device>,
         size: u64,
         location: MemoryLocation,
     ) -> Result<Buffer, MemoryError> {
-        let usage = vk::BufferUsageFlags::STORAGE_BUFFER
-            | vk::BufferUsageFlags::TRANSFER_SRC
-            | vk::BufferUsageFlags::TRANSFER_DST
-            | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
-            | vk::BufferUsageFlags::INDIRECT_BUFFER;
         let info = vk::BufferCreateInfo::default()
             .size(size)
-            .usage(usage)
+            .usage(Buffer::usage())
             .sharing_mode(vk::SharingMode::EXCLUSIVE);
         // SAFETY: valid create info on a live device.
         let raw = unsafe { device.raw.create_buffer(&info, None) }?;
@@ -112,6 +268,9 @@ impl Buffer {
             "buffer of {size} bytes in memory {:?}",
             alloc.memory_properties()
         );
+        let host_cached = alloc
+            .memory_properties()
+            .contains(vk::MemoryPropertyFlags::HOST_CACHED);
         let mapped = alloc
             .mapped_ptr()
             .map(|p| p.as_ptr() as *mut u8)
@@ -122,9 +281,6 @@ impl Buffer {
                 .raw
                 .get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(raw))
         };
-        let host_cached = alloc
-            .memory_properties()
-            .contains(vk::MemoryPropertyFlags::HOST_CACHED);
         Ok(Buffer {
             device: device.clone(),
             raw,
@@ -132,6 +288,7 @@ impl Buffer {
             size,
             address,
             mapped,
+            exported: None,
             host_cached,
         })
     }
@@ -181,6 +338,17 @@ impl Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
+        // CUDA's mapping goes first, then the Vulkan buffer and its own memory.
+        if let Some(mut ex) = self.exported.take() {
+            drop(ex.cuda.take());
+            // SAFETY: no pending command uses the buffer (commands hold an Arc of their
+            // buffers); the memory is this buffer's own, freed once.
+            unsafe {
+                self.device.raw.destroy_buffer(self.raw, None);
+                self.device.raw.free_memory(ex.memory, None);
+            }
+            return;
+        }
         // SAFETY: no pending command uses the buffer (commands hold an Arc of their buffers).
         unsafe { self.device.raw.destroy_buffer(self.raw, None) };
         if let Some(a) = self

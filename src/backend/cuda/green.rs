@@ -1,0 +1,580 @@
+//! Green contexts: SM resources, their splits, contexts made from them, PTX modules loaded in
+//! them and kernels launched on their streams (CUDA driver API, CUDA 12.4 and newer).
+//!
+//! Facts of the H200 with driver 580 (CUDA 13.0), see DESIGN.md "Sub-devices": the driver
+//! splits SMs in co-scheduled groups of 8, or of 2 with
+//! `CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING`; a green context needs
+//! `CU_GREEN_CTX_DEFAULT_STREAM` and its streams `CU_STREAM_NON_BLOCKING`.
+
+use super::{check, CuError, CudaDevice};
+use cudarc::driver::sys;
+use std::ffi::{c_void, CStr};
+
+/// How SMs are carved (vkcl's partition property, README "Sub-devices").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SplitMethod {
+    /// Whole co-scheduled groups of 8 SMs (thread-block clusters possible): a count rounds up
+    /// to the next 8, leftover SMs stay unused. The default.
+    Aligned,
+    /// Every requested SM, in groups of 2 (`IGNORE_SM_COSCHEDULING`; no clusters).
+    Fine,
+    /// EQUALLY shares that together cover the whole device: as many shares as `n` fits, the
+    /// leftover SMs spread over them (groups of 2, the last takes any odd rest). With
+    /// BY_COUNTS it is [`SplitMethod::Fine`].
+    Backfill,
+}
+
+impl SplitMethod {
+    fn flags(self) -> u32 {
+        match self {
+            SplitMethod::Aligned => 0,
+            SplitMethod::Fine | SplitMethod::Backfill => {
+                sys::CUdevSmResourceSplit_flags::CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING
+                    as u32
+            }
+        }
+    }
+}
+
+/// An SM resource (`CUdevResource` of type SM): a device's SMs or a part split from them.
+#[derive(Clone, Copy)]
+pub struct SmResource(sys::CUdevResource);
+
+// SAFETY: a plain descriptor value, no pointers the driver keeps.
+unsafe impl Send for SmResource {}
+// SAFETY: as above; never mutated once made.
+unsafe impl Sync for SmResource {}
+
+impl std::fmt::Debug for SmResource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SmResource({} SMs)", self.sm_count())
+    }
+}
+
+/// What to split: EQUALLY (`max` shares of at least `size` SMs, as many as fit) or BY_COUNTS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SplitRequest {
+    /// As many shares of `size` SMs as fit, at most `max`.
+    Equally { size: u32, max: u32 },
+    /// One part per count, in order.
+    Counts(Vec<u32>),
+}
+
+fn empty_resource() -> sys::CUdevResource {
+    // SAFETY: CUdevResource is plain old data (an enum tag whose 0 is invalid but never read
+    // before the driver writes it, padding, and a union of integers).
+    unsafe { std::mem::zeroed() }
+}
+
+impl SmResource {
+    /// All SMs of `dev` (`cuDeviceGetDevResource`).
+    pub(crate) fn of_device(dev: &CudaDevice) -> Result<SmResource, CuError> {
+        let mut r = empty_resource();
+        // SAFETY: valid device handle and output.
+        check(
+            unsafe {
+                sys::cuDeviceGetDevResource(
+                    dev.raw,
+                    &mut r,
+                    sys::CUdevResourceType::CU_DEV_RESOURCE_TYPE_SM,
+                )
+            },
+            "cuDeviceGetDevResource",
+        )?;
+        Ok(SmResource(r))
+    }
+
+    /// The SMs this resource holds.
+    pub fn sm_count(&self) -> u32 {
+        // SAFETY: an SM-type resource: the `sm` member of the union is the one written.
+        unsafe { self.0.__bindgen_anon_1.sm.smCount }
+    }
+
+    /// One driver split of `self` (`cuDevSmResourceSplitByCount`): up to `groups` parts of
+    /// at least `min` SMs each, and the rest.
+    pub fn split_by_count(
+        &self,
+        groups: u32,
+        min: u32,
+        method: SplitMethod,
+    ) -> Result<(Vec<SmResource>, SmResource), CuError> {
+        self.split_once(groups, min, method.flags())
+    }
+
+    /// One split of `self`: up to `groups` parts of at least `min` SMs each and the rest.
+    fn split_once(
+        &self,
+        groups: u32,
+        min: u32,
+        flags: u32,
+    ) -> Result<(Vec<SmResource>, SmResource), CuError> {
+        let mut out = vec![empty_resource(); groups as usize];
+        let mut n = groups;
+        let mut rest = empty_resource();
+        // SAFETY: `out` holds `groups` resources; input and outputs are valid.
+        let r = unsafe {
+            sys::cuDevSmResourceSplitByCount(
+                out.as_mut_ptr(),
+                &mut n,
+                &self.0,
+                &mut rest,
+                flags,
+                min,
+            )
+        };
+        check(r, "cuDevSmResourceSplitByCount")?;
+        out.truncate(n as usize);
+        Ok((out.into_iter().map(SmResource).collect(), SmResource(rest)))
+    }
+
+    /// The driver's split granularity for `method`: `smCoscheduledAlignment` (8 on the H200)
+    /// when aligned; 2 otherwise (with `IGNORE_SM_COSCHEDULING` the H200's driver splits in
+    /// 2s although `minSmPartitionSize` says 8).
+    pub fn granularity(&self, method: SplitMethod) -> u32 {
+        // SAFETY: an SM-type resource: the `sm` member of the union is the one written.
+        let sm = unsafe { self.0.__bindgen_anon_1.sm };
+        match method {
+            SplitMethod::Aligned => sm.smCoscheduledAlignment.max(2),
+            SplitMethod::Fine | SplitMethod::Backfill => 2,
+        }
+    }
+
+    /// Splits this resource as `request` asks, by `method`. `Ok(None)` when the parts cannot
+    /// fit (the caller's `CL_DEVICE_PARTITION_FAILED`). Each part is a list of SM resources
+    /// of one split (for [`GreenContext::new`]); its SMs are the sum of their counts.
+    ///
+    /// - EQUALLY (aligned, fine): one driver split into as many parts of at least `size` SMs
+    ///   as fit (at most `max`); the driver rounds each up to its granularity.
+    /// - BY_COUNTS: equal counts in one driver split; different counts from the device's
+    ///   smallest units (one split; the H200's driver refuses to split the rest of a split
+    ///   again), each count taking whole units in order.
+    /// - Backfill (EQUALLY): the device split into its smallest units, handed out largest
+    ///   first to the share with the fewest SMs so far: the shares cover every SM.
+    ///
+    /// Errors: the driver's.
+    pub fn split(
+        &self,
+        request: &SplitRequest,
+        method: SplitMethod,
+    ) -> Result<Option<Vec<Vec<SmResource>>>, CuError> {
+        let total = self.sm_count();
+        let flags = method.flags();
+        match (request, method) {
+            (SplitRequest::Equally { size, max }, SplitMethod::Backfill) => {
+                let g = self.granularity(method);
+                let k = (total / size.max(&1)).min(*max) as usize;
+                if k == 0 || total < g {
+                    return Ok(None);
+                }
+                let (mut units, rest) = self.split_once(total / g, g, flags)?;
+                if rest.sm_count() > 0 {
+                    units.push(rest);
+                }
+                if units.len() < k {
+                    return Ok(None);
+                }
+                units.sort_by_key(|u| std::cmp::Reverse(u.sm_count()));
+                let mut parts: Vec<Vec<SmResource>> = vec![Vec::new(); k];
+                for u in units {
+                    let i = (0..k)
+                        .min_by_key(|&i| (sm_count_of(&parts[i]), i))
+                        .unwrap_or(0);
+                    parts[i].push(u);
+                }
+                if parts.iter().any(|p| sm_count_of(p) < *size) {
+                    return Ok(None);
+                }
+                Ok(Some(parts))
+            }
+            (SplitRequest::Equally { size, max }, _) => {
+                let (parts, _) = self.split_once(*max, *size, flags)?;
+                if parts.is_empty() || parts.iter().any(|p| p.sm_count() < *size) {
+                    return Ok(None);
+                }
+                Ok(Some(parts.into_iter().map(|p| vec![p]).collect()))
+            }
+            (SplitRequest::Counts(counts), _) => {
+                if let Some(parts) = self.split_counts_directly(counts, flags)? {
+                    return Ok(Some(parts));
+                }
+                self.split_counts_by_units(counts, method)
+            }
+        }
+    }
+
+    /// BY_COUNTS of equal counts as one driver split (the driver packs equal co-scheduled
+    /// parts best that way: 64 + 64 of the H200's 132 SMs, where units give one 64).
+    /// `Ok(None)` for different counts or when the split does not give what was asked.
+    fn split_counts_directly(
+        &self,
+        counts: &[u32],
+        flags: u32,
+    ) -> Result<Option<Vec<Vec<SmResource>>>, CuError> {
+        let mut sizes: Vec<u32> = counts.to_vec();
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
+        sizes.dedup();
+        if sizes.len() != 1 {
+            return Ok(None);
+        }
+        let mut rest = *self;
+        let mut made: Vec<(u32, Vec<SmResource>)> = Vec::new();
+        for v in sizes {
+            let k = counts.iter().filter(|&&c| c == v).count() as u32;
+            if rest.sm_count() < v * k {
+                return Ok(None);
+            }
+            let (parts, r) = match rest.split_once(k, v, flags) {
+                Ok(r) => r,
+                Err(e)
+                    if e.code == sys::CUresult::CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION
+                        || e.code == sys::CUresult::CUDA_ERROR_INVALID_VALUE =>
+                {
+                    tracing::debug!("split of {v} x {k} from {} SMs: {e}", rest.sm_count());
+                    return Ok(None);
+                }
+                Err(e) => return Err(e),
+            };
+            if parts.len() as u32 != k || parts.iter().any(|p| p.sm_count() < v) {
+                return Ok(None);
+            }
+            made.push((v, parts));
+            rest = r;
+        }
+        // Back to the order of `counts`.
+        let mut out = Vec::with_capacity(counts.len());
+        for c in counts {
+            let Some((_, parts)) = made.iter_mut().find(|(v, p)| v == c && !p.is_empty()) else {
+                return Ok(None);
+            };
+            out.push(vec![parts.remove(0)]);
+        }
+        Ok(Some(out))
+    }
+
+    /// BY_COUNTS from the device's smallest units (one driver split): each count takes units,
+    /// in order, until it has at least its SMs.
+    fn split_counts_by_units(
+        &self,
+        counts: &[u32],
+        method: SplitMethod,
+    ) -> Result<Option<Vec<Vec<SmResource>>>, CuError> {
+        let g = self.granularity(method);
+        let total = self.sm_count();
+        if total < g {
+            return Ok(None);
+        }
+        let (units, _) = self.split_once(total / g, g, method.flags())?;
+        let mut it = units.into_iter();
+        let mut out = Vec::with_capacity(counts.len());
+        for &c in counts {
+            let mut part = Vec::new();
+            while sm_count_of(&part) < c {
+                let Some(u) = it.next() else {
+                    return Ok(None);
+                };
+                part.push(u);
+            }
+            out.push(part);
+        }
+        Ok(Some(out))
+    }
+}
+
+/// The SMs of a part made by [`SmResource::split`].
+pub fn sm_count_of(part: &[SmResource]) -> u32 {
+    part.iter().map(SmResource::sm_count).sum()
+}
+
+/// A green context: a CUDA context limited to the SMs of some [`SmResource`]s, with its own
+/// non-blocking stream. Destroyed with its stream on drop.
+pub struct GreenContext {
+    raw: sys::CUgreenCtx,
+    /// The context view of the green context (`cuCtxFromGreenCtx`), for `cuCtxSetCurrent`.
+    pub ctx: sys::CUcontext,
+    /// The green context's stream (`cuGreenCtxStreamCreate`, non-blocking).
+    pub stream: sys::CUstream,
+    /// The SMs the green context really holds (`cuGreenCtxGetDevResource`).
+    pub sm_count: u32,
+    /// Its SMs as one resource (`cuGreenCtxGetDevResource`): the input of nested splits.
+    pub resource: SmResource,
+    /// PTX modules loaded in this context, by the caller's key (None: the load failed).
+    pub modules: std::sync::Mutex<std::collections::HashMap<u64, Option<std::sync::Arc<Module>>>>,
+}
+
+// SAFETY: driver handles, usable from any thread; launches on one stream are serialised by
+// the driver.
+unsafe impl Send for GreenContext {}
+// SAFETY: as above.
+unsafe impl Sync for GreenContext {}
+
+impl std::fmt::Debug for GreenContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "GreenContext({} SMs)", self.sm_count)
+    }
+}
+
+impl GreenContext {
+    /// A green context of `dev` on the SMs of `sm`, one or several SM resources of one split
+    /// (`cuDevResourceGenerateDesc`, `cuGreenCtxCreate`, `cuGreenCtxStreamCreate`).
+    ///
+    /// Errors: the driver's (out of resources, a resource from another device).
+    pub fn new(dev: &CudaDevice, sm: &[SmResource]) -> Result<GreenContext, CuError> {
+        let mut res: Vec<sys::CUdevResource> = sm.iter().map(|r| r.0).collect();
+        let mut desc = std::ptr::null_mut();
+        let mut raw = std::ptr::null_mut();
+        // SAFETY (whole block): valid handles and outputs; each object made here is destroyed
+        // on the error paths that follow it.
+        unsafe {
+            check(
+                sys::cuDevResourceGenerateDesc(&mut desc, res.as_mut_ptr(), res.len() as u32),
+                "cuDevResourceGenerateDesc",
+            )?;
+            check(
+                sys::cuGreenCtxCreate(
+                    &mut raw,
+                    desc,
+                    dev.raw,
+                    sys::CUgreenCtxCreate_flags::CU_GREEN_CTX_DEFAULT_STREAM as u32,
+                ),
+                "cuGreenCtxCreate",
+            )?;
+            let made = (|| {
+                let mut ctx = std::ptr::null_mut();
+                check(sys::cuCtxFromGreenCtx(&mut ctx, raw), "cuCtxFromGreenCtx")?;
+                let mut stream = std::ptr::null_mut();
+                check(
+                    sys::cuGreenCtxStreamCreate(
+                        &mut stream,
+                        raw,
+                        sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32,
+                        0,
+                    ),
+                    "cuGreenCtxStreamCreate",
+                )?;
+                let mut got = empty_resource();
+                let r = sys::cuGreenCtxGetDevResource(
+                    raw,
+                    &mut got,
+                    sys::CUdevResourceType::CU_DEV_RESOURCE_TYPE_SM,
+                );
+                if let Err(e) = check(r, "cuGreenCtxGetDevResource") {
+                    sys::cuStreamDestroy_v2(stream);
+                    return Err(e);
+                }
+                Ok((ctx, stream, SmResource(got)))
+            })();
+            match made {
+                Ok((ctx, stream, resource)) => Ok(GreenContext {
+                    raw,
+                    ctx,
+                    stream,
+                    sm_count: resource.sm_count(),
+                    resource,
+                    modules: Default::default(),
+                }),
+                Err(e) => {
+                    sys::cuGreenCtxDestroy(raw);
+                    Err(e)
+                }
+            }
+        }
+    }
+
+    /// Makes this green context current on the calling thread.
+    pub fn make_current(&self) -> Result<(), CuError> {
+        // SAFETY: a live context.
+        check(unsafe { sys::cuCtxSetCurrent(self.ctx) }, "cuCtxSetCurrent")
+    }
+
+    /// Waits for everything enqueued on the green context's stream.
+    pub fn synchronize(&self) -> Result<(), CuError> {
+        // SAFETY: a live stream.
+        check(
+            unsafe { sys::cuStreamSynchronize(self.stream) },
+            "cuStreamSynchronize",
+        )
+    }
+
+    /// Launches `f` on this green context's stream: `grid` groups of `block` work-items,
+    /// `params` one pointer per kernel argument (to the argument's value), as
+    /// `cuLaunchKernel` takes them.
+    ///
+    /// # Safety
+    /// `f` must come from a module loaded in this context and `params` must match its
+    /// parameter list; the memory the arguments name must stay alive until the kernel ends.
+    pub unsafe fn launch(
+        &self,
+        f: sys::CUfunction,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        params: &mut [*mut c_void],
+    ) -> Result<(), CuError> {
+        // SAFETY: forwarded contract.
+        check(
+            unsafe {
+                sys::cuLaunchKernel(
+                    f,
+                    grid[0],
+                    grid[1],
+                    grid[2],
+                    block[0],
+                    block[1],
+                    block[2],
+                    shared_bytes,
+                    self.stream,
+                    params.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            },
+            "cuLaunchKernel",
+        )
+    }
+
+    /// `cuEventRecord` of a timing event on this context's stream.
+    pub fn record(&self, e: &Event) -> Result<(), CuError> {
+        // SAFETY: live event and stream.
+        check(
+            unsafe { sys::cuEventRecord(e.0, self.stream) },
+            "cuEventRecord",
+        )
+    }
+}
+
+impl Drop for GreenContext {
+    fn drop(&mut self) {
+        // Modules first (a module outliving its context is a driver error); a command that
+        // still holds one keeps this context alive too, so none is in use here.
+        self.modules
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        // SAFETY: the stream and context were made by `new` and are destroyed once.
+        unsafe {
+            sys::cuStreamDestroy_v2(self.stream);
+            sys::cuGreenCtxDestroy(self.raw);
+        }
+    }
+}
+
+/// A kernel of a loaded [`Module`] (`CUfunction`), valid while the module is loaded.
+pub type Function = sys::CUfunction;
+
+/// A PTX module loaded in one context (`cuModuleLoadData`); unloaded on drop.
+pub struct Module {
+    raw: sys::CUmodule,
+}
+
+// SAFETY: a driver handle usable from any thread.
+unsafe impl Send for Module {}
+// SAFETY: as above.
+unsafe impl Sync for Module {}
+
+impl Module {
+    /// Loads `ptx` (NUL-terminated PTX text, JIT-compiled by the driver) in `ctx`'s context,
+    /// eagerly: a lazily loaded module can block behind a pending external wait.
+    pub fn load(ctx: &GreenContext, ptx: &CStr) -> Result<Module, CuError> {
+        ctx.make_current()?;
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a valid NUL-terminated image; the context is current.
+        check(
+            unsafe { sys::cuModuleLoadData(&mut raw, ptx.as_ptr() as *const c_void) },
+            "cuModuleLoadData",
+        )?;
+        Ok(Module { raw })
+    }
+
+    /// The kernel called `name`.
+    pub fn function(&self, name: &CStr) -> Result<sys::CUfunction, CuError> {
+        let mut f = std::ptr::null_mut();
+        // SAFETY: live module, NUL-terminated name.
+        check(
+            unsafe { sys::cuModuleGetFunction(&mut f, self.raw, name.as_ptr()) },
+            "cuModuleGetFunction",
+        )?;
+        Ok(f)
+    }
+}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        // SAFETY: loaded by `load`, unloaded once.
+        unsafe { sys::cuModuleUnload(self.raw) };
+    }
+}
+
+/// Device memory allocated with `cuMemAlloc` in the current context; freed on drop.
+pub struct DeviceMemory {
+    /// The CUDA address.
+    pub ptr: sys::CUdeviceptr,
+    /// Size in bytes.
+    pub size: usize,
+}
+
+impl DeviceMemory {
+    /// `size` bytes, zero-filled, in `ctx`'s device memory.
+    pub fn zeroed(ctx: &GreenContext, size: usize) -> Result<DeviceMemory, CuError> {
+        ctx.make_current()?;
+        let mut ptr = 0;
+        // SAFETY: valid output; context current.
+        check(
+            unsafe { sys::cuMemAlloc_v2(&mut ptr, size) },
+            "cuMemAlloc_v2",
+        )?;
+        let m = DeviceMemory { ptr, size };
+        // SAFETY: `size` bytes at `ptr` were just allocated.
+        check(unsafe { sys::cuMemsetD8_v2(ptr, 0, size) }, "cuMemsetD8_v2")?;
+        Ok(m)
+    }
+
+    /// Copies the memory into `out` (at most `size` bytes), synchronously.
+    pub fn read(&self, out: &mut [u8]) -> Result<(), CuError> {
+        let n = out.len().min(self.size);
+        // SAFETY: `n` bytes are readable at `ptr` and writable at `out`.
+        check(
+            unsafe { sys::cuMemcpyDtoH_v2(out.as_mut_ptr() as *mut c_void, self.ptr, n) },
+            "cuMemcpyDtoH_v2",
+        )
+    }
+}
+
+impl Drop for DeviceMemory {
+    fn drop(&mut self) {
+        // SAFETY: allocated by `zeroed`, freed once.
+        unsafe { sys::cuMemFree_v2(self.ptr) };
+    }
+}
+
+/// A timing event (`cuEventCreate` with default flags); destroyed on drop.
+pub struct Event(sys::CUevent);
+
+impl Event {
+    /// A new timing event (a context must be current).
+    pub fn new() -> Result<Event, CuError> {
+        let mut e = std::ptr::null_mut();
+        // SAFETY: valid output.
+        check(unsafe { sys::cuEventCreate(&mut e, 0) }, "cuEventCreate")?;
+        Ok(Event(e))
+    }
+
+    /// Milliseconds from `start` to `self`, waiting for `self` to complete.
+    pub fn elapsed_ms(&self, start: &Event) -> Result<f32, CuError> {
+        let mut ms = 0.0;
+        // SAFETY: live events.
+        unsafe {
+            check(sys::cuEventSynchronize(self.0), "cuEventSynchronize")?;
+            check(
+                sys::cuEventElapsedTime_v2(&mut ms, start.0, self.0),
+                "cuEventElapsedTime_v2",
+            )?;
+        }
+        Ok(ms)
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // SAFETY: made by `new`, destroyed once.
+        unsafe { sys::cuEventDestroy_v2(self.0) };
+    }
+}

@@ -1,0 +1,130 @@
+//! OpenCL C -> PTX for kernels on NVIDIA green contexts (the CUDA path, issue 7):
+//! clang-15 (`-target nvptx64-unknown-nvidiacl`) -> llvm-link-15 with libclc-15's
+//! `nvptx64--nvidiacl.bc` (the OpenCL built-ins) -> opt-15 `-O3` (inlines the built-ins) ->
+//! llc-15 `-mcpu=sm_86 -mattr=+ptx75`, the newest target llc-15 knows; the driver JIT-compiles
+//! that PTX for the device it runs on (sm_90 on the H200).
+//!
+//! Tools: clang and opt as [`super::find_tools`] finds them; `VKCL_LLVM_LINK` (default
+//! `llvm-link-15`), `VKCL_LLC` (default `llc-15`) and `VKCL_LIBCLC_NVPTX` (default
+//! `/usr/lib/clc/nvptx64--nvidiacl.bc`, Debian's libclc-15).
+
+use super::tools::{find_tools, run};
+use std::ffi::CString;
+use std::path::PathBuf;
+
+/// The PTX target and ISA version llc-15 is asked for.
+pub const PTX_CPU: &str = "sm_86";
+
+fn tool(var: &str, default: &str) -> PathBuf {
+    std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(default))
+}
+
+/// Compiles OpenCL C `source` with extra clang arguments `clang_args` (`-D`, `-I`, ...) to
+/// NUL-terminated PTX text, one `.entry` per kernel with the kernel's name and its parameters
+/// in source order (pointers to global memory as 64-bit addresses, scalars by value).
+///
+/// # Errors
+/// A message with the failing tool's diagnostics (clang's for source errors), or saying which
+/// tool or library is missing.
+pub fn compile_ptx(source: &str, clang_args: &[String]) -> Result<CString, String> {
+    let tools = find_tools().map_err(|e| e.to_string())?;
+    let libclc = tool("VKCL_LIBCLC_NVPTX", "/usr/lib/clc/nvptx64--nvidiacl.bc");
+    if !libclc.is_file() {
+        return Err(format!(
+            "{} not found (install libclc-15 or set VKCL_LIBCLC_NVPTX)",
+            libclc.display()
+        ));
+    }
+    let dir = tempfile::tempdir().map_err(|e| format!("temporary directory: {e}"))?;
+    let p = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    let step = |program: &PathBuf, args: Vec<String>, input: Option<&[u8]>| {
+        let out = run(program, &args, input)?;
+        if out.success {
+            Ok(out.stderr)
+        } else {
+            Err(format!("{}: {}", program.display(), out.stderr))
+        }
+    };
+    let mut args: Vec<String> = [
+        "-x",
+        "cl",
+        "-cl-std=CL1.2",
+        "-target",
+        "nvptx64-unknown-nvidiacl",
+        "-emit-llvm",
+        "-c",
+        "-O2",
+        "-fno-color-diagnostics",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(clang_args.iter().cloned());
+    args.extend(["-".into(), "-o".into(), p("front.bc")]);
+    step(&tools.clang, args, Some(source.as_bytes()))
+        .map_err(|e| e.replace("<stdin>", "<source>"))?;
+    step(
+        &tool("VKCL_LLVM_LINK", "llvm-link-15"),
+        vec![
+            "--only-needed".into(),
+            p("front.bc"),
+            libclc.to_string_lossy().into_owned(),
+            "-o".into(),
+            p("linked.bc"),
+        ],
+        None,
+    )?;
+    step(
+        &tools.opt,
+        vec!["-O3".into(), p("linked.bc"), "-o".into(), p("opt.bc")],
+        None,
+    )?;
+    step(
+        &tool("VKCL_LLC", "llc-15"),
+        vec![
+            "-O3".into(),
+            format!("-mcpu={PTX_CPU}"),
+            "-mattr=+ptx75".into(),
+            p("opt.bc"),
+            "-o".into(),
+            p("out.ptx"),
+        ],
+        None,
+    )?;
+    let text = std::fs::read(p("out.ptx")).map_err(|e| format!("reading PTX: {e}"))?;
+    CString::new(text).map_err(|_| "PTX with a NUL byte".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernels_become_ptx_entries() {
+        if find_tools().is_err()
+            || !std::path::Path::new("/usr/lib/clc/nvptx64--nvidiacl.bc").is_file()
+        {
+            eprintln!("skipped: clang-15/opt-15 or libclc-15's nvptx64 library not installed");
+            return;
+        }
+        let src = "kernel void add(global float *a, global const float *b, float k) {\n\
+                   size_t i = get_global_id(0); a[i] += k * b[i]; }";
+        let ptx = match compile_ptx(src, &[]) {
+            Ok(p) => p.into_string().unwrap(),
+            Err(e) if e.contains("llvm-link-15") || e.contains("llc-15") => {
+                eprintln!("skipped: {e}");
+                return;
+            }
+            Err(e) => panic!("{e}"),
+        };
+        assert!(ptx.contains(".entry add("), "{ptx}");
+        assert!(ptx.contains(&format!(".target {PTX_CPU}")), "{ptx}");
+        // The work-item functions were inlined from libclc: no calls remain.
+        assert!(!ptx.contains("call.uni"), "{ptx}");
+        let bad = compile_ptx("kernel void f() { undeclared(); }", &[]).unwrap_err();
+        assert!(bad.contains("undeclared"), "{bad}");
+    }
+}
