@@ -181,7 +181,11 @@ pub(crate) fn launch_on_green(
             }
         }
     }));
-    Ok(Some(Launch { work, keep }))
+    Ok(Some(Launch {
+        work,
+        keep,
+        printf: None,
+    }))
 }
 
 #[cfg(test)]
