@@ -3638,3 +3638,99 @@ fn geometric_cross4_and_length_without_overflow() {
         }
     }
 }
+
+const ROUND_HYPOT: &str = r#"
+__kernel void rh(__global const float *x, __global const float *y, __global float *out) {
+    size_t i = get_global_id(0);
+    out[i * 3] = round(x[i]);
+    out[i * 3 + 1] = hypot(x[i], y[i]);
+    float4 v = hypot((float4)(x[i]), (float4)(y[i], 1.0f, -y[i], 0.0f));
+    out[i * 3 + 2] = v.z;
+}
+"#;
+
+/// `round` rounds halfway cases away from zero and keeps the sign of zero; `hypot` neither
+/// overflows nor underflows in between and gives +inf for an infinite operand.
+#[test]
+fn round_half_away_and_hypot_without_overflow() {
+    let env = Env::new();
+    let k = env.kern(ROUND_HYPOT, "rh");
+    let mut xs = vec![
+        2.5f32,
+        -2.5,
+        0.5,
+        -0.5,
+        -0.3,
+        1.5,
+        -513.0 - 0.5,
+        8388607.5,
+        1.0e30,
+        3.0e-30,
+        f32::INFINITY,
+        f32::NAN,
+        -0.0,
+        2.0e38,
+    ];
+    let mut ys = vec![
+        1.0f32,
+        2.0,
+        -3.0,
+        0.0,
+        0.1,
+        1.0e20,
+        4.0,
+        1.0,
+        3.0e30,
+        4.0e-30,
+        f32::NAN,
+        1.0,
+        -0.0,
+        2.0e38,
+    ];
+    let mut rng = Rng(0x90D);
+    for _ in 0..50 {
+        xs.push((rng.next_f32() - 0.5) * 2f32.powi((rng.next_u32() % 200) as i32 - 100));
+        ys.push((rng.next_f32() - 0.5) * 2f32.powi((rng.next_u32() % 200) as i32 - 100));
+    }
+    let n = xs.len();
+    let (bx, by, bo) = (env.buf(&xs), env.buf(&ys), env.zeros::<f32>(n * 3));
+    arg_mem(k, 0, bx);
+    arg_mem(k, 1, by);
+    arg_mem(k, 2, bo);
+    env.run(k, &[n], None, None);
+    let got: Vec<f32> = env.read(bo, n * 3);
+    for i in 0..n {
+        let (x, y) = (xs[i], ys[i]);
+        let r = x.round();
+        let g = got[i * 3];
+        assert!(
+            g.to_bits() == r.to_bits() || (g.is_nan() && r.is_nan()),
+            "round({x}) = {g}, want {r}"
+        );
+        for (j, yy) in [(1, y), (2, -y)] {
+            let want = if x.is_infinite() || yy.is_infinite() {
+                f32::INFINITY
+            } else {
+                f64::from(x).hypot(f64::from(yy)) as f32
+            };
+            let g = got[i * 3 + j];
+            if want.is_nan() || want.is_infinite() {
+                assert!(
+                    g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
+                    "hypot({x}, {yy}) = {g}, want {want}"
+                );
+                continue;
+            }
+            // FTZ devices may flush results below the smallest normal.
+            if want < f32::MIN_POSITIVE {
+                assert!(
+                    g < f32::MIN_POSITIVE * 2.0,
+                    "hypot({x}, {yy}) = {g}, want {want}"
+                );
+                continue;
+            }
+            let err = (f64::from(g) - f64::from(want)).abs() / f64::from(want);
+            assert!(err < 5e-7, "hypot({x}, {yy}) = {g:e}, want {want:e}");
+        }
+    }
+}

@@ -33,7 +33,6 @@ const DIRECT: &[(u32, u32)] = &[
     (48, 26),  // pow
     (50, 26),  // powr
     (53, 2),   // rint -> RoundEven
-    (55, 1),   // round
     (56, 32),  // rsqrt
     (57, 13),  // sin
     (59, 19),  // sinh
@@ -827,6 +826,67 @@ impl Lower<'_> {
         ))
     }
 
+    /// `hypot` (OpenCL.std 32): `sqrt(x*x + y*y)`, redone per component on `x, y * 2^-80`
+    /// where the sum overflows and on `x, y * 2^100` where it is below `2^-100` (exact
+    /// power-of-two scalings); an infinite operand gives +inf even with a NaN one. 32-bit floats;
+    /// other widths unscaled.
+    fn hypot(&mut self, ty: Word, x: Word, y: Word) -> Result<Word, String> {
+        let sum = |l: &mut Self, a: Word, b: Word| {
+            let aa = l.bin(Op::FMul, ty, a, a);
+            let bb = l.bin(Op::FMul, ty, b, b);
+            l.bin(Op::FAdd, ty, aa, bb)
+        };
+        let s = sum(self, x, y);
+        if self.ctx.scalar_width(ty) != Some(32) {
+            return Ok(self.glsl(31, ty, &[s]));
+        }
+        let bt = self.bool_like(ty);
+        let big = self.emit(Op::IsInf, bt, vec![Operand::IdRef(s)]);
+        let tiny_limit = self.splat(ty, 2f64.powi(-100), false)?;
+        let small = self.bin(Op::FOrdLessThan, bt, s, tiny_limit);
+        let one = self.splat(ty, 1.0, false)?;
+        let (down, up) = (
+            self.splat(ty, 2f64.powi(-80), false)?,
+            self.splat(ty, 2f64.powi(100), false)?,
+        );
+        let (down_back, up_back) = (
+            self.splat(ty, 2f64.powi(80), false)?,
+            self.splat(ty, 2f64.powi(-100), false)?,
+        );
+        let scale = self.select(ty, small, up, one);
+        let scale = self.select(ty, big, down, scale);
+        let back = self.select(ty, small, up_back, one);
+        let back = self.select(ty, big, down_back, back);
+        let xs = self.bin(Op::FMul, ty, x, scale);
+        let ys = self.bin(Op::FMul, ty, y, scale);
+        let s2 = sum(self, xs, ys);
+        let r = self.glsl(31, ty, &[s2]);
+        let r = self.bin(Op::FMul, ty, r, back);
+        // hypot(±inf, y) is +inf even for a NaN y.
+        let xi = self.emit(Op::IsInf, bt, vec![Operand::IdRef(x)]);
+        let yi = self.emit(Op::IsInf, bt, vec![Operand::IdRef(y)]);
+        let any_inf = self.bin(Op::LogicalOr, bt, xi, yi);
+        let inf = self.splat(ty, f64::INFINITY, false)?;
+        Ok(self.select(ty, any_inf, inf, r))
+    }
+
+    /// `round` (OpenCL.std 55): halfway cases away from zero (GLSL `Round` may round them
+    /// to even): `t = trunc(x)`, plus `copysign(1, x)` when `|x - t| >= 0.5`. Infinities and
+    /// NaN pass through (`x - t` is NaN, the test false).
+    fn round_away(&mut self, ty: Word, x: Word) -> Result<Word, String> {
+        let bt = self.bool_like(ty);
+        let t = self.glsl(3, ty, &[x]);
+        let d = self.bin(Op::FSub, ty, x, t);
+        let ad = self.glsl(4, ty, &[d]);
+        let half = self.splat(ty, 0.5, false)?;
+        let up = self.bin(Op::FOrdGreaterThanEqual, bt, ad, half);
+        let one = self.splat(ty, 1.0, false)?;
+        let s = self.float_builtin(13, ty, &[one, x])?; // copysign(1, x)
+        let stepped = self.bin(Op::FAdd, ty, t, s);
+        // A select, not `t + 0`: -0.3 rounds to -0.
+        Ok(self.select(ty, up, stepped, t))
+    }
+
     /// `length` (OpenCL.std 106) of `x` without the overflow and underflow of
     /// `sqrt(dot(x, x))`: a sum of squares that overflows is redone on `x * 2^-80`, one below
     /// `2^-100` on `x * 2^100` (exact power-of-two scalings), and the root scaled back.
@@ -948,13 +1008,8 @@ impl Lower<'_> {
                     );
                     self.glsl(28, ty, &[s])
                 }
-                32 => {
-                    let (x, y) = (arg(0)?, arg(1)?);
-                    let xx = self.emit(Op::FMul, ty, vec![Operand::IdRef(x), Operand::IdRef(x)]);
-                    let yy = self.emit(Op::FMul, ty, vec![Operand::IdRef(y), Operand::IdRef(y)]);
-                    let s = self.emit(Op::FAdd, ty, vec![Operand::IdRef(xx), Operand::IdRef(yy)]);
-                    self.glsl(31, ty, &[s])
-                }
+                32 => self.hypot(ty, arg(0)?, arg(1)?)?,
+                55 => self.round_away(ty, arg(0)?)?,
                 201 => self.emit(Op::CopyObject, ty, vec![Operand::IdRef(arg(0)?)]),
                 160 | 203 | 153 | 204 => {
                     let op = if n == 160 || n == 153 {
