@@ -3734,3 +3734,59 @@ fn round_half_away_and_hypot_without_overflow() {
         }
     }
 }
+
+const INVERSE_EDGES: &str = r#"
+__kernel void inv(__global const float *x, __global float *out) {
+    size_t i = get_global_id(0);
+    out[i * 4] = atan(x[i]);
+    out[i * 4 + 1] = asinh(x[i]);
+    out[i * 4 + 2] = acosh(x[i]);
+    out[i * 4 + 3] = atanpi(x[i]);
+}
+"#;
+
+/// Where lavapipe's GLSL formulas break: atan/atanpi of NaN (NaN, not 0), asinh and acosh of
+/// huge values (x*x overflows), asinh of tiny values, acosh below 1 (NaN).
+#[test]
+fn inverse_trig_and_hyperbolic_edges() {
+    let env = Env::new();
+    let k = env.kern(INVERSE_EDGES, "inv");
+    let xs = [
+        f32::NAN,
+        2f32.powi(113),
+        -2f32.powi(121),
+        3.0e30,
+        1.0e-10,
+        -3.0e-9,
+        0.5,
+        -7.0,
+    ];
+    let n = xs.len();
+    let (bx, bo) = (env.buf(&xs), env.zeros::<f32>(n * 4));
+    arg_mem(k, 0, bx);
+    arg_mem(k, 1, bo);
+    env.run(k, &[n], None, None);
+    let got: Vec<f32> = env.read(bo, n * 4);
+    for (i, &x) in xs.iter().enumerate() {
+        let x64 = f64::from(x);
+        let wants = [
+            x64.atan(),
+            x64.asinh(),
+            x64.acosh(),
+            x64.atan() / std::f64::consts::PI,
+        ];
+        for (j, want) in wants.iter().enumerate() {
+            let g = f64::from(got[i * 4 + j]);
+            // atan itself is GLSL's (its precision near 0 is not what this test is about).
+            if (j == 0 || j == 3) && x.abs() < 0.5 {
+                continue;
+            }
+            if want.is_nan() {
+                assert!(g.is_nan(), "function {j} of {x:e}: {g:e}, want NaN");
+            } else {
+                let err = (g - want).abs() / want.abs().max(1e-30);
+                assert!(err < 1e-5, "function {j} of {x:e}: {g:e}, want {want:e}");
+            }
+        }
+    }
+}

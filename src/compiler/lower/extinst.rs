@@ -11,10 +11,7 @@ use crate::compiler::spv::{id_operand, inst, lit_operand};
 /// OpenCL.std number -> GLSL.std.450 number, for instructions with the same operands.
 const DIRECT: &[(u32, u32)] = &[
     (0, 17),   // acos
-    (1, 23),   // acosh
     (3, 16),   // asin
-    (4, 22),   // asinh
-    (6, 18),   // atan
     (7, 25),   // atan2
     (8, 24),   // atanh
     (12, 9),   // ceil
@@ -826,6 +823,38 @@ impl Lower<'_> {
         ))
     }
 
+    /// `acosh` (OpenCL.std 1) and `asinh` (4): GLSL `Acosh`/`Asinh` (`log(x + sqrt(x*x ± 1))`)
+    /// except where that formula fails: above `2^28` (x*x overflows; the result is
+    /// `log|x| + ln 2`, with the sign of x for asinh), asinh below `2^-12` (x itself, within
+    /// half an ulp) and acosh below 1 (NaN).
+    fn inverse_hyperbolic(&mut self, n: u32, ty: Word, x: Word) -> Result<Word, String> {
+        let g = if n == 1 { 23 } else { 22 };
+        let r = self.glsl(g, ty, &[x]);
+        if self.ctx.scalar_width(ty) != Some(32) {
+            return Ok(r);
+        }
+        let bt = self.bool_like(ty);
+        let a = self.glsl(4, ty, &[x]);
+        let big_limit = self.splat(ty, 2f64.powi(28), false)?;
+        let big = self.bin(Op::FOrdGreaterThan, bt, a, big_limit);
+        let l = self.glsl(28, ty, &[a]);
+        let ln2 = self.splat(ty, std::f64::consts::LN_2, false)?;
+        let rb = self.bin(Op::FAdd, ty, l, ln2);
+        if n == 1 {
+            let r = self.select(ty, big, rb, r);
+            let one = self.splat(ty, 1.0, false)?;
+            let below = self.bin(Op::FOrdLessThan, bt, x, one);
+            let nan = self.splat(ty, f64::NAN, false)?;
+            Ok(self.select(ty, below, nan, r))
+        } else {
+            let rb = self.float_builtin(13, ty, &[rb, x])?; // copysign
+            let r = self.select(ty, big, rb, r);
+            let small_limit = self.splat(ty, 2f64.powi(-12), false)?;
+            let small = self.bin(Op::FOrdLessThan, bt, a, small_limit);
+            Ok(self.select(ty, small, x, r))
+        }
+    }
+
     /// `hypot` (OpenCL.std 32): `sqrt(x*x + y*y)`, redone per component on `x, y * 2^-80`
     /// where the sum overflows and on `x, y * 2^100` where it is below `2^-100` (exact
     /// power-of-two scalings); an infinite operand gives +inf even with a NaN one. 32-bit floats;
@@ -942,6 +971,8 @@ impl Lower<'_> {
             self.glsl(*g, ty, &a)
         } else {
             match n {
+                1 | 4 => self.inverse_hyperbolic(n, ty, arg(0)?)?,
+                6 => self.glsl(18, ty, &[arg(0)?]),
                 104 => self.cross(ty, arg(0)?, arg(1)?)?,
                 105 => {
                     let (x, y) = (arg(0)?, arg(1)?);
@@ -1159,6 +1190,15 @@ impl Lower<'_> {
                     ))
                 }
             }
+        };
+        // atan, atanpi: lavapipe's GLSL Atan gives 0 for NaN; OpenCL wants the NaN.
+        let v = if n == 6 || n == 9 {
+            let x = arg(0)?;
+            let bt = self.bool_like(ty);
+            let nan = self.emit(Op::IsNan, bt, vec![Operand::IdRef(x)]);
+            self.select(ty, nan, x, v)
+        } else {
+            v
         };
         // Transcendental GLSL instructions take no doubles: refuse rather than emit an
         // invalid module.
