@@ -3790,3 +3790,60 @@ fn inverse_trig_and_hyperbolic_edges() {
         }
     }
 }
+
+const LOGB: &str = r#"
+__kernel void lb(__global const uint *bits, __global int *ie, __global float *fe) {
+    size_t i = get_global_id(0);
+    float x = as_float(bits[i]);
+    ie[i] = ilogb(x);
+    fe[i] = logb(x);
+}
+"#;
+
+/// `ilogb` and `logb` of normal and subnormal floats (a subnormal's exponent is that of its
+/// mantissa's top bit), zeros, infinities and NaN, against the host's bit arithmetic.
+#[test]
+fn ilogb_and_logb_of_subnormals() {
+    let env = Env::new();
+    let k = env.kern(LOGB, "lb");
+    let mut bits: Vec<u32> = vec![
+        0x0000_0201,
+        0x0000_0001,
+        0x007f_ffff,
+        0x8000_4000,
+        0x0080_0000,
+    ];
+    bits.extend([1.0f32, -3.5, 1.0e30, 0.0, -0.0, f32::INFINITY, f32::NAN].map(f32::to_bits));
+    let mut rng = Rng(0x10B);
+    bits.extend((0..40).map(|_| rng.next_u32()));
+    let n = bits.len();
+    let (bb, bi, bf) = (env.buf(&bits), env.zeros::<i32>(n), env.zeros::<f32>(n));
+    arg_mem(k, 0, bb);
+    arg_mem(k, 1, bi);
+    arg_mem(k, 2, bf);
+    env.run(k, &[n], None, None);
+    let gi: Vec<i32> = env.read(bi, n);
+    let gf: Vec<f32> = env.read(bf, n);
+    for (i, &b) in bits.iter().enumerate() {
+        let x = f32::from_bits(b);
+        let (ef, m) = ((b >> 23) & 0xff, b & 0x7f_ffff);
+        let (wi, wf) = if x.is_nan() {
+            (i32::MAX, f32::NAN)
+        } else if x.is_infinite() {
+            (i32::MAX, f32::INFINITY)
+        } else if ef == 0 && m == 0 {
+            (i32::MIN, f32::NEG_INFINITY)
+        } else if ef == 0 {
+            let e = 31 - m.leading_zeros() as i32 - 149;
+            (e, e as f32)
+        } else {
+            (ef as i32 - 127, (ef as i32 - 127) as f32)
+        };
+        assert_eq!(gi[i], wi, "ilogb({x:e}, bits {b:#x})");
+        assert!(
+            gf[i] == wf || (gf[i].is_nan() && wf.is_nan()),
+            "logb({x:e}, bits {b:#x}) = {}, want {wf}",
+            gf[i]
+        );
+    }
+}

@@ -691,6 +691,25 @@ impl Lower<'_> {
                 let one = self.int_splat(it, 1)?;
                 let e = self.bin(Op::ISub, it, e, one);
                 let bt = self.bool_like(xt);
+                // Subnormal floats (exponent field 0, lavapipe's frexp gets them wrong): the
+                // exponent is that of the mantissa's top bit, FindUMsb(m) - 149.
+                let e = if self.ctx.scalar_width(xt) == Some(32) {
+                    let bits = self.emit(Op::Bitcast, it, vec![Operand::IdRef(x)]);
+                    let mmask = self.int_splat(it, 0x007f_ffff)?;
+                    let emask = self.int_splat(it, 0x7f80_0000)?;
+                    let m = self.bin(Op::BitwiseAnd, it, bits, mmask);
+                    let ef = self.bin(Op::BitwiseAnd, it, bits, emask);
+                    let zero_i = self.int_splat(it, 0)?;
+                    let e0 = self.bin(Op::IEqual, bt, ef, zero_i);
+                    let m_set = self.bin(Op::INotEqual, bt, m, zero_i);
+                    let sub = self.bin(Op::LogicalAnd, bt, e0, m_set);
+                    let msb = self.glsl(75, it, &[m]);
+                    let bias = self.int_splat(it, 149)?;
+                    let es = self.bin(Op::ISub, it, msb, bias);
+                    self.select(it, sub, es, e)
+                } else {
+                    e
+                };
                 let zero = self.splat(xt, 0.0, false)?;
                 let is0 = self.bin(Op::FOrdEqual, bt, x, zero);
                 let inf = self.emit(Op::IsInf, bt, vec![Operand::IdRef(x)]);
