@@ -3847,3 +3847,45 @@ fn ilogb_and_logb_of_subnormals() {
         );
     }
 }
+
+const LDEXP: &str = r#"
+__kernel void ld(__global const float *x, __global const int *n, __global float *out) {
+    size_t i = get_global_id(0);
+    out[i] = ldexp(x[i], n[i]);
+}
+"#;
+
+/// `ldexp` with exponents far outside the float range (results 0 or infinity) and with
+/// results in the subnormal range (rounded once), against the host in double precision.
+#[test]
+fn ldexp_huge_exponents_and_subnormal_results() {
+    let env = Env::new();
+    let k = env.kern(LDEXP, "ld");
+    let mut rng = Rng(0x1D);
+    let mut xs = vec![1.5f32, -1.5, 3.0, 1.0e30, 1.0e-30, f32::MAX, 1.0];
+    let mut ns = vec![-148i32, -149, -150, -200, 200, 1, 304732809];
+    for _ in 0..200 {
+        let x = (rng.next_f32() + 0.5) * 2f32.powi((rng.next_u32() % 200) as i32 - 100);
+        xs.push(if rng.next_u32() & 1 == 0 { x } else { -x });
+        ns.push((rng.next_u32() % 800) as i32 - 400);
+    }
+    let n = xs.len();
+    let (bx, bn, bo) = (env.buf(&xs), env.buf(&ns), env.zeros::<f32>(n));
+    arg_mem(k, 0, bx);
+    arg_mem(k, 1, bn);
+    arg_mem(k, 2, bo);
+    env.run(k, &[n], None, None);
+    let got: Vec<f32> = env.read(bo, n);
+    for i in 0..n {
+        let e = ns[i].clamp(-1000, 1000);
+        let want = (f64::from(xs[i]) * 2f64.powi(e)) as f32;
+        let flushed = want.abs() < f32::MIN_POSITIVE && got[i] == 0.0;
+        assert!(
+            got[i].to_bits() == want.to_bits() || flushed,
+            "ldexp({:e}, {}) = {:e}, want {want:e}",
+            xs[i],
+            ns[i],
+            got[i]
+        );
+    }
+}

@@ -24,7 +24,6 @@ const DIRECT: &[(u32, u32)] = &[
     (26, 50),  // fma
     (27, 80),  // fmax -> NMax (NaN operands ignored, as OpenCL says)
     (28, 79),  // fmin -> NMin
-    (34, 53),  // ldexp
     (37, 28),  // log
     (38, 30),  // log2
     (48, 26),  // pow
@@ -874,6 +873,45 @@ impl Lower<'_> {
         }
     }
 
+    /// `ldexp` (OpenCL.std 34) on 32-bit floats: `x` times four exact powers of two whose
+    /// exponents add up to `n` clamped to [-400, 400] (enough to reach 0 or infinity from any
+    /// float), each built from its bits, the first as large as the exponent range allows. lavapipe's GLSL `Ldexp` works on the exponent field,
+    /// wrong for subnormal `x` and for a huge `n`. Other widths: GLSL `Ldexp`.
+    fn ldexp(&mut self, ty: Word, x: Word, k: Word) -> Result<Word, String> {
+        if self.ctx.scalar_width(ty) != Some(32) {
+            return Ok(self.glsl(53, ty, &[x, k]));
+        }
+        let it = *self.types.get(&k).ok_or("type of an ldexp operand")?;
+        if self.ctx.scalar_width(it) != Some(32) {
+            return Ok(self.glsl(53, ty, &[x, k]));
+        }
+        let lo = self.int_splat(it, (-400i64) as u64)?;
+        let hi = self.int_splat(it, 400)?;
+        let k = self.glsl(45, it, &[k, lo, hi]); // SClamp
+        let pow2 = |l: &mut Self, e: Word| -> Result<Word, String> {
+            let bias = l.int_splat(it, 127)?;
+            let b = l.bin(Op::IAdd, it, e, bias);
+            let sh = l.int_splat(it, 23)?;
+            let bits = l.bin(Op::ShiftLeftLogical, it, b, sh);
+            Ok(l.emit(Op::Bitcast, ty, vec![Operand::IdRef(bits)]))
+        };
+        // Greedy parts within a float's exponent range, the largest first: a small n is one
+        // exact-or-once-rounded product, so a subnormal result is rounded once.
+        let (plo, phi) = (
+            self.int_splat(it, (-126i64) as u64)?,
+            self.int_splat(it, 127)?,
+        );
+        let mut r = x;
+        let mut left = k;
+        for _ in 0..4 {
+            let part = self.glsl(45, it, &[left, plo, phi]);
+            left = self.bin(Op::ISub, it, left, part);
+            let f = pow2(self, part)?;
+            r = self.bin(Op::FMul, ty, r, f);
+        }
+        Ok(r)
+    }
+
     /// `hypot` (OpenCL.std 32): `sqrt(x*x + y*y)`, redone per component on `x, y * 2^-80`
     /// where the sum overflows and on `x, y * 2^100` where it is below `2^-100` (exact
     /// power-of-two scalings); an infinite operand gives +inf even with a NaN one. 32-bit floats;
@@ -991,6 +1029,7 @@ impl Lower<'_> {
         } else {
             match n {
                 1 | 4 => self.inverse_hyperbolic(n, ty, arg(0)?)?,
+                34 => self.ldexp(ty, arg(0)?, arg(1)?)?,
                 6 => self.glsl(18, ty, &[arg(0)?]),
                 104 => self.cross(ty, arg(0)?, arg(1)?)?,
                 105 => {
