@@ -3889,3 +3889,73 @@ fn ldexp_huge_exponents_and_subnormal_results() {
         );
     }
 }
+
+const MAD_SAT: &str = r#"
+__kernel void ms(__global const long *a, __global const long *b, __global const long *c,
+                 __global long *out) {
+    size_t i = get_global_id(0);
+    out[i * 4] = mad_sat(a[i], b[i], c[i]);
+    out[i * 4 + 1] = mad_sat((int)a[i], (int)b[i], (int)c[i]);
+    out[i * 4 + 2] = mad_sat((char)a[i], (char)b[i], (char)c[i]);
+    int2 v = mad_sat((int2)((int)a[i]), (int2)((int)b[i], 1), (int2)((int)c[i]));
+    out[i * 4 + 3] = v.x;
+}
+"#;
+
+/// Signed `mad_sat` (OpenCL.std s_mad_sat) for long, int, char and a vector, including
+/// products that overflow but come back into range with `c`, against the host in i128.
+#[test]
+fn signed_mad_sat() {
+    let env = Env::new();
+    let k = env.kern(MAD_SAT, "ms");
+    let mut rng = Rng(0x5A7);
+    let mut a = vec![i64::MAX, i64::MIN, 1i64 << 32, -(1i64 << 32), 3, -128, 127];
+    let mut b = vec![2i64, 2, 1 << 31, 1 << 31, -5, -1, 127];
+    let mut c = vec![-i64::MAX, i64::MAX, -5, 7, 11, 0, -100];
+    for _ in 0..100 {
+        let r = |rng: &mut Rng| {
+            let v = (u64::from(rng.next_u32()) << 32 | u64::from(rng.next_u32())) as i64;
+            v >> (rng.next_u32() % 64)
+        };
+        a.push(r(&mut rng));
+        b.push(r(&mut rng));
+        c.push(r(&mut rng));
+    }
+    let n = a.len();
+    let (ba, bb, bc, bo) = (
+        env.buf(&a),
+        env.buf(&b),
+        env.buf(&c),
+        env.zeros::<i64>(n * 4),
+    );
+    arg_mem(k, 0, ba);
+    arg_mem(k, 1, bb);
+    arg_mem(k, 2, bc);
+    arg_mem(k, 3, bo);
+    env.run(k, &[n], None, None);
+    let got: Vec<i64> = env.read(bo, n * 4);
+    let sat = |v: i128, lo: i128, hi: i128| v.clamp(lo, hi) as i64;
+    for i in 0..n {
+        let (x, y, z) = (a[i] as i128, b[i] as i128, c[i] as i128);
+        let (xi, yi, zi) = (
+            a[i] as i32 as i128,
+            b[i] as i32 as i128,
+            c[i] as i32 as i128,
+        );
+        let (xc, yc, zc) = (a[i] as i8 as i128, b[i] as i8 as i128, c[i] as i8 as i128);
+        let want = [
+            sat(x * y + z, i64::MIN as i128, i64::MAX as i128),
+            sat(xi * yi + zi, i32::MIN as i128, i32::MAX as i128),
+            sat(xc * yc + zc, -128, 127),
+            sat(xi * yi + zi, i32::MIN as i128, i32::MAX as i128),
+        ];
+        assert_eq!(
+            &got[i * 4..i * 4 + 4],
+            &want,
+            "mad_sat({}, {}, {})",
+            a[i],
+            b[i],
+            c[i]
+        );
+    }
+}

@@ -288,6 +288,44 @@ impl Lower<'_> {
                 let max = self.int_splat(ty, umax)?;
                 self.select(ty, big, max, s)
             }
+            // s_mad_sat: the double-width product (SMulExtended) plus z sign-extended
+            // (IAddCarry on the low halves), saturated when the high half is not the low
+            // half's sign extension.
+            155 => {
+                let (x, y, z) = (arg(0)?, arg(1)?, arg(2)?);
+                let pair = |l: &mut Self| {
+                    // A struct of its own: a shared one might carry layout decorations.
+                    let st = l.ctx.id();
+                    l.ctx.module.types_global_values.push(inst(
+                        Op::TypeStruct,
+                        None,
+                        Some(st),
+                        vec![Operand::IdRef(ty), Operand::IdRef(ty)],
+                    ));
+                    st
+                };
+                let part = |l: &mut Self, v: Word, k: u32| {
+                    l.emit(
+                        Op::CompositeExtract,
+                        ty,
+                        vec![Operand::IdRef(v), Operand::LiteralBit32(k)],
+                    )
+                };
+                let st = pair(self);
+                let p = self.bin(Op::SMulExtended, st, x, y);
+                let (lo, hi) = (part(self, p, 0), part(self, p, 1));
+                let st2 = pair(self);
+                let sum = self.bin(Op::IAddCarry, st2, lo, z);
+                let (lo2, carry) = (part(self, sum, 0), part(self, sum, 1));
+                let top = self.int_splat(ty, u64::from(w - 1))?;
+                let zhi = self.bin(Op::ShiftRightArithmetic, ty, z, top);
+                let hi2 = self.bin(Op::IAdd, ty, hi, zhi);
+                let hi2 = self.bin(Op::IAdd, ty, hi2, carry);
+                let ext = self.bin(Op::ShiftRightArithmetic, ty, lo2, top);
+                let fits = self.bin(Op::IEqual, bt, hi2, ext);
+                let lim = signed_limit(self, hi2)?;
+                self.select(ty, fits, lo2, lim)
+            }
             // u_upsample, s_upsample: (hi << w/2) | lo, both widened without sign.
             164 | 165 => {
                 let (hi, lo) = (arg(0)?, arg(1)?);
@@ -1236,7 +1274,7 @@ impl Lower<'_> {
                         v
                     }
                 }
-                142..=148 | 154 | 162..=165 | 202 => self.int_builtin(n, ty, &a)?,
+                142..=148 | 154 | 155 | 162..=165 | 202 => self.int_builtin(n, ty, &a)?,
                 182 | 183 => self.shuffle(n, ty, &a)?,
                 30 | 31 | 45 => self.with_pointer(n, ty, &a)?,
                 11 | 13 | 24 | 43 | 44 | 49 | 54 => self.float_builtin(n, ty, &a)?,
