@@ -3959,3 +3959,59 @@ fn signed_mad_sat() {
         );
     }
 }
+
+const POW_NAN: &str = r#"
+__kernel void pn(__global const float *x, __global const float *y, __global const int *k,
+                 __global float *out) {
+    size_t i = get_global_id(0);
+    out[i * 5] = pow(x[i], y[i]);
+    out[i * 5 + 1] = powr(x[i], y[i]);
+    out[i * 5 + 2] = pown(x[i], k[i]);
+    out[i * 5 + 3] = rootn(x[i], k[i]);
+    out[i * 5 + 4] = atan(x[i]);
+}
+"#;
+
+/// NaN operands of pow, powr, pown, rootn and atan give NaN (lavapipe's GLSL Pow and Atan gave
+/// 0), except pow(1, NaN) = 1 and pown(NaN, 0) = 1 (OpenCL C special values).
+#[test]
+fn pow_family_nan_operands() {
+    let env = Env::new();
+    let k = env.kern(POW_NAN, "pn");
+    let nan = f32::NAN;
+    let xs = [nan, nan, 1.0, 2.0, 4.0];
+    let ys = [2.0, nan, nan, nan, 0.5];
+    let ks = [3i32, 0, 2, 2, 2];
+    let n = xs.len();
+    let (bx, by, bk, bo) = (
+        env.buf(&xs),
+        env.buf(&ys),
+        env.buf(&ks),
+        env.zeros::<f32>(n * 5),
+    );
+    arg_mem(k, 0, bx);
+    arg_mem(k, 1, by);
+    arg_mem(k, 2, bk);
+    arg_mem(k, 3, bo);
+    env.run(k, &[n], None, None);
+    let got: Vec<f32> = env.read(bo, n * 5);
+    for i in 0..n {
+        let (x, y, kk) = (xs[i], ys[i], ks[i]);
+        let pow = if x == 1.0 { 1.0 } else { x.powf(y) };
+        let powr = if x.is_nan() || y.is_nan() {
+            nan
+        } else {
+            x.powf(y)
+        };
+        let pown = if kk == 0 { 1.0 } else { x.powi(kk) };
+        let rootn = x.powf(1.0 / kk as f32);
+        let wants = [pow, powr, pown, rootn, x.atan()];
+        for (j, w) in wants.iter().enumerate() {
+            let g = got[i * 5 + j];
+            assert!(
+                (g.is_nan() && w.is_nan()) || (g - w).abs() <= 1e-5 * w.abs(),
+                "function {j} of ({x}, {y}, {kk}): {g}, want {w}"
+            );
+        }
+    }
+}

@@ -1287,12 +1287,59 @@ impl Lower<'_> {
                 }
             }
         };
-        // atan, atanpi: lavapipe's GLSL Atan gives 0 for NaN; OpenCL wants the NaN.
-        let v = if n == 6 || n == 9 {
+        // atan, atanpi, pow, pown, powr, rootn, half_powr: lavapipe's GLSL Atan and Pow give
+        // 0 for a NaN x; OpenCL wants NaN (pown(NaN, 0) = 1). A NaN y: NaN for powr, half_powr, and pow unless
+        // x is 1 (pow(1, y) = 1 for any y).
+        let v = if matches!(n, 6 | 9 | 48 | 49 | 50 | 54 | 75) {
             let x = arg(0)?;
             let bt = self.bool_like(ty);
             let nan = self.emit(Op::IsNan, bt, vec![Operand::IdRef(x)]);
-            self.select(ty, nan, x, v)
+            // pown(x, 0) is 1 even for a NaN x.
+            let nan = if n == 49 {
+                let k = arg(1)?;
+                let kt = *self.types.get(&k).ok_or("pown exponent type")?;
+                let zero = self.int_splat(kt, 0)?;
+                let k_set = self.bin(Op::INotEqual, bt, k, zero);
+                self.bin(Op::LogicalAnd, bt, nan, k_set)
+            } else {
+                nan
+            };
+            let v = self.select(ty, nan, x, v);
+            let v = if n == 49 {
+                let k = arg(1)?;
+                let kt = *self.types.get(&k).ok_or("pown exponent type")?;
+                let zero = self.int_splat(kt, 0)?;
+                let k0 = self.bin(Op::IEqual, bt, k, zero);
+                let one = self.splat(ty, 1.0, false)?;
+                self.select(ty, k0, one, v)
+            } else {
+                v
+            };
+            if matches!(n, 48 | 50 | 75) {
+                let y = arg(1)?;
+                let ynan = self.emit(Op::IsNan, bt, vec![Operand::IdRef(y)]);
+                let ynan = if n == 48 {
+                    let one = self.splat(ty, 1.0, false)?;
+                    let not_one = self.bin(Op::FUnordNotEqual, bt, x, one);
+                    self.bin(Op::LogicalAnd, bt, ynan, not_one)
+                } else {
+                    ynan
+                };
+                let v = self.select(ty, ynan, y, v);
+                if n == 48 {
+                    // pow(1, y) and pow(x, ±0) are 1 whatever the other operand.
+                    let one = self.splat(ty, 1.0, false)?;
+                    let zero = self.splat(ty, 0.0, false)?;
+                    let x1 = self.bin(Op::FOrdEqual, bt, x, one);
+                    let y0 = self.bin(Op::FOrdEqual, bt, y, zero);
+                    let either = self.bin(Op::LogicalOr, bt, x1, y0);
+                    self.select(ty, either, one, v)
+                } else {
+                    v
+                }
+            } else {
+                v
+            }
         } else {
             v
         };
