@@ -4015,3 +4015,44 @@ fn pow_family_nan_operands() {
         }
     }
 }
+
+const SWITCH_TABLE: &str = r#"
+__kernel void sw(__global const int *c, __global ulong *out) {
+    size_t i = get_global_id(0);
+    ulong v;
+    switch (c[i]) {
+    case 0: v = 0x1234567890ul; break;
+    case 1: v = 77ul; break;
+    case 2: v = 0xFFFFFFFFFFFFul; break;
+    case 3: v = 5ul; break;
+    default: v = 9ul; break;
+    }
+    out[i] = v;
+}
+"#;
+
+/// A switch that LLVM turns into a lookup table (a private-address-space global that
+/// llvm-spirv declares with Function storage at module scope) builds and gives the host's
+/// values.
+#[test]
+fn switch_lookup_table() {
+    let env = Env::new();
+    let k = env.kern(SWITCH_TABLE, "sw");
+    let cs: Vec<i32> = (0..64).map(|i| (i * 7) % 6 - 1).collect();
+    let n = cs.len();
+    let (bc, bo) = (env.buf(&cs), env.zeros::<u64>(n));
+    arg_mem(k, 0, bc);
+    arg_mem(k, 1, bo);
+    env.run(k, &[n], None, None);
+    let got: Vec<u64> = env.read(bo, n);
+    for (i, &c) in cs.iter().enumerate() {
+        let want = match c {
+            0 => 0x12_3456_7890,
+            1 => 77,
+            2 => 0xFFFF_FFFF_FFFF,
+            3 => 5,
+            _ => 9,
+        };
+        assert_eq!(got[i], want, "case {c}");
+    }
+}
