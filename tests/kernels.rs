@@ -3538,7 +3538,12 @@ fn relational_classification_builtins() {
     let v = |c: bool| -(c as i32);
     let normal = |x: f32| x.is_normal();
     let ordered = |a: f32, b: f32| !a.is_nan() && !b.is_nan();
-    let lg = |a: f32, b: f32| a < b || a > b;
+    let lg = |a: f32, b: f32| {
+        matches!(
+            a.partial_cmp(&b),
+            Some(std::cmp::Ordering::Less | std::cmp::Ordering::Greater)
+        )
+    };
     for i in 0..n {
         let (a, b) = (xs[i], ys[i]);
         let half = a * 0.5;
