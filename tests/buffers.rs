@@ -1816,12 +1816,7 @@ fn immutable_extension_is_reported() {
         )
     });
     let found = v.iter().find(|nv| {
-        let name: Vec<u8> = nv
-            .name
-            .iter()
-            .take_while(|&&c| c != 0)
-            .map(|&c| c as u8)
-            .collect();
+        let name: Vec<u8> = nv.name.iter().take_while(|&&c| c != 0).copied().collect();
         name == b"cl_ext_immutable_memory_objects"
     });
     assert_eq!(found.map(|nv| nv.version), Some((1 << 22) as cl_version));

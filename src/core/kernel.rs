@@ -164,7 +164,7 @@ impl NdRange {
                 let l = u64::from(self.local[d].max(1));
                 if mask & (1 << d) != 0 {
                     first[d] = self.global[d] / l;
-                    count[d] = u64::from(self.global[d] % l != 0);
+                    count[d] = u64::from(!self.global[d].is_multiple_of(l));
                     size[d] = (self.global[d] % l) as u32;
                 } else {
                     count[d] = self.global[d] / l;

@@ -11,10 +11,7 @@ use crate::compiler::spv::{id_operand, inst, lit_operand};
 /// OpenCL.std number -> GLSL.std.450 number, for instructions with the same operands.
 const DIRECT: &[(u32, u32)] = &[
     (0, 17),   // acos
-    (1, 23),   // acosh
     (3, 16),   // asin
-    (4, 22),   // asinh
-    (6, 18),   // atan
     (7, 25),   // atan2
     (8, 24),   // atanh
     (12, 9),   // ceil
@@ -27,13 +24,11 @@ const DIRECT: &[(u32, u32)] = &[
     (26, 50),  // fma
     (27, 80),  // fmax -> NMax (NaN operands ignored, as OpenCL says)
     (28, 79),  // fmin -> NMin
-    (34, 53),  // ldexp
     (37, 28),  // log
     (38, 30),  // log2
     (48, 26),  // pow
     (50, 26),  // powr
     (53, 2),   // rint -> RoundEven
-    (55, 1),   // round
     (56, 32),  // rsqrt
     (57, 13),  // sin
     (59, 19),  // sinh
@@ -292,6 +287,44 @@ impl Lower<'_> {
                 let big = self.bin(Op::INotEqual, bt, hi, zero);
                 let max = self.int_splat(ty, umax)?;
                 self.select(ty, big, max, s)
+            }
+            // s_mad_sat: the double-width product (SMulExtended) plus z sign-extended
+            // (IAddCarry on the low halves), saturated when the high half is not the low
+            // half's sign extension.
+            155 => {
+                let (x, y, z) = (arg(0)?, arg(1)?, arg(2)?);
+                let pair = |l: &mut Self| {
+                    // A struct of its own: a shared one might carry layout decorations.
+                    let st = l.ctx.id();
+                    l.ctx.module.types_global_values.push(inst(
+                        Op::TypeStruct,
+                        None,
+                        Some(st),
+                        vec![Operand::IdRef(ty), Operand::IdRef(ty)],
+                    ));
+                    st
+                };
+                let part = |l: &mut Self, v: Word, k: u32| {
+                    l.emit(
+                        Op::CompositeExtract,
+                        ty,
+                        vec![Operand::IdRef(v), Operand::LiteralBit32(k)],
+                    )
+                };
+                let st = pair(self);
+                let p = self.bin(Op::SMulExtended, st, x, y);
+                let (lo, hi) = (part(self, p, 0), part(self, p, 1));
+                let st2 = pair(self);
+                let sum = self.bin(Op::IAddCarry, st2, lo, z);
+                let (lo2, carry) = (part(self, sum, 0), part(self, sum, 1));
+                let top = self.int_splat(ty, u64::from(w - 1))?;
+                let zhi = self.bin(Op::ShiftRightArithmetic, ty, z, top);
+                let hi2 = self.bin(Op::IAdd, ty, hi, zhi);
+                let hi2 = self.bin(Op::IAdd, ty, hi2, carry);
+                let ext = self.bin(Op::ShiftRightArithmetic, ty, lo2, top);
+                let fits = self.bin(Op::IEqual, bt, hi2, ext);
+                let lim = signed_limit(self, hi2)?;
+                self.select(ty, fits, lo2, lim)
             }
             // u_upsample, s_upsample: (hi << w/2) | lo, both widened without sign.
             164 | 165 => {
@@ -695,6 +728,25 @@ impl Lower<'_> {
                 let one = self.int_splat(it, 1)?;
                 let e = self.bin(Op::ISub, it, e, one);
                 let bt = self.bool_like(xt);
+                // Subnormal floats (exponent field 0, lavapipe's frexp gets them wrong): the
+                // exponent is that of the mantissa's top bit, FindUMsb(m) - 149.
+                let e = if self.ctx.scalar_width(xt) == Some(32) {
+                    let bits = self.emit(Op::Bitcast, it, vec![Operand::IdRef(x)]);
+                    let mmask = self.int_splat(it, 0x007f_ffff)?;
+                    let emask = self.int_splat(it, 0x7f80_0000)?;
+                    let m = self.bin(Op::BitwiseAnd, it, bits, mmask);
+                    let ef = self.bin(Op::BitwiseAnd, it, bits, emask);
+                    let zero_i = self.int_splat(it, 0)?;
+                    let e0 = self.bin(Op::IEqual, bt, ef, zero_i);
+                    let m_set = self.bin(Op::INotEqual, bt, m, zero_i);
+                    let sub = self.bin(Op::LogicalAnd, bt, e0, m_set);
+                    let msb = self.glsl(75, it, &[m]);
+                    let bias = self.int_splat(it, 149)?;
+                    let es = self.bin(Op::ISub, it, msb, bias);
+                    self.select(it, sub, es, e)
+                } else {
+                    e
+                };
                 let zero = self.splat(xt, 0.0, false)?;
                 let is0 = self.bin(Op::FOrdEqual, bt, x, zero);
                 let inf = self.emit(Op::IsInf, bt, vec![Operand::IdRef(x)]);
@@ -827,6 +879,138 @@ impl Lower<'_> {
         ))
     }
 
+    /// `acosh` (OpenCL.std 1) and `asinh` (4): GLSL `Acosh`/`Asinh` (`log(x + sqrt(x*x ± 1))`)
+    /// except where that formula fails: above `2^28` (x*x overflows; the result is
+    /// `log|x| + ln 2`, with the sign of x for asinh), asinh below `2^-12` (x itself, within
+    /// half an ulp) and acosh below 1 (NaN).
+    fn inverse_hyperbolic(&mut self, n: u32, ty: Word, x: Word) -> Result<Word, String> {
+        let g = if n == 1 { 23 } else { 22 };
+        let r = self.glsl(g, ty, &[x]);
+        if self.ctx.scalar_width(ty) != Some(32) {
+            return Ok(r);
+        }
+        let bt = self.bool_like(ty);
+        let a = self.glsl(4, ty, &[x]);
+        let big_limit = self.splat(ty, 2f64.powi(28), false)?;
+        let big = self.bin(Op::FOrdGreaterThan, bt, a, big_limit);
+        let l = self.glsl(28, ty, &[a]);
+        let ln2 = self.splat(ty, std::f64::consts::LN_2, false)?;
+        let rb = self.bin(Op::FAdd, ty, l, ln2);
+        if n == 1 {
+            let r = self.select(ty, big, rb, r);
+            let one = self.splat(ty, 1.0, false)?;
+            let below = self.bin(Op::FOrdLessThan, bt, x, one);
+            let nan = self.splat(ty, f64::NAN, false)?;
+            Ok(self.select(ty, below, nan, r))
+        } else {
+            let rb = self.float_builtin(13, ty, &[rb, x])?; // copysign
+            let r = self.select(ty, big, rb, r);
+            let small_limit = self.splat(ty, 2f64.powi(-12), false)?;
+            let small = self.bin(Op::FOrdLessThan, bt, a, small_limit);
+            Ok(self.select(ty, small, x, r))
+        }
+    }
+
+    /// `ldexp` (OpenCL.std 34) on 32-bit floats: `x` times four exact powers of two whose
+    /// exponents add up to `n` clamped to [-400, 400] (enough to reach 0 or infinity from any
+    /// float), each built from its bits, the first as large as the exponent range allows. lavapipe's GLSL `Ldexp` works on the exponent field,
+    /// wrong for subnormal `x` and for a huge `n`. Other widths: GLSL `Ldexp`.
+    fn ldexp(&mut self, ty: Word, x: Word, k: Word) -> Result<Word, String> {
+        if self.ctx.scalar_width(ty) != Some(32) {
+            return Ok(self.glsl(53, ty, &[x, k]));
+        }
+        let it = *self.types.get(&k).ok_or("type of an ldexp operand")?;
+        if self.ctx.scalar_width(it) != Some(32) {
+            return Ok(self.glsl(53, ty, &[x, k]));
+        }
+        let lo = self.int_splat(it, (-400i64) as u64)?;
+        let hi = self.int_splat(it, 400)?;
+        let k = self.glsl(45, it, &[k, lo, hi]); // SClamp
+        let pow2 = |l: &mut Self, e: Word| -> Result<Word, String> {
+            let bias = l.int_splat(it, 127)?;
+            let b = l.bin(Op::IAdd, it, e, bias);
+            let sh = l.int_splat(it, 23)?;
+            let bits = l.bin(Op::ShiftLeftLogical, it, b, sh);
+            Ok(l.emit(Op::Bitcast, ty, vec![Operand::IdRef(bits)]))
+        };
+        // Greedy parts within a float's exponent range, the largest first: a small n is one
+        // exact-or-once-rounded product, so a subnormal result is rounded once.
+        let (plo, phi) = (
+            self.int_splat(it, (-126i64) as u64)?,
+            self.int_splat(it, 127)?,
+        );
+        let mut r = x;
+        let mut left = k;
+        for _ in 0..4 {
+            let part = self.glsl(45, it, &[left, plo, phi]);
+            left = self.bin(Op::ISub, it, left, part);
+            let f = pow2(self, part)?;
+            r = self.bin(Op::FMul, ty, r, f);
+        }
+        Ok(r)
+    }
+
+    /// `hypot` (OpenCL.std 32): `sqrt(x*x + y*y)`, redone per component on `x, y * 2^-80`
+    /// where the sum overflows and on `x, y * 2^100` where it is below `2^-100` (exact
+    /// power-of-two scalings); an infinite operand gives +inf even with a NaN one. 32-bit floats;
+    /// other widths unscaled.
+    fn hypot(&mut self, ty: Word, x: Word, y: Word) -> Result<Word, String> {
+        let sum = |l: &mut Self, a: Word, b: Word| {
+            let aa = l.bin(Op::FMul, ty, a, a);
+            let bb = l.bin(Op::FMul, ty, b, b);
+            l.bin(Op::FAdd, ty, aa, bb)
+        };
+        let s = sum(self, x, y);
+        if self.ctx.scalar_width(ty) != Some(32) {
+            return Ok(self.glsl(31, ty, &[s]));
+        }
+        let bt = self.bool_like(ty);
+        let big = self.emit(Op::IsInf, bt, vec![Operand::IdRef(s)]);
+        let tiny_limit = self.splat(ty, 2f64.powi(-100), false)?;
+        let small = self.bin(Op::FOrdLessThan, bt, s, tiny_limit);
+        let one = self.splat(ty, 1.0, false)?;
+        let (down, up) = (
+            self.splat(ty, 2f64.powi(-80), false)?,
+            self.splat(ty, 2f64.powi(100), false)?,
+        );
+        let (down_back, up_back) = (
+            self.splat(ty, 2f64.powi(80), false)?,
+            self.splat(ty, 2f64.powi(-100), false)?,
+        );
+        let scale = self.select(ty, small, up, one);
+        let scale = self.select(ty, big, down, scale);
+        let back = self.select(ty, small, up_back, one);
+        let back = self.select(ty, big, down_back, back);
+        let xs = self.bin(Op::FMul, ty, x, scale);
+        let ys = self.bin(Op::FMul, ty, y, scale);
+        let s2 = sum(self, xs, ys);
+        let r = self.glsl(31, ty, &[s2]);
+        let r = self.bin(Op::FMul, ty, r, back);
+        // hypot(±inf, y) is +inf even for a NaN y.
+        let xi = self.emit(Op::IsInf, bt, vec![Operand::IdRef(x)]);
+        let yi = self.emit(Op::IsInf, bt, vec![Operand::IdRef(y)]);
+        let any_inf = self.bin(Op::LogicalOr, bt, xi, yi);
+        let inf = self.splat(ty, f64::INFINITY, false)?;
+        Ok(self.select(ty, any_inf, inf, r))
+    }
+
+    /// `round` (OpenCL.std 55): halfway cases away from zero (GLSL `Round` may round them
+    /// to even): `t = trunc(x)`, plus `copysign(1, x)` when `|x - t| >= 0.5`. Infinities and
+    /// NaN pass through (`x - t` is NaN, the test false).
+    fn round_away(&mut self, ty: Word, x: Word) -> Result<Word, String> {
+        let bt = self.bool_like(ty);
+        let t = self.glsl(3, ty, &[x]);
+        let d = self.bin(Op::FSub, ty, x, t);
+        let ad = self.glsl(4, ty, &[d]);
+        let half = self.splat(ty, 0.5, false)?;
+        let up = self.bin(Op::FOrdGreaterThanEqual, bt, ad, half);
+        let one = self.splat(ty, 1.0, false)?;
+        let s = self.float_builtin(13, ty, &[one, x])?; // copysign(1, x)
+        let stepped = self.bin(Op::FAdd, ty, t, s);
+        // A select, not `t + 0`: -0.3 rounds to -0.
+        Ok(self.select(ty, up, stepped, t))
+    }
+
     /// `length` (OpenCL.std 106) of `x` without the overflow and underflow of
     /// `sqrt(dot(x, x))`: a sum of squares that overflows is redone on `x * 2^-80`, one below
     /// `2^-100` on `x * 2^100` (exact power-of-two scalings), and the root scaled back.
@@ -882,6 +1066,9 @@ impl Lower<'_> {
             self.glsl(*g, ty, &a)
         } else {
             match n {
+                1 | 4 => self.inverse_hyperbolic(n, ty, arg(0)?)?,
+                34 => self.ldexp(ty, arg(0)?, arg(1)?)?,
+                6 => self.glsl(18, ty, &[arg(0)?]),
                 104 => self.cross(ty, arg(0)?, arg(1)?)?,
                 105 => {
                     let (x, y) = (arg(0)?, arg(1)?);
@@ -948,13 +1135,8 @@ impl Lower<'_> {
                     );
                     self.glsl(28, ty, &[s])
                 }
-                32 => {
-                    let (x, y) = (arg(0)?, arg(1)?);
-                    let xx = self.emit(Op::FMul, ty, vec![Operand::IdRef(x), Operand::IdRef(x)]);
-                    let yy = self.emit(Op::FMul, ty, vec![Operand::IdRef(y), Operand::IdRef(y)]);
-                    let s = self.emit(Op::FAdd, ty, vec![Operand::IdRef(xx), Operand::IdRef(yy)]);
-                    self.glsl(31, ty, &[s])
-                }
+                32 => self.hypot(ty, arg(0)?, arg(1)?)?,
+                55 => self.round_away(ty, arg(0)?)?,
                 201 => self.emit(Op::CopyObject, ty, vec![Operand::IdRef(arg(0)?)]),
                 160 | 203 | 153 | 204 => {
                     let op = if n == 160 || n == 153 {
@@ -1092,7 +1274,7 @@ impl Lower<'_> {
                         v
                     }
                 }
-                142..=148 | 154 | 162..=165 | 202 => self.int_builtin(n, ty, &a)?,
+                142..=148 | 154 | 155 | 162..=165 | 202 => self.int_builtin(n, ty, &a)?,
                 182 | 183 => self.shuffle(n, ty, &a)?,
                 30 | 31 | 45 => self.with_pointer(n, ty, &a)?,
                 11 | 13 | 24 | 43 | 44 | 49 | 54 => self.float_builtin(n, ty, &a)?,
@@ -1104,6 +1286,62 @@ impl Lower<'_> {
                     ))
                 }
             }
+        };
+        // atan, atanpi, pow, pown, powr, rootn, half_powr: lavapipe's GLSL Atan and Pow give
+        // 0 for a NaN x; OpenCL wants NaN (pown(NaN, 0) = 1). A NaN y: NaN for powr, half_powr, and pow unless
+        // x is 1 (pow(1, y) = 1 for any y).
+        let v = if matches!(n, 6 | 9 | 48 | 49 | 50 | 54 | 75) {
+            let x = arg(0)?;
+            let bt = self.bool_like(ty);
+            let nan = self.emit(Op::IsNan, bt, vec![Operand::IdRef(x)]);
+            // pown(x, 0) is 1 even for a NaN x.
+            let nan = if n == 49 {
+                let k = arg(1)?;
+                let kt = *self.types.get(&k).ok_or("pown exponent type")?;
+                let zero = self.int_splat(kt, 0)?;
+                let k_set = self.bin(Op::INotEqual, bt, k, zero);
+                self.bin(Op::LogicalAnd, bt, nan, k_set)
+            } else {
+                nan
+            };
+            let v = self.select(ty, nan, x, v);
+            let v = if n == 49 {
+                let k = arg(1)?;
+                let kt = *self.types.get(&k).ok_or("pown exponent type")?;
+                let zero = self.int_splat(kt, 0)?;
+                let k0 = self.bin(Op::IEqual, bt, k, zero);
+                let one = self.splat(ty, 1.0, false)?;
+                self.select(ty, k0, one, v)
+            } else {
+                v
+            };
+            if matches!(n, 48 | 50 | 75) {
+                let y = arg(1)?;
+                let ynan = self.emit(Op::IsNan, bt, vec![Operand::IdRef(y)]);
+                let ynan = if n == 48 {
+                    let one = self.splat(ty, 1.0, false)?;
+                    let not_one = self.bin(Op::FUnordNotEqual, bt, x, one);
+                    self.bin(Op::LogicalAnd, bt, ynan, not_one)
+                } else {
+                    ynan
+                };
+                let v = self.select(ty, ynan, y, v);
+                if n == 48 {
+                    // pow(1, y) and pow(x, ±0) are 1 whatever the other operand.
+                    let one = self.splat(ty, 1.0, false)?;
+                    let zero = self.splat(ty, 0.0, false)?;
+                    let x1 = self.bin(Op::FOrdEqual, bt, x, one);
+                    let y0 = self.bin(Op::FOrdEqual, bt, y, zero);
+                    let either = self.bin(Op::LogicalOr, bt, x1, y0);
+                    self.select(ty, either, one, v)
+                } else {
+                    v
+                }
+            } else {
+                v
+            }
+        } else {
+            v
         };
         // Transcendental GLSL instructions take no doubles: refuse rather than emit an
         // invalid module.

@@ -1,7 +1,8 @@
 //! Types: `__global`/`__constant` pointers become `PhysicalStorageBuffer` pointers; every
 //! struct gets `Offset`s, every array an `ArrayStride` and every physical pointer type an
 //! `ArrayStride` (for `OpPtrAccessChain`), all by OpenCL C layout rules. Program-scope
-//! `__constant` data becomes `Private` (it is read-only, so a per-invocation copy is exact).
+//! `__constant` data becomes `Private` (it is read-only, so a per-invocation copy is exact), as
+//! do module-scope `Function` variables (LLVM's private globals, such as switch tables).
 
 use std::collections::HashMap;
 
@@ -31,7 +32,12 @@ pub(crate) fn lower_types(ctx: &mut Ctx) -> Result<(), String> {
         .iter()
         .enumerate()
         .filter(|(_, i)| i.class.opcode == Op::Variable)
-        .filter(|(_, i)| matches!(i.operands.first(), Some(Operand::StorageClass(sc)) if is_physical(*sc)))
+        .filter(|(_, i)| {
+            // A module-scope Function variable is a private-address-space global of LLVM's
+            // (llvm-spirv emits e.g. switch lookup tables so; invalid SPIR-V): Private too.
+            matches!(i.operands.first(), Some(Operand::StorageClass(sc))
+                if is_physical(*sc) || *sc == StorageClass::Function)
+        })
         .filter_map(|(k, i)| i.result_type.map(|t| (k, t)))
         .collect();
     for (k, ty) in vars {
