@@ -106,21 +106,16 @@ pub(crate) fn device_names(caps: &DeviceCaps) -> Vec<String> {
         .unwrap_or_else(|| derived_names(caps))
 }
 
-/// The `-cl-ext` list: what the device reports, plus the language support its Vulkan features
-/// allow ([`derived_names`]: `double` with `shaderFloat64`, ...). The latter keeps kernels
-/// that use such types building where the device does not (yet) claim the extension; their
-/// macros are removed again by [`truth_header`], so a program testing `cl_khr_fp64` sees
-/// what `CL_DEVICE_EXTENSIONS` says.
+/// The `-cl-ext` list: exactly the extensions and OpenCL C features the device reports
+/// (`CL_DEVICE_EXTENSIONS`, `CL_DEVICE_OPENCL_C_FEATURES`). clang-15 declares a built-in only
+/// while its extension or feature is enabled, so nothing beyond the device's claims may be
+/// enabled: `double` without `cl_khr_fp64` is a build error (clang: "use of type 'double'
+/// requires cl_khr_fp64 support"), never a kernel whose `sqrt(double)` silently resolves to
+/// the `float` overload.
 fn extension_list(caps: &DeviceCaps) -> String {
-    let mut names = device_names(caps);
-    for n in derived_names(caps) {
-        if !names.contains(&n) {
-            names.push(n);
-        }
-    }
     let mut ext = vec!["-all".to_string()];
     ext.extend(
-        names
+        device_names(caps)
             .iter()
             .filter(|n| n.starts_with("cl_") || n.starts_with("__opencl_c_"))
             .map(|n| format!("+{n}")),
@@ -184,16 +179,9 @@ pub(crate) fn truth_header(caps: &DeviceCaps) -> String {
         "// vkcl: predefined macros as the device reports them (CL_DEVICE_IMAGE_SUPPORT,\n\
          // CL_DEVICE_EXTENSIONS, CL_DEVICE_OPENCL_C_FEATURES).\n#undef __IMAGE_SUPPORT__\n",
     );
-    let derived = derived_names(caps);
-    let candidates = HEADER_DEFINED
-        .iter()
-        .copied()
-        .chain(derived.iter().map(String::as_str));
-    let mut done = Vec::new();
-    for m in candidates {
-        if !names.iter().any(|n| n == m) && !done.contains(&m) {
+    for m in HEADER_DEFINED {
+        if !names.iter().any(|n| n == m) {
             s.push_str(&format!("#undef {m}\n"));
-            done.push(m);
         }
     }
     s
@@ -375,11 +363,18 @@ mod tests {
         assert!(h.contains("#undef __opencl_c_fp64"));
         assert!(h.contains("#undef __opencl_c_atomic_scope_device"));
         assert!(!h.contains("#undef __opencl_c_int64"));
-        // double stays usable (shaderFloat64), its macro follows the device.
-        assert!(h.contains("#undef cl_khr_fp64"));
+        // Only what the device reports is enabled: no double without cl_khr_fp64.
         let ext = extension_list(&caps);
-        assert!(ext.starts_with("-cl-ext=-all,+__opencl_c_int64,"));
-        assert!(ext.contains("+cl_khr_fp64"));
+        assert_eq!(ext, "-cl-ext=-all,+__opencl_c_int64");
+        let caps = DeviceCaps {
+            opencl_c_names: Some(vec!["cl_khr_fp64".into(), "__opencl_c_fp64".into()]),
+            ..Default::default()
+        };
+        assert_eq!(
+            extension_list(&caps),
+            "-cl-ext=-all,+cl_khr_fp64,+__opencl_c_fp64"
+        );
+        assert!(!truth_header(&caps).contains("__opencl_c_fp64"));
     }
 
     #[test]
