@@ -174,7 +174,14 @@ fn scalar_arguments() {
     let env = Env::new();
     let k = env.kern(ARGS, "scalars");
     let out = env.zeros::<f32>(8);
-    let (f, i, c, s, l, d) = (1.5f32, -3i32, 200u8, -7i16, 123_456_789_012i64, 0.25f64);
+    let (f, i, c, s, l, d) = (
+        1.5f32,
+        -3i32,
+        200u8,
+        -7i16,
+        123_456_789_012i64,
+        9_876_543_210u64,
+    );
     arg_mem(k, 0, out);
     set_arg(k, 1, &f);
     set_arg(k, 2, &i);
@@ -1288,7 +1295,7 @@ fn set_kernel_arg_errors() {
     assert_eq!(
         set(6, 4, &f as *const f32 as *const c_void),
         CL_INVALID_ARG_SIZE,
-        "double given 4 bytes"
+        "ulong given 4 bytes"
     );
     assert_eq!(
         set(0, 4, &f as *const f32 as *const c_void),
@@ -1552,7 +1559,7 @@ fn kernel_queries() {
     assert_eq!(type_name(0), "float*");
     assert_eq!(arg_name(3), "c");
     assert_eq!(type_name(3), "uchar");
-    assert_eq!(type_name(6), "double");
+    assert_eq!(type_name(6), "ulong");
     let aq: cl_kernel_arg_address_qualifier = info_scalar(|s, v, r| unsafe {
         cl!(clGetKernelArgInfo)(k, 0, CL_KERNEL_ARG_ADDRESS_QUALIFIER, s, v, r)
     });
@@ -1587,14 +1594,13 @@ fn kernel_queries() {
 
 const TYPES: &str = r#"
 __kernel void types(__global const char *c, __global const short *s, __global const long *l,
-                    __global const double *d, __global uchar4 *o4, __global short *os,
-                    __global long *ol, __global double *od, __global char *oc) {
+                    __global uchar4 *o4, __global short *os, __global long *ol,
+                    __global char *oc) {
     size_t i = get_global_id(0);
     oc[i] = c[i] * 3 + (char)1;
     os[i] = s[i] / (short)3 + (short)c[i];
     ol[i] = l[i] * l[i] + (l[i] >> 7) + mul_hi(l[i], (long)0x123456789) + rotate(l[i], (long)13)
             + popcount(l[i]) + clz(l[i]) + ctz(l[i]);
-    od[i] = sqrt(fabs(d[i])) + d[i] * 0.5 + fma(d[i], d[i], 1.0) + floor(d[i]);
     o4[i] = (uchar4)(c[i], s[i], l[i], (uchar)i) + convert_uchar4_sat((int4)(-5, 300, 7, 8));
 }
 
@@ -1608,6 +1614,30 @@ __kernel void narrow_bits(__global const uchar *b, __global const ushort *h, __g
     o[i * 6 + 5] = ctz(h[i]);
 }
 "#;
+
+const DOUBLES: &str = r#"
+__kernel void doubles(__global const double *d, __global double *od) {
+    size_t i = get_global_id(0);
+    od[i] = sqrt(fabs(d[i])) + d[i] * 0.5 + fma(d[i], d[i], 1.0) + floor(d[i]);
+}
+"#;
+
+/// Builds `source`, a program using `double`, with `options`: `Some` where the device reports
+/// `cl_khr_fp64`; elsewhere asserts that the build fails with a log naming the missing
+/// extension (never a program where `double` silently became `float`) and gives `None`.
+fn build_doubles(env: &Env, source: &str, options: &str) -> Option<cl_program> {
+    let built = env.try_build(source, options);
+    if env.has_extension("cl_khr_fp64") {
+        return Some(built.unwrap_or_else(|(e, log)| panic!("build failed ({e}):\n{log}")));
+    }
+    let (err, log) = built.expect_err("double without cl_khr_fp64 must not build");
+    assert_eq!(err, CL_BUILD_PROGRAM_FAILURE);
+    assert!(
+        log.contains("error") && log.contains("double") && log.contains("cl_khr_fp64"),
+        "{log}"
+    );
+    None
+}
 
 #[test]
 fn narrow_and_wide_integer_types_and_double() {
@@ -1626,23 +1656,21 @@ fn narrow_and_wide_integer_types_and_double() {
     let d: Vec<f64> = (0..n)
         .map(|_| (rng.next_u32() as f64 - 2e9) / 1e5)
         .collect();
-    let bufs = [env.buf(&c), env.buf(&s), env.buf(&l), env.buf(&d)];
-    let (o4, os, ol, od, oc) = (
+    let bufs = [env.buf(&c), env.buf(&s), env.buf(&l)];
+    let (o4, os, ol, oc) = (
         env.zeros::<[u8; 4]>(n),
         env.zeros::<i16>(n),
         env.zeros::<i64>(n),
-        env.zeros::<f64>(n),
         env.zeros::<i8>(n),
     );
     let k = env.kern_opts(TYPES, "-cl-std=CL3.0", "types");
-    for (i, m) in bufs.iter().chain([o4, os, ol, od, oc].iter()).enumerate() {
+    for (i, m) in bufs.iter().chain([o4, os, ol, oc].iter()).enumerate() {
         arg_mem(k, i as u32, *m);
     }
     env.run(k, &[n], None, None);
     let g4: Vec<[u8; 4]> = env.read(o4, n);
     let gs: Vec<i16> = env.read(os, n);
     let gl: Vec<i64> = env.read(ol, n);
-    let gd: Vec<f64> = env.read(od, n);
     let gc: Vec<i8> = env.read(oc, n);
     for i in 0..n {
         assert_eq!(gc[i], (c[i] as i32 * 3 + 1) as i8, "char {i}");
@@ -1660,17 +1688,32 @@ fn narrow_and_wide_integer_types_and_double() {
         .iter()
         .fold(0i64, |a, v| a.wrapping_add(*v));
         assert_eq!(gl[i], want, "long {i} of {x}");
-        let y = d[i];
-        let want = y.abs().sqrt() + y * 0.5 + y.mul_add(y, 1.0) + y.floor();
-        assert!(
-            (gd[i] - want).abs() <= 1e-12 * want.abs().max(1.0),
-            "double {i}: {} vs {want}",
-            gd[i]
-        );
         let v = [c[i] as u8, s[i] as u8, l[i] as u8, i as u8];
         let sat = [0u8, 255, 7, 8];
         let want: [u8; 4] = std::array::from_fn(|j| v[j].wrapping_add(sat[j]));
         assert_eq!(g4[i], want, "uchar4 {i}");
+    }
+
+    // double: computed where the device reports cl_khr_fp64, a build error elsewhere.
+    for std in ["-cl-std=CL3.0", "-cl-std=CL1.2"] {
+        let Some(p) = build_doubles(&env, DOUBLES, std) else {
+            continue;
+        };
+        let (md, od) = (env.buf(&d), env.zeros::<f64>(n));
+        let k = env.kernel(p, "doubles");
+        arg_mem(k, 0, md);
+        arg_mem(k, 1, od);
+        env.run(k, &[n], None, None);
+        let gd: Vec<f64> = env.read(od, n);
+        for i in 0..n {
+            let y = d[i];
+            let want = y.abs().sqrt() + y * 0.5 + y.mul_add(y, 1.0) + y.floor();
+            assert!(
+                (gd[i] - want).abs() <= 1e-12 * want.abs().max(1.0),
+                "double {i}: {} vs {want}",
+                gd[i]
+            );
+        }
     }
 
     let b: Vec<u8> = (0..256).map(|x| x as u8).collect();
@@ -1884,6 +1927,21 @@ __kernel void atom64(__global long *a, __global ulong *b) {
     atom_add(&a[0], (long)get_global_id(0));
     atom_max(&b[0], (ulong)get_global_id(0) << 33);
 }
+__kernel void atom64_local(__global long *out) {
+    __local long t[4];
+    size_t l = get_local_id(0);
+    if (l < 4)
+        t[l] = l == 1 ? LONG_MAX : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    long v = ((long)get_global_id(0) << 35) - 7;
+    atom_add(&t[0], v);
+    atom_min(&t[1], v);
+    atom_xor(&t[2], v);
+    atom_inc(&t[3]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l < 4)
+        out[get_group_id(0) * 4 + l] = t[l];
+}
 __kernel void local_loop(__global int *out, __local int *tmp) {
     size_t l = get_local_id(0);
     int acc = 0;
@@ -1971,6 +2029,30 @@ fn structs_pointers_atom64_barrier_loops_goto() {
     env.run(k, &[1000], Some(&[50]), None);
     assert_eq!(env.read::<i64>(ma, 1)[0], 5 + 999 * 1000 / 2);
     assert_eq!(env.read::<u64>(mb, 1)[0], 999u64 << 33);
+
+    // cl_khr_int64_base/extended_atomics on __local memory.
+    let (wg, groups) = (50usize, 4usize);
+    let mo = env.zeros::<i64>(groups * 4);
+    let k = env.kernel(p, "atom64_local");
+    arg_mem(k, 0, mo);
+    env.run(k, &[wg * groups], Some(&[wg]), None);
+    let got: Vec<i64> = env.read(mo, groups * 4);
+    for g in 0..groups {
+        let vals: Vec<i64> = (g * wg..(g + 1) * wg)
+            .map(|i| ((i as i64) << 35) - 7)
+            .collect();
+        let want = [
+            vals.iter().fold(0i64, |a, v| a.wrapping_add(*v)),
+            *vals.iter().min().unwrap(),
+            vals.iter().fold(0i64, |a, v| a ^ v),
+            wg as i64,
+        ];
+        assert_eq!(
+            &got[g * 4..g * 4 + 4],
+            &want,
+            "local 64-bit atomics, group {g}"
+        );
+    }
 
     let (wg, groups) = (32usize, 4usize);
     let mo = env.zeros::<i32>(wg * groups);
@@ -2227,7 +2309,7 @@ fn private_struct_copies_through_punned_views() {
 
 const PUNNING: &str = r#"
 typedef struct { int a; float b; float c; int d; } Quad;
-typedef struct { double w; int k; float f; } Mixed;
+typedef struct { long w; int k; float f; } Mixed;
 
 __kernel void quads(__global const Quad *in, __global Quad *out, int which) {
     Quad arr[3];
@@ -2266,7 +2348,7 @@ struct Quad {
 #[repr(C)]
 #[derive(Clone, Copy, Default, Debug, PartialEq)]
 struct Mixed {
-    w: f64,
+    w: i64,
     k: i32,
     f: f32,
 }
@@ -2313,7 +2395,7 @@ fn private_struct_copies_with_dynamic_indices() {
 
     let mixed: Vec<Mixed> = (0..n * 2)
         .map(|i| Mixed {
-            w: i as f64 * 1.5,
+            w: (i as i64) * -1_000_000_007,
             k: i as i32,
             f: rng.next_f32(),
         })
@@ -2338,11 +2420,14 @@ fn private_struct_copies_with_dynamic_indices() {
 }
 
 const MORE: &str = r#"
-__kernel void c30_atomics(__global atomic_int *c, __global int *o) {
-    int v = atomic_fetch_add_explicit(c, 1, memory_order_relaxed, memory_scope_device);
-    atomic_store_explicit(c + 1, 5, memory_order_release, memory_scope_device);
-    o[get_global_id(0)] = v + atomic_load(c + 1) * 0;
+__kernel void c30_atomics(__global atomic_int *c, __global atomic_int *s, __global int *o) {
+    size_t g = get_group_id(0);
+    int v = atomic_fetch_add_explicit(c + g, 1, memory_order_relaxed, memory_scope_work_group);
+    if (get_local_id(0) == 0)
+        atomic_store_explicit(s + g, (int)g + 1, memory_order_relaxed, memory_scope_work_group);
     work_group_barrier(CLK_GLOBAL_MEM_FENCE);
+    o[get_global_id(0)] =
+        v + 1000 * atomic_load_explicit(s + g, memory_order_relaxed, memory_scope_work_group);
 }
 
 __kernel void local_view(__global const float2 *in, __global long *out) {
@@ -2377,16 +2462,40 @@ fn cl30_atomics_local_views_pointer_selects_char_vectors() {
         .try_build(MORE, "-cl-std=CL3.0")
         .unwrap_or_else(|(e, log)| panic!("{e}: {log}"));
 
-    let n = 640usize;
-    let (mc, mo) = (env.buf(&[0i32, 0]), env.zeros::<i32>(n));
+    // CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES: relaxed order, work-group scope. Atomics with
+    // those, per work-group counters and flags.
+    let (n, wg) = (640usize, 64usize);
+    let groups = n / wg;
+    let (mc, ms, mo) = (
+        env.zeros::<i32>(groups),
+        env.zeros::<i32>(groups),
+        env.zeros::<i32>(n),
+    );
     let k = env.kernel(p, "c30_atomics");
     arg_mem(k, 0, mc);
-    arg_mem(k, 1, mo);
-    env.run(k, &[n], Some(&[64]), None);
-    assert_eq!(env.read::<i32>(mc, 2), vec![n as i32, 5]);
-    let mut got: Vec<i32> = env.read(mo, n);
-    got.sort_unstable();
-    assert_eq!(got, (0..n as i32).collect::<Vec<_>>());
+    arg_mem(k, 1, ms);
+    arg_mem(k, 2, mo);
+    env.run(k, &[n], Some(&[wg]), None);
+    assert_eq!(env.read::<i32>(mc, groups), vec![wg as i32; groups]);
+    let want: Vec<i32> = (1..=groups as i32).collect();
+    assert_eq!(env.read::<i32>(ms, groups), want);
+    let got: Vec<i32> = env.read(mo, n);
+    for g in 0..groups {
+        let mut part = got[g * wg..(g + 1) * wg].to_vec();
+        part.sort_unstable();
+        let want: Vec<i32> = (0..wg as i32).map(|v| v + 1000 * (g as i32 + 1)).collect();
+        assert_eq!(part, want, "group {g}");
+    }
+    // The implicit forms are seq_cst at device scope, which the device does not claim
+    // (no __opencl_c_atomic_order_seq_cst / __opencl_c_atomic_scope_device): not declared.
+    let (err, log) = env
+        .try_build(
+            "__kernel void k(__global atomic_int *c) { atomic_store(c, atomic_load(c + 1)); }",
+            "-cl-std=CL3.0",
+        )
+        .expect_err("atomic_load needs seq_cst and device scope");
+    assert_eq!(err, CL_BUILD_PROGRAM_FAILURE);
+    assert!(log.contains("atomic_load"), "{log}");
 
     let v: Vec<[f32; 2]> = (0..128)
         .map(|_| [rng.next_f32(), -rng.next_f32()])
@@ -2465,9 +2574,21 @@ fn double_transcendentals_fail_the_build_cleanly() {
     let src = "__kernel void dbl(__global double *d) { d[0] = exp(d[0]); }";
     let (err, log) = env.try_build(src, "").expect_err("no Vulkan exp on double");
     assert_eq!(err, CL_BUILD_PROGRAM_FAILURE);
-    assert!(log.contains("dbl") && log.contains("double"), "{log}");
-    // sqrt, fma, floor and friends do exist for doubles.
-    env.build("__kernel void ok(__global double *d) { d[0] = sqrt(d[0]) + fma(d[1], d[2], floor(d[3])); }");
+    assert!(log.contains("double"), "{log}");
+    if env.has_extension("cl_khr_fp64") {
+        assert!(log.contains("dbl"), "{log}");
+    } else {
+        assert!(log.contains("cl_khr_fp64"), "{log}");
+    }
+    // sqrt, fma, floor and friends do exist for doubles (where the device has them).
+    let ok = "__kernel void ok(__global double *d) { d[0] = sqrt(d[0]) + fma(d[1], d[2], floor(d[3])); }";
+    build_doubles(&env, ok, "");
+    // A `double` only inside the kernel, whose sqrt would silently take the float overload
+    // were the type enabled without the extension, for both language versions.
+    let inner = "__kernel void k(__global float *f) { double x = f[0]; f[0] = (float)sqrt(x); }";
+    for std in ["", "-cl-std=CL3.0"] {
+        build_doubles(&env, inner, std);
+    }
 }
 
 const ASYNC: &str = r#"
@@ -2649,14 +2770,24 @@ fn vectors_of_8_and_16_components() {
 
 const WIDE_TYPES: &str = r#"
 __kernel void wide_types(__global const char16 *c, __global uchar16 *o, __global long8 *l,
-                         __global double8 *d, __global const int8 *m) {
+                         __global long8 *w, __global const int8 *m) {
     size_t i = get_global_id(0);
     int16 wide = convert_int16(c[i]) * 1000;
     o[i] = convert_uchar16_sat(wide);
     l[i] = convert_long8(c[i].lo) << 40;
-    d[i] = convert_double8(c[i].hi) * 0.5;
+    w[i] = convert_long8(c[i].hi) * -3;
     int8 s = shuffle(m[i], as_uint8(m[i]));
     o[i] += convert_uchar16(shuffle2(s, s, (uint16)(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)));
+    int16 f = vload16(i, (__global const int *)w);
+    vstore16(f, i, (__global int *)l);
+}
+"#;
+
+const WIDE_DOUBLES: &str = r#"
+__kernel void wide_doubles(__global const char16 *c, __global double8 *d, __global long8 *l) {
+    size_t i = get_global_id(0);
+    l[i] = convert_long8(c[i].lo) << 40;
+    d[i] = convert_double8(c[i].hi) * 0.5;
     float16 f = vload16(i, (__global const float *)d);
     vstore16(f, i, (__global float *)l);
 }
@@ -2673,21 +2804,21 @@ fn wide_vectors_of_narrow_and_64_bit_types() {
     let m: Vec<[i32; 8]> = (0..n)
         .map(|_| std::array::from_fn(|_| (rng.next_u32() % 1000) as i32 - 500))
         .collect();
-    let (mc, mo, ml, md, mm) = (
+    let (mc, mo, ml, mw, mm) = (
         env.buf(&c),
         env.zeros::<[u8; 16]>(n),
         env.zeros::<[i64; 8]>(n),
-        env.zeros::<[f64; 8]>(n),
+        env.zeros::<[i64; 8]>(n),
         env.buf(&m),
     );
     let k = env.kern(WIDE_TYPES, "wide_types");
-    for (idx, b) in [mc, mo, ml, md, mm].iter().enumerate() {
+    for (idx, b) in [mc, mo, ml, mw, mm].iter().enumerate() {
         arg_mem(k, idx as u32, *b);
     }
     env.run(k, &[n], None, None);
     let o: Vec<[u8; 16]> = env.read(mo, n);
     let l: Vec<[i64; 8]> = env.read(ml, n);
-    let d: Vec<[f64; 8]> = env.read(md, n);
+    let w: Vec<[i64; 8]> = env.read(mw, n);
     for i in 0..n {
         let s: [i32; 8] = std::array::from_fn(|j| m[i][(m[i][j] & 7) as usize]);
         let want: [u8; 16] = std::array::from_fn(|j| {
@@ -2695,6 +2826,24 @@ fn wide_vectors_of_narrow_and_64_bit_types() {
             sat.wrapping_add(s[(15 - j) & 7] as u8)
         });
         assert_eq!(o[i], want, "uchar16 {i}");
+        let ww: [i64; 8] = std::array::from_fn(|j| c[i][8 + j] as i64 * -3);
+        assert_eq!(w[i], ww, "long8 {i}");
+        assert_eq!(l[i], ww, "long8 overwritten by vstore16 {i}");
+    }
+
+    // double8: computed where the device reports cl_khr_fp64, a build error elsewhere.
+    let Some(p) = build_doubles(&env, WIDE_DOUBLES, "") else {
+        return;
+    };
+    let (md, ml) = (env.zeros::<[f64; 8]>(n), env.zeros::<[i64; 8]>(n));
+    let k = env.kernel(p, "wide_doubles");
+    for (idx, b) in [mc, md, ml].iter().enumerate() {
+        arg_mem(k, idx as u32, *b);
+    }
+    env.run(k, &[n], None, None);
+    let d: Vec<[f64; 8]> = env.read(md, n);
+    let l: Vec<[i64; 8]> = env.read(ml, n);
+    for i in 0..n {
         let dw: [f64; 8] = std::array::from_fn(|j| c[i][8 + j] as f64 * 0.5);
         assert_eq!(d[i], dw, "double8 {i}");
         let lw: [i64; 8] = std::array::from_fn(|j| dw[j].to_bits() as i64);
@@ -3069,17 +3218,17 @@ fn float_atomics_big_private_arrays_struct_arrays_local_limit() {
 }
 
 const ARG_LAYOUT: &str = r#"
-__kernel void many_args(__global double *out, char a, long b, char c, float3 d, short e,
-                        double f, uchar2 g, int h, __global const int *maybe, ushort i) {
+__kernel void many_args(__global long *out, char a, long b, char c, float3 d, short e,
+                        ulong f, uchar2 g, int h, __global const int *maybe, ushort i) {
     out[0] = a;
-    out[1] = (double)b;
+    out[1] = b;
     out[2] = c;
-    out[3] = d.x + d.y * 10.0f + d.z * 100.0f;
+    out[3] = (long)(d.x + d.y * 10.0f + d.z * 100.0f);
     out[4] = e;
-    out[5] = f;
+    out[5] = (long)f;
     out[6] = g.x + g.y * 1000;
     out[7] = h;
-    out[8] = maybe ? (double)maybe[1] : -12345.0;
+    out[8] = maybe ? (long)maybe[1] : -12345;
     out[9] = i;
 }
 "#;
@@ -3088,14 +3237,15 @@ __kernel void many_args(__global double *out, char a, long b, char c, float3 d, 
 fn argument_block_layout_null_buffers_and_sub_buffers() {
     let env = Env::new();
     let k = env.kern(ARG_LAYOUT, "many_args");
-    let out = env.zeros::<f64>(10);
+    let out = env.zeros::<i64>(10);
+    let f = 0x8123_4567_89ab_cdefu64;
     arg_mem(k, 0, out);
     set_arg(k, 1, &-5i8);
     set_arg(k, 2, &(-(1i64 << 40) - 3));
     set_arg(k, 3, &100i8);
     set_arg(k, 4, &[1.0f32, 2.0, 3.0, 99.0]);
     set_arg(k, 5, &-300i16);
-    set_arg(k, 6, &0.125f64);
+    set_arg(k, 6, &f);
     set_arg(k, 7, &[7u8, 9]);
     set_arg(k, 8, &123456i32);
     let null: cl_mem = null_mut();
@@ -3103,18 +3253,18 @@ fn argument_block_layout_null_buffers_and_sub_buffers() {
     set_arg(k, 10, &65000u16);
     env.run(k, &[1], None, None);
     let want = [
-        -5.0,
-        -(2f64.powi(40)) - 3.0,
-        100.0,
-        321.0,
-        -300.0,
-        0.125,
-        9007.0,
-        123456.0,
-        -12345.0,
-        65000.0,
+        -5,
+        -(1i64 << 40) - 3,
+        100,
+        321,
+        -300,
+        f as i64,
+        9007,
+        123456,
+        -12345,
+        65000,
     ];
-    assert_eq!(env.read::<f64>(out, 10), want.to_vec());
+    assert_eq!(env.read::<i64>(out, 10), want.to_vec());
 
     // A sub-buffer is its parent's address plus the origin.
     let data: Vec<i32> = (0..1024).map(|v| v * 3).collect();
@@ -3145,8 +3295,8 @@ fn argument_block_layout_null_buffers_and_sub_buffers() {
     set_arg(k, 9, &sub);
     env.run(k, &[1], None, None);
     assert_eq!(
-        env.read::<f64>(out, 10)[8],
-        data[origin / 4 + 1] as f64,
+        env.read::<i64>(out, 10)[8],
+        data[origin / 4 + 1] as i64,
         "maybe[1] through a sub-buffer"
     );
     unsafe { cl!(clReleaseMemObject)(sub) };

@@ -532,12 +532,6 @@ const FEATURES: &[&str] = &[
     "__opencl_c_work_group_collective_functions",
 ];
 
-/// Feature macros clang declares built-ins under (`compiler::options::BUILTIN_GATES`).
-const BUILTIN_GATES: &[&str] = &[
-    "__opencl_c_atomic_order_seq_cst",
-    "__opencl_c_atomic_scope_device",
-];
-
 #[test]
 fn predefined_macros_match_the_device() {
     let e = Env::new();
@@ -594,31 +588,18 @@ fn predefined_macros_match_the_device() {
         if version == 300 {
             for (i, f) in FEATURES.iter().enumerate() {
                 let want = reported.iter().any(|r| r == f);
-                if BUILTIN_GATES.contains(f) {
-                    // clang declares built-ins under these macros (README): defined when
-                    // reported, and also kept where vkcl compiles the built-ins anyway.
-                    assert!(got[i] == 1 || !want, "{f}: reported but not defined");
-                } else {
-                    assert_eq!(
-                        got[i] == 1,
-                        want,
-                        "{f}: macro vs CL_DEVICE_OPENCL_C_FEATURES"
-                    );
-                }
+                assert_eq!(
+                    got[i] == 1,
+                    want,
+                    "{f}: macro vs CL_DEVICE_OPENCL_C_FEATURES"
+                );
             }
         }
         let at = FEATURES.len();
         assert_eq!(got[at] == 1, image == CL_TRUE, "__IMAGE_SUPPORT__ ({std})");
         let has = |x: &str| exts.split(' ').any(|e| e == x);
-        // Built-in gates too: double and half built-ins compile where Vulkan allows them.
-        assert!(
-            got[at + 1] == 1 || !has("cl_khr_fp64"),
-            "cl_khr_fp64 ({std})"
-        );
-        assert!(
-            got[at + 2] == 1 || !has("cl_khr_fp16"),
-            "cl_khr_fp16 ({std})"
-        );
+        assert_eq!(got[at + 1] == 1, has("cl_khr_fp64"), "cl_khr_fp64 ({std})");
+        assert_eq!(got[at + 2] == 1, has("cl_khr_fp16"), "cl_khr_fp16 ({std})");
         assert_eq!(
             got[at + 3] == 1,
             has("cl_khr_byte_addressable_store"),

@@ -266,6 +266,26 @@ fn char_and_short_vectors() {
 #[test]
 fn double_and_ulong_vectors() {
     let env = Env::new();
+    if !env.has_extension("cl_khr_fp64") {
+        // Without cl_khr_fp64 the fixture leaves `mixed` out; forced in, the build fails
+        // naming the extension (never double silently computed as float).
+        let p = env.build(FIXTURE);
+        let name = std::ffi::CString::new("mixed").unwrap();
+        let mut err = 0;
+        let k = unsafe { cl!(clCreateKernel)(p, name.as_ptr(), &mut err) };
+        assert!(k.is_null());
+        assert_eq!(err, CL_INVALID_KERNEL_NAME);
+        unsafe { cl!(clReleaseProgram)(p) };
+        let (err, log) = env
+            .try_build(FIXTURE, "-D WIDEVEC_MIXED")
+            .expect_err("double8 without cl_khr_fp64 must not build");
+        assert_eq!(err, CL_BUILD_PROGRAM_FAILURE);
+        assert!(
+            log.contains("double") && log.contains("cl_khr_fp64"),
+            "{log}"
+        );
+        return;
+    }
     let (p, k) = fixture_kernel(&env, "mixed");
     let mut rng = Rng(9);
     let a: Vec<f64> = (0..N * 8)
@@ -558,6 +578,18 @@ fn check_type<T: Copy + Default + PartialEq + std::fmt::Debug>(
     to_f32: impl Fn(T) -> f32,
 ) {
     let env = Env::new();
+    if cl == "double" && !env.has_extension("cl_khr_fp64") {
+        let src = format!("__kernel void k(__global double{n} *a) {{ a[1] = a[0] + a[2]; }}");
+        let (err, log) = env
+            .try_build(&src, "")
+            .expect_err("double without cl_khr_fp64 must not build");
+        assert_eq!(err, CL_BUILD_PROGRAM_FAILURE);
+        assert!(
+            log.contains("double") && log.contains("cl_khr_fp64"),
+            "{log}"
+        );
+        return;
+    }
     let rev: String = (0..n)
         .rev()
         .map(|j| char::from_digit(j as u32, 16).unwrap_or('0'))

@@ -11,7 +11,8 @@ pub struct DeviceCaps {
     pub fp64: bool,
     /// `shaderFloat16`: `half` arithmetic (`cl_khr_fp16`).
     pub fp16: bool,
-    /// `shaderBufferInt64Atomics` (`cl_khr_int64_base_atomics`).
+    /// `shaderBufferInt64Atomics` and `shaderSharedInt64Atomics` (`cl_khr_int64_base_atomics`,
+    /// `cl_khr_int64_extended_atomics`).
     pub int64_atomics: bool,
     /// `maxPushConstantsSize` in bytes (the ABI uses 32 of them).
     pub max_push_constants: u32,

@@ -106,21 +106,16 @@ pub(crate) fn device_names(caps: &DeviceCaps) -> Vec<String> {
         .unwrap_or_else(|| derived_names(caps))
 }
 
-/// The `-cl-ext` list: what the device reports, plus the language support its Vulkan features
-/// allow ([`derived_names`]: `double` with `shaderFloat64`, ...). The latter keeps kernels
-/// that use such types building where the device does not (yet) claim the extension; their
-/// macros are removed again by [`truth_header`], so a program testing `cl_khr_fp64` sees
-/// what `CL_DEVICE_EXTENSIONS` says.
+/// The `-cl-ext` list: exactly the extensions and OpenCL C features the device reports
+/// (`CL_DEVICE_EXTENSIONS`, `CL_DEVICE_OPENCL_C_FEATURES`). clang-15 declares a built-in only
+/// while its extension or feature is enabled, so nothing beyond the device's claims may be
+/// enabled: `double` without `cl_khr_fp64` is a build error (clang: "use of type 'double'
+/// requires cl_khr_fp64 support"), never a kernel whose `sqrt(double)` silently resolves to
+/// the `float` overload.
 fn extension_list(caps: &DeviceCaps) -> String {
-    let mut names = device_names(caps);
-    for n in derived_names(caps) {
-        if !names.contains(&n) {
-            names.push(n);
-        }
-    }
     let mut ext = vec!["-all".to_string()];
     ext.extend(
-        names
+        device_names(caps)
             .iter()
             .filter(|n| n.starts_with("cl_") || n.starts_with("__opencl_c_"))
             .map(|n| format!("+{n}")),
@@ -174,41 +169,19 @@ const HEADER_DEFINED: &[&str] = &[
     "cl_khr_subgroup_shuffle_relative",
 ];
 
-/// Macros clang tests when it declares OpenCL C built-ins (a built-in whose extension or
-/// feature macro is undefined at the call is not declared). vkcl compiles these built-ins
-/// where the device does not claim them (`double` math, 64-bit `atom_*`, `atomic_load` and
-/// the other C11 atomics with their implicit `memory_order_seq_cst` / `memory_scope_device`),
-/// so their macros stay as clang defines them: removing one would not fail such a program
-/// but silently resolve e.g. `exp(double)` to `exp(float)`.
-pub(crate) const BUILTIN_GATES: &[&str] = &[
-    "cl_khr_fp64",
-    "cl_khr_fp16",
-    "cl_khr_int64_base_atomics",
-    "cl_khr_int64_extended_atomics",
-    "__opencl_c_atomic_order_seq_cst",
-    "__opencl_c_atomic_scope_device",
-];
-
 /// A header included before the program (after clang's own OpenCL header) that makes the
 /// predefined macros tell the truth about the device: no `__IMAGE_SUPPORT__` (vkcl has no
 /// images, `CL_DEVICE_IMAGE_SUPPORT` is false), and of the extension and feature macros only
-/// those the device reports, except the [`BUILTIN_GATES`].
+/// those the device reports.
 pub(crate) fn truth_header(caps: &DeviceCaps) -> String {
     let names = device_names(caps);
     let mut s = String::from(
         "// vkcl: predefined macros as the device reports them (CL_DEVICE_IMAGE_SUPPORT,\n\
          // CL_DEVICE_EXTENSIONS, CL_DEVICE_OPENCL_C_FEATURES).\n#undef __IMAGE_SUPPORT__\n",
     );
-    let derived = derived_names(caps);
-    let candidates = HEADER_DEFINED
-        .iter()
-        .copied()
-        .chain(derived.iter().map(String::as_str));
-    let mut done = Vec::new();
-    for m in candidates {
-        if !names.iter().any(|n| n == m) && !done.contains(&m) && !BUILTIN_GATES.contains(&m) {
+    for m in HEADER_DEFINED {
+        if !names.iter().any(|n| n == m) {
             s.push_str(&format!("#undef {m}\n"));
-            done.push(m);
         }
     }
     s
@@ -388,15 +361,20 @@ mod tests {
         let h = truth_header(&caps);
         assert!(h.contains("#undef __IMAGE_SUPPORT__"));
         assert!(h.contains("#undef __opencl_c_fp64"));
-        assert!(h.contains("#undef __opencl_c_atomic_scope_all_devices"));
-        assert!(h.contains("#undef __opencl_c_work_group_collective_functions"));
-        assert!(!h.contains("#undef __opencl_c_atomic_scope_device\n"));
+        assert!(h.contains("#undef __opencl_c_atomic_scope_device"));
         assert!(!h.contains("#undef __opencl_c_int64"));
-        // double stays usable (shaderFloat64); clang's built-ins for it need the macro.
-        assert!(!h.contains("#undef cl_khr_fp64"));
+        // Only what the device reports is enabled: no double without cl_khr_fp64.
         let ext = extension_list(&caps);
-        assert!(ext.starts_with("-cl-ext=-all,+__opencl_c_int64,"));
-        assert!(ext.contains("+cl_khr_fp64"));
+        assert_eq!(ext, "-cl-ext=-all,+__opencl_c_int64");
+        let caps = DeviceCaps {
+            opencl_c_names: Some(vec!["cl_khr_fp64".into(), "__opencl_c_fp64".into()]),
+            ..Default::default()
+        };
+        assert_eq!(
+            extension_list(&caps),
+            "-cl-ext=-all,+cl_khr_fp64,+__opencl_c_fp64"
+        );
+        assert!(!truth_header(&caps).contains("__opencl_c_fp64"));
     }
 
     #[test]

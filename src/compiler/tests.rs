@@ -95,7 +95,7 @@ fn args() {
     let p = build(include_str!("testdata/args.cl"), "");
     let k = kernel(&p, "scalars");
     let placed: Vec<(u32, u32)> = k.args.iter().map(|a| (a.offset, a.size)).collect();
-    // out, float f, int i, uchar c, short s, long l, double d
+    // out, float f, int i, uchar c, short s, long l, ulong d
     assert_eq!(
         placed,
         vec![(0, 8), (8, 4), (12, 4), (16, 1), (18, 2), (24, 8), (32, 8)]

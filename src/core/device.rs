@@ -529,6 +529,12 @@ impl Device {
         if self.phys.storage_8bit {
             v.push(("cl_khr_byte_addressable_store", make_version(1, 0, 0)));
         }
+        // atom_* on 64-bit integers in __global and __local memory: SPIR-V Int64Atomics on
+        // storage buffers and on workgroup memory.
+        if self.phys.shader_int64_atomics && self.phys.shader_shared_int64_atomics {
+            v.push(("cl_khr_int64_base_atomics", make_version(1, 0, 0)));
+            v.push(("cl_khr_int64_extended_atomics", make_version(1, 0, 0)));
+        }
         v
     }
 

@@ -101,7 +101,7 @@ pub fn device_caps(d: &Device) -> DeviceCaps {
         int16_storage: p.storage_16bit && p.shader_int16,
         fp64: p.shader_float64,
         fp16: p.shader_float16,
-        int64_atomics: p.shader_int64_atomics,
+        int64_atomics: p.shader_int64_atomics && p.shader_shared_int64_atomics,
         max_push_constants: p.limits.max_push_constants_size,
         max_local_mem_bytes: p.limits.max_compute_shared_memory_size,
         opencl_c_names: Some(

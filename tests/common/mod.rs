@@ -215,6 +215,14 @@ impl Env {
         k
     }
 
+    /// Whether the device lists `name` in `CL_DEVICE_EXTENSIONS`.
+    pub fn has_extension(&self, name: &str) -> bool {
+        let exts = info_string(|s, v, r| unsafe {
+            cl!(clGetDeviceInfo)(self.device, CL_DEVICE_EXTENSIONS, s, v, r)
+        });
+        exts.split(' ').any(|e| e == name)
+    }
+
     /// clFinish on the queue.
     pub fn finish(&self) {
         ok(unsafe { cl!(clFinish)(self.queue) });

@@ -64,6 +64,7 @@ impl Device {
             .vulkan_memory_model(phys.vulkan_memory_model)
             .vulkan_memory_model_device_scope(phys.vulkan_memory_model)
             .shader_buffer_int64_atomics(phys.shader_int64_atomics)
+            .shader_shared_int64_atomics(phys.shader_shared_int64_atomics)
             .host_query_reset(true);
         let mut enabled_extensions: Vec<&'static std::ffi::CStr> = Vec::new();
         if phys.has_extension(ash::nv::shader_sm_builtins::NAME) {

@@ -180,7 +180,10 @@ pub struct PhysicalDevice {
     pub storage_8bit: bool,
     pub storage_16bit: bool,
     pub vulkan_memory_model: bool,
+    /// `shaderBufferInt64Atomics`: 64-bit integer atomics on storage buffers.
     pub shader_int64_atomics: bool,
+    /// `shaderSharedInt64Atomics`: 64-bit integer atomics on workgroup (shared) memory.
+    pub shader_shared_int64_atomics: bool,
     /// `VK_NV_shader_sm_builtins` shaderSMCount, when exposed.
     pub sm_count: Option<u32>,
     pub compute_queue_family: u32,
@@ -305,6 +308,7 @@ impl PhysicalDevice {
             storage_16bit: f11.storage_buffer16_bit_access != 0,
             vulkan_memory_model: f12.vulkan_memory_model != 0,
             shader_int64_atomics: f12.shader_buffer_int64_atomics != 0,
+            shader_shared_int64_atomics: f12.shader_shared_int64_atomics != 0,
             sm_count: has_sm.then_some(sm.shader_sm_count),
             compute_queue_family: family as u32,
             compute_queue_count: families[family].queue_count,

@@ -6,7 +6,7 @@ typedef struct {
     float4 v;
 } Params;
 
-__kernel void scalars(__global float *out, float f, int i, uchar c, short s, long l, double d) {
+__kernel void scalars(__global float *out, float f, int i, uchar c, short s, long l, ulong d) {
     out[get_global_id(0)] = f + (float)i + (float)c + (float)s + (float)l + (float)d;
 }
 

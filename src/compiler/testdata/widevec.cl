@@ -65,7 +65,9 @@ __kernel void small_types(__global const char16 *a, __global const short8 *b,
     d[i] = z.s76543210;
 }
 
-/* Double and ulong vectors, dynamic component index, private arrays of int8. */
+/* Double and ulong vectors, dynamic component index, private arrays of int8. Only where the
+   device reports cl_khr_fp64 (or WIDEVEC_MIXED asks for it, to see the build fail elsewhere). */
+#if defined(cl_khr_fp64) || defined(WIDEVEC_MIXED)
 __kernel void mixed(__global const double8 *a, __global ulong16 *b, __global double *c, int k) {
     int i = get_global_id(0);
     double8 x = a[i] * 0.5;
@@ -78,6 +80,7 @@ __kernel void mixed(__global const double8 *a, __global ulong16 *b, __global dou
         priv[j] = (int8)(j) * k;
     c[i] += priv[k & 3].s5;
 }
+#endif
 
 /* Program-scope __constant table of int8, a struct holding a float8, __local int16 tiles and
    reinterpretation between vector shapes of the same size. */
