@@ -128,10 +128,11 @@ fn partition_equally() {
                 cl!(clGetDeviceInfo)(s, CL_DEVICE_PARTITION_MAX_SUB_DEVICES, sz, v, r)
             });
             assert_eq!(max, n);
-            let ty: cl_device_type = info_scalar(|sz, v, r| unsafe {
-                cl!(clGetDeviceInfo)(s, CL_DEVICE_TYPE, sz, v, r)
-            });
-            assert_eq!(ty, CL_DEVICE_TYPE_CPU);
+            // A sub-device is of its parent's type (CPU on lavapipe, GPU on NVIDIA).
+            let ty = |x: cl_device_id| -> cl_device_type {
+                info_scalar(|sz, v, r| unsafe { cl!(clGetDeviceInfo)(x, CL_DEVICE_TYPE, sz, v, r) })
+            };
+            assert_eq!(ty(s), ty(d));
         }
         release_all(&subs);
     }
