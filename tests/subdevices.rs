@@ -211,26 +211,30 @@ fn nested_partitions_and_reference_counts() {
         CL_INVALID_DEVICE_PARTITION_COUNT
     );
 
-    // Retain/release count for real; at 0 the handle is gone, the children still work.
+    // Retain/release count for real. At 0 the handle stays valid while its children still
+    // reference the parent (clReleaseDevice), and is gone once they are released.
     let s = top[0];
     ok(unsafe { cl!(clRetainDevice)(s) });
     assert_eq!(ref_count(s), 2);
     ok(unsafe { cl!(clReleaseDevice)(s) });
     assert_eq!(ref_count(s), 1);
     ok(unsafe { cl!(clReleaseDevice)(s) });
-    let mut cu2 = 0u32;
-    let r = unsafe {
-        cl!(clGetDeviceInfo)(
-            s,
-            CL_DEVICE_MAX_COMPUTE_UNITS,
-            4,
-            &mut cu2 as *mut u32 as *mut c_void,
-            null_mut(),
-        )
+    let cu_of = |x: cl_device_id| {
+        let mut n = 0u32;
+        let r = unsafe {
+            cl!(clGetDeviceInfo)(
+                x,
+                CL_DEVICE_MAX_COMPUTE_UNITS,
+                4,
+                &mut n as *mut u32 as *mut c_void,
+                null_mut(),
+            )
+        };
+        (r, n)
     };
-    assert_eq!(r, CL_INVALID_DEVICE);
+    assert_eq!(cu_of(s), (CL_SUCCESS, cu), "held by its children");
+    assert_eq!(ref_count(s), 0);
     assert_eq!(unsafe { cl!(clReleaseDevice)(s) }, CL_INVALID_DEVICE);
-    assert_eq!(unsafe { cl!(clRetainDevice)(s) }, CL_INVALID_DEVICE);
     assert_eq!(
         units(level),
         1,
@@ -242,6 +246,7 @@ fn nested_partitions_and_reference_counts() {
         "CL_DEVICE_PARENT_DEVICE still names the released parent"
     );
     release_all(&made[1..]);
+    assert_eq!(cu_of(s).0, CL_INVALID_DEVICE, "nothing holds it any more");
 }
 
 #[test]
@@ -790,4 +795,61 @@ fn command_buffer_on_a_sub_device() {
     }
     drop(m);
     release_all(&subs);
+}
+
+/// A sub-device released by the application stays usable through the handles other objects
+/// give back (a context's devices, a queue's device, a child's parent) while they hold it, and
+/// becomes invalid once nothing does (clReleaseDevice: deleted when its count is zero and no
+/// other object references it).
+#[test]
+fn released_sub_devices_live_while_referenced() {
+    init();
+    let d = device();
+    if units(d) < 2 {
+        eprintln!("skipped: the device has fewer than 2 compute units");
+        return;
+    }
+    let subs = split(d, &[CL_DEVICE_PARTITION_EQUALLY, 1, 0]).unwrap();
+    let (s, rest) = (subs[0], &subs[1..]);
+    release_all(rest);
+    let mut err = 0;
+    let ctx = unsafe { cl!(clCreateContext)(null(), 1, &s, None, null_mut(), &mut err) };
+    ok(err);
+    // The application's last reference goes; the context still uses the sub-device.
+    ok(unsafe { cl!(clReleaseDevice)(s) });
+    let mut listed: cl_device_id = null_mut();
+    ok(unsafe {
+        cl!(clGetContextInfo)(
+            ctx,
+            CL_CONTEXT_DEVICES,
+            std::mem::size_of::<cl_device_id>(),
+            &mut listed as *mut _ as *mut c_void,
+            null_mut(),
+        )
+    });
+    assert_eq!(listed, s);
+    assert_eq!(units(listed), 1, "the listed sub-device answers queries");
+    assert_eq!(parent(listed), d);
+    let q = unsafe { cl!(clCreateCommandQueueWithProperties)(ctx, listed, null(), &mut err) };
+    assert_eq!(err, CL_SUCCESS, "a queue on the context's sub-device");
+    // A second release through that handle is one too many.
+    assert_eq!(unsafe { cl!(clReleaseDevice)(listed) }, CL_INVALID_DEVICE);
+    // A retain makes the handle the application's again; the release after it is fine.
+    ok(unsafe { cl!(clRetainDevice)(listed) });
+    assert_eq!(ref_count(listed), 1);
+    ok(unsafe { cl!(clReleaseDevice)(listed) });
+    ok(unsafe { cl!(clReleaseCommandQueue)(q) });
+    ok(unsafe { cl!(clReleaseContext)(ctx) });
+    // Nothing holds it now: the handle is invalid.
+    let mut n: cl_uint = 0;
+    let r = unsafe {
+        cl!(clGetDeviceInfo)(
+            s,
+            CL_DEVICE_MAX_COMPUTE_UNITS,
+            4,
+            &mut n as *mut _ as *mut c_void,
+            null_mut(),
+        )
+    };
+    assert_eq!(r, CL_INVALID_DEVICE);
 }

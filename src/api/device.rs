@@ -109,7 +109,8 @@ pub unsafe extern "C" fn clReleaseDevice(device: cl_device_id) -> cl_int {
         // CL_INVALID_DEVICE if device is not a valid device.
         let d = lookup::<Device>(device as *const c_void)?;
         if d.is_sub_device() {
-            object::release::<Device>(device as *const c_void)?;
+            drop(d);
+            object::release_held::<Device>(device as *const c_void)?;
         }
         Ok(())
     })

@@ -452,7 +452,13 @@ impl Kernel {
         let total: u64 = groups.iter().product();
         let limited = resident_group_limit(device, range.local).filter(|&l| total > l);
         // The persistent variant loops over groups of one size: non-uniform ranges go in waves.
-        let persistent = limited.is_some()
+        // llvmpipe ends a shader invocation after 65535 loop iterations in total, so there a
+        // launch whose groups would need more turns of the group loop goes in waves too
+        // (VKCL_SUBDEVICE_DISPATCH=persistent on lavapipe would otherwise lose work).
+        let loop_fits = |l: u64| {
+            device.phys.driver_id != ash::vk::DriverId::MESA_LLVMPIPE || total.div_ceil(l) < 65535
+        };
+        let persistent = limited.is_some_and(loop_fits)
             && range.is_uniform()
             && device.limited_dispatch() == LimitedDispatch::Persistent;
         let mut regions = Vec::new();

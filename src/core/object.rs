@@ -146,17 +146,67 @@ fn retire(cell: usize) {
     }
 }
 
+/// Handles released to reference count 0 whose objects other objects still use (see
+/// [`release_held`]): valid while the object lives.
+static HELD: LazyLock<Mutex<HashMap<usize, std::sync::Weak<dyn Any + Send + Sync>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// The object of a held handle while it lives; a handle whose object is gone leaves the held
+/// set and is retired.
+fn held(ptr: usize) -> Option<Arc<dyn Any + Send + Sync>> {
+    let mut h = HELD.lock().unwrap_or_else(|e| e.into_inner());
+    let weak = h.get(&ptr)?;
+    match weak.upgrade() {
+        Some(a) => Some(a),
+        None => {
+            h.remove(&ptr);
+            drop(h);
+            retire(ptr);
+            None
+        }
+    }
+}
+
 /// Looks a handle up. Errors: `T::INVALID` if the pointer is NULL, was never issued by vkcl,
-/// was released to reference count 0, or names an object of another type.
+/// was released to reference count 0 (and, for a handle released by [`release_held`], its
+/// object is gone), or names an object of another type.
 pub fn lookup<T: ClObject>(ptr: *const c_void) -> ClResult<Arc<T>> {
     if ptr.is_null() {
         return Err(ClError(T::INVALID));
     }
-    let any = table_read()
-        .get(&(ptr as usize))
-        .cloned()
+    let found = table_read().get(&(ptr as usize)).cloned();
+    let any = found
+        .or_else(|| held(ptr as usize))
         .ok_or(ClError(T::INVALID))?;
     any.downcast::<T>().map_err(|_| ClError(T::INVALID))
+}
+
+/// `clRelease*` for objects that other objects reference by handle (sub-devices: a context's
+/// `CL_CONTEXT_DEVICES`, a queue's `CL_QUEUE_DEVICE`, a child's `CL_DEVICE_PARENT_DEVICE`):
+/// as [`release`], but at count 0 the handle stays valid while anything still holds the
+/// object (OpenCL 3.0 section 4.3, clReleaseDevice: the sub-device is deleted once its count
+/// is zero and no other object references it). A retain through such a handle makes it live
+/// again. Errors as [`lookup`].
+pub fn release_held<T: ClObject>(ptr: *const c_void) -> ClResult<()> {
+    let mut table = table_write();
+    let Some(any) = table.get(&(ptr as usize)).cloned() else {
+        drop(table);
+        // Already at count 0 but still held: one release too many.
+        return Err(ClError(T::INVALID));
+    };
+    let obj = any
+        .clone()
+        .downcast::<T>()
+        .map_err(|_| ClError(T::INVALID))?;
+    let prev = obj.header().refs.fetch_sub(1, Ordering::AcqRel);
+    if prev == 1 {
+        table.remove(&(ptr as usize));
+        drop(table);
+        HELD.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(ptr as usize, Arc::downgrade(&any));
+    }
+    Ok(())
 }
 
 /// Whether `ptr` is a live handle of type `T`.
@@ -167,7 +217,14 @@ pub fn is_live<T: ClObject>(ptr: *const c_void) -> bool {
 /// `clRetain*`: increments the OpenCL reference count. Errors as [`lookup`].
 pub fn retain<T: ClObject>(ptr: *const c_void) -> ClResult<()> {
     let obj = lookup::<T>(ptr)?;
-    obj.header().refs.fetch_add(1, Ordering::AcqRel);
+    let mut table = table_write();
+    if obj.header().refs.fetch_add(1, Ordering::AcqRel) == 0 {
+        // A held handle (see [`release_held`]) becomes live again.
+        HELD.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&(ptr as usize));
+        table.insert(ptr as usize, obj as Arc<dyn Any + Send + Sync>);
+    }
     Ok(())
 }
 
