@@ -68,24 +68,13 @@ impl CommandQueue {
         work: Work,
         keep: Vec<Arc<dyn Any + Send + Sync>>,
     ) -> Arc<Event> {
-        let event = Arc::new(Event::new_command(self, command_type));
-        let deps: Vec<Arc<dyn JobDependency>> = wait_list
-            .iter()
-            .map(|e| Arc::new(EventLink(e.clone())) as Arc<dyn JobDependency>)
-            .collect();
-        self.engine.submit(Job {
-            deps,
-            work,
-            observer: Arc::new(EventLink(event.clone())),
-            keep,
-        });
-        event
+        self.enqueue_with(command_type, wait_list, work, keep, None)
     }
 
     /// As [`enqueue`](Self::enqueue), and when the command completes successfully, `then`
     /// runs on the completion thread before the command's event is set complete (printf
     /// output, OpenCL C 6.15.14.3: printed before `clFinish`, `clWaitForEvents` or a callback
-    /// see the completion).
+    /// see the completion; the host half of a staged read).
     pub fn enqueue_then(
         self: &Arc<Self>,
         command_type: cl_command_type,
@@ -94,18 +83,33 @@ impl CommandQueue {
         keep: Vec<Arc<dyn Any + Send + Sync>>,
         then: Box<dyn FnOnce() + Send>,
     ) -> Arc<Event> {
+        self.enqueue_with(command_type, wait_list, work, keep, Some(then))
+    }
+
+    fn enqueue_with(
+        self: &Arc<Self>,
+        command_type: cl_command_type,
+        wait_list: &[Arc<Event>],
+        work: Work,
+        keep: Vec<Arc<dyn Any + Send + Sync>>,
+        then: Option<Box<dyn FnOnce() + Send>>,
+    ) -> Arc<Event> {
         let event = Arc::new(Event::new_command(self, command_type));
         let deps: Vec<Arc<dyn JobDependency>> = wait_list
             .iter()
             .map(|e| Arc::new(EventLink(e.clone())) as Arc<dyn JobDependency>)
             .collect();
-        self.engine.submit(Job {
-            deps,
-            work,
-            observer: Arc::new(Then {
+        let observer: Arc<dyn JobObserver> = match then {
+            Some(then) => Arc::new(Then {
                 inner: EventLink(event.clone()),
                 then: Mutex::new(Some(then)),
             }),
+            None => Arc::new(EventLink(event.clone())),
+        };
+        self.engine.submit(Job {
+            deps,
+            work,
+            observer,
             keep,
         });
         event

@@ -45,10 +45,10 @@ pub unsafe extern "C" fn clEnqueueReadBuffer(
         let dst = UserPtr(ptr);
         let ev =
             if size > 0 && (!m.storage.host_cached || crate::util::config::config().staged_reads) {
-                // Memory the host reads slowly (device-local behind the PCI BAR): the device
-                // copies the range into host-cached staging memory first, then the host copies
-                // from there. Both jobs run in order on the queue; the second is the command's
-                // event.
+                // Memory the host reads slowly (device-local behind the PCI BAR): one command
+                // whose device part copies the range into host-cached staging memory and whose
+                // host part (run once the copy completed successfully, before the event is
+                // complete) copies it out.
                 let staging = Arc::new(
                     Buffer::readback(q.device.vk()?, size as u64)
                         .map_err(|_| ClError(CL_OUT_OF_RESOURCES))?,
@@ -61,9 +61,8 @@ pub unsafe extern "C" fn clEnqueueReadBuffer(
                 let copy = Work::Gpu(Box::new(move |r| {
                     r.copy_buffer(&sb, &st, &[(at, 0, size as u64)])
                 }));
-                let copied = q.enqueue(CL_COMMAND_READ_BUFFER, &waits, copy, keep(&m));
                 let src = UserPtr(staging.mapped() as *mut c_void);
-                let work = Work::Host(Box::new(move || {
+                let out = Box::new(move || {
                     // SAFETY: the staging buffer holds `size` bytes; the application keeps `ptr`
                     // valid for `size` bytes until the read completes.
                     unsafe {
@@ -73,12 +72,10 @@ pub unsafe extern "C" fn clEnqueueReadBuffer(
                             size,
                         )
                     };
-                    0
-                }));
+                });
                 let mut k = keep(&m);
                 k.push(staging);
-                // Waiting for the copy's event carries its failure (a failed wait-list event).
-                q.enqueue(CL_COMMAND_READ_BUFFER, &[copied], work, k)
+                q.enqueue_then(CL_COMMAND_READ_BUFFER, &waits, copy, k, out)
             } else {
                 let src = UserPtr(m.mapped().wrapping_add(offset) as *mut c_void);
                 let work = Work::Host(Box::new(move || {
