@@ -158,12 +158,7 @@ impl Buffer {
                 return Err(e.into());
             }
         };
-        // SAFETY: the buffer was created with SHADER_DEVICE_ADDRESS and is bound.
-        let address = unsafe {
-            device
-                .raw
-                .get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(raw))
-        };
+        let address = device_address(device, raw);
         Ok(Buffer {
             device: device.clone(),
             raw,
@@ -275,12 +270,7 @@ impl Buffer {
             .mapped_ptr()
             .map(|p| p.as_ptr() as *mut u8)
             .unwrap_or(std::ptr::null_mut());
-        // SAFETY: the buffer was created with SHADER_DEVICE_ADDRESS and is bound.
-        let address = unsafe {
-            device
-                .raw
-                .get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(raw))
-        };
+        let address = device_address(device, raw);
         Ok(Buffer {
             device: device.clone(),
             raw,
@@ -364,5 +354,16 @@ impl Drop for Buffer {
                 .unwrap_or_else(|e| e.into_inner())
                 .free(a);
         }
+    }
+}
+
+/// `vkGetBufferDeviceAddress` of `raw`, a buffer of `device` created with
+/// `SHADER_DEVICE_ADDRESS` usage and bound to memory.
+fn device_address(device: &Device, raw: vk::Buffer) -> u64 {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        device
+            .raw
+            .get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(raw))
     }
 }
