@@ -15,31 +15,10 @@ use std::ffi::{c_char, c_void, CString};
 use std::ptr::{null, null_mut};
 use std::time::Instant;
 
-fn loader() -> &'static libloading::Library {
-    static LIB: std::sync::OnceLock<libloading::Library> = std::sync::OnceLock::new();
-    // SAFETY: loading the system ICD loader.
-    LIB.get_or_init(|| {
-        unsafe { libloading::Library::new("libOpenCL.so.1") }.expect("libOpenCL.so.1")
-    })
-}
-
-/// The loader's function `name`, typed as opencl-sys's `<name>_t`.
-macro_rules! cl {
-    ($name:ident) => {
-        paste::paste! {{
-            // SAFETY: the symbol has the C signature of the OpenCL header.
-            #[allow(unused_unsafe)]
-            let f: libloading::Symbol<opencl_sys::cl_function_types::[<$name _t>]> =
-                unsafe { loader().get(concat!(stringify!($name), "\0").as_bytes()) }.expect(stringify!($name));
-            (*f).expect(stringify!($name))
-        }}
-    };
-}
-
-#[track_caller]
-fn ok(code: cl_int) {
-    assert_eq!(code, CL_SUCCESS, "OpenCL error {code}");
-}
+#[path = "common/cl.rs"]
+#[macro_use]
+mod cl;
+use cl::{ok, split, units};
 
 const SOURCE: &str = r#"
 __kernel void burn(__global float *out, int iters) {
@@ -57,28 +36,6 @@ __kernel void burn(__global float *out, int iters) {
 /// Floating-point operations per loop iteration of `burn`.
 const FLOPS_PER_ITER: f64 = 8.0;
 const LOCAL: usize = 64;
-
-fn units(d: cl_device_id) -> u32 {
-    let mut v = 0u32;
-    ok(unsafe {
-        cl!(clGetDeviceInfo)(
-            d,
-            CL_DEVICE_MAX_COMPUTE_UNITS,
-            4,
-            &mut v as *mut u32 as *mut c_void,
-            null_mut(),
-        )
-    });
-    v
-}
-
-fn split(d: cl_device_id, props: &[cl_device_partition_property]) -> Vec<cl_device_id> {
-    let mut n = 0;
-    ok(unsafe { cl!(clCreateSubDevices)(d, props.as_ptr(), 0, null_mut(), &mut n) });
-    let mut out = vec![null_mut(); n as usize];
-    ok(unsafe { cl!(clCreateSubDevices)(d, props.as_ptr(), n, out.as_mut_ptr(), null_mut()) });
-    out
-}
 
 struct Bench {
     context: cl_context,
@@ -155,24 +112,8 @@ impl Bench {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |i: usize| args.get(i).and_then(|s| s.parse::<usize>().ok());
-    let mut platform = null_mut();
-    ok(unsafe { cl!(clGetPlatformIDs)(1, &mut platform, null_mut()) });
-    let mut root = null_mut();
-    ok(unsafe { cl!(clGetDeviceIDs)(platform, CL_DEVICE_TYPE_DEFAULT, 1, &mut root, null_mut()) });
+    let (root, name) = cl::default_device();
     let total = units(root);
-    let mut name = vec![0u8; 256];
-    ok(unsafe {
-        cl!(clGetDeviceInfo)(
-            root,
-            CL_DEVICE_NAME,
-            256,
-            name.as_mut_ptr() as *mut c_void,
-            null_mut(),
-        )
-    });
-    let name = String::from_utf8_lossy(&name)
-        .trim_end_matches('\0')
-        .to_string();
 
     // Sub-devices: one of m units for each m (all m up to 4, then powers of two and halves),
     // and two disjoint halves.

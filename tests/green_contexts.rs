@@ -416,3 +416,187 @@ fn read_buf<T: Copy + Default>(q: cl_command_queue, m: cl_mem, n: usize) -> Vec<
     });
     v
 }
+
+const STEP: &str = r#"
+kernel void step(global uint *a, uint k, global uint *where) {
+    size_t i = get_global_id(0);
+    a[i] = a[i] * 3u + k;
+#ifdef __NVPTX__
+    uint s = 1u;
+#else
+    uint s = 0u;
+#endif
+    if (i == 0)
+        *where = s;
+}
+"#;
+
+/// Commands alternate between a queue of the root device (Vulkan) and a queue of a sub-device
+/// (on the CUDA path a green context: kernels, copies and fills in CUDA), each waiting on the
+/// other's last event, everything gated by one user event set only after the whole chain is
+/// enqueued, so every cross-queue wait is pending when it is submitted. The chain is
+/// order-sensitive (a = 3a + k with a different k per step, a copy and a fill between), so a
+/// command that ran early or late gives a different answer than the host's. A second chain
+/// gated by a user event set to an error status fails every command after it. Runs on every
+/// device (plain Vulkan sub-devices elsewhere); on the CUDA path it also checks that the
+/// sub-device's kernels ran as PTX.
+#[test]
+fn cross_queue_dependencies_between_root_and_sub_device_queues() {
+    let root = device();
+    let sub = match split(root, &[CL_DEVICE_PARTITION_EQUALLY, 1, 0]) {
+        Ok(s) if !s.is_empty() => s,
+        _ => match split(root, &counts(&[8], ALIGNED)) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("skipped: no sub-device of the default device ({e})");
+                return;
+            }
+        },
+    };
+    let on_cuda = cuda_device().is_some();
+    let devs = [root, sub[0]];
+    let mut err = 0;
+    let ctx = unsafe {
+        cl!(clCreateContext)(std::ptr::null(), 2, devs.as_ptr(), None, null_mut(), &mut err)
+    };
+    ok(err);
+    let queue = |d: cl_device_id| {
+        let mut err = 0;
+        let q =
+            unsafe { cl!(clCreateCommandQueueWithProperties)(ctx, d, std::ptr::null(), &mut err) };
+        ok(err);
+        q
+    };
+    let (qr, qs) = (queue(root), queue(sub[0]));
+    let src = std::ffi::CString::new(STEP).unwrap();
+    let ptrs = [src.as_ptr()];
+    let prog = unsafe {
+        cl!(clCreateProgramWithSource)(ctx, 1, ptrs.as_ptr() as *mut _, std::ptr::null(), &mut err)
+    };
+    ok(err);
+    ok(unsafe { cl!(clBuildProgram)(prog, 0, std::ptr::null(), c"".as_ptr(), None, null_mut()) });
+    const N: usize = 1 << 18;
+    let buffer = |data: Option<&[u32]>| {
+        let (flags, p) = match data {
+            Some(d) => (CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, d.as_ptr() as *mut c_void),
+            None => (CL_MEM_READ_WRITE, null_mut()),
+        };
+        let mut err = 0;
+        let m = unsafe { cl!(clCreateBuffer)(ctx, flags, 4 * N, p, &mut err) };
+        ok(err);
+        m
+    };
+    let init: Vec<u32> = (0..N as u32).map(|i| i.wrapping_mul(2654435761)).collect();
+    let (a, b) = (buffer(Some(&init)), buffer(None));
+    let mut err2 = 0;
+    let where_sub = unsafe { cl!(clCreateBuffer)(ctx, CL_MEM_READ_WRITE, 4, null_mut(), &mut err2) };
+    ok(err2);
+    let where_root = unsafe { cl!(clCreateBuffer)(ctx, CL_MEM_READ_WRITE, 4, null_mut(), &mut err2) };
+    ok(err2);
+    // One kernel object per step (arguments are captured at enqueue, but keep them apart).
+    let step = |q: cl_command_queue, m: cl_mem, k: u32, w: cl_mem, wait: cl_event| {
+        let mut err = 0;
+        let kern = unsafe { cl!(clCreateKernel)(prog, c"step".as_ptr(), &mut err) };
+        ok(err);
+        set_arg(kern, 0, &m);
+        set_arg(kern, 1, &k);
+        set_arg(kern, 2, &w);
+        let g = [N];
+        let mut ev = null_mut();
+        ok(unsafe {
+            cl!(clEnqueueNDRangeKernel)(
+                q, kern, 1, std::ptr::null(), g.as_ptr(), std::ptr::null(), 1, &wait, &mut ev,
+            )
+        });
+        unsafe { cl!(clReleaseKernel)(kern) };
+        ev
+    };
+    let copy = |q: cl_command_queue, from: cl_mem, to: cl_mem, wait: cl_event| {
+        let mut ev = null_mut();
+        ok(unsafe { cl!(clEnqueueCopyBuffer)(q, from, to, 0, 0, 4 * N, 1, &wait, &mut ev) });
+        ev
+    };
+    let fill = |q: cl_command_queue, m: cl_mem, v: u32, at: usize, n: usize, wait: cl_event| {
+        let mut ev = null_mut();
+        ok(unsafe {
+            cl!(clEnqueueFillBuffer)(
+                q, m, &v as *const u32 as *const c_void, 4, 4 * at, 4 * n, 1, &wait, &mut ev,
+            )
+        });
+        ev
+    };
+    let gate = unsafe { cl!(clCreateUserEvent)(ctx, &mut err) };
+    ok(err);
+    // The chain, with the host's model beside it.
+    let mut want_a = init.clone();
+    let mut want_b = vec![0u32; N];
+    let mut events = vec![gate];
+    let mut last = gate;
+    let push = |e: cl_event, events: &mut Vec<cl_event>| {
+        events.push(e);
+        e
+    };
+    for round in 0..3u32 {
+        let k1 = 10 * round + 1;
+        last = push(step(qs, a, k1, where_sub, last), &mut events);
+        want_a.iter_mut().for_each(|v| *v = v.wrapping_mul(3).wrapping_add(k1));
+        let k2 = 10 * round + 2;
+        last = push(step(qr, a, k2, where_root, last), &mut events);
+        want_a.iter_mut().for_each(|v| *v = v.wrapping_mul(3).wrapping_add(k2));
+        last = push(copy(qs, a, b, last), &mut events);
+        want_b.copy_from_slice(&want_a);
+        let v = 0x1000 + round;
+        last = push(fill(qs, a, v, N / 4, N / 2, last), &mut events);
+        want_a[N / 4..N / 4 + N / 2].iter_mut().for_each(|x| *x = v);
+        let k3 = 10 * round + 3;
+        last = push(step(qr, b, k3, where_root, last), &mut events);
+        want_b.iter_mut().for_each(|v| *v = v.wrapping_mul(3).wrapping_add(k3));
+        last = push(copy(qr, b, a, last), &mut events);
+        want_a.copy_from_slice(&want_b);
+    }
+    // Nothing may have run yet: everything waits on the gate.
+    let status: cl_int = info_scalar(|s, v, r| unsafe {
+        cl!(clGetEventInfo)(events[1], CL_EVENT_COMMAND_EXECUTION_STATUS, s, v, r)
+    });
+    assert!(status > CL_COMPLETE, "the first command ran before its user event ({status})");
+    ok(unsafe { cl!(clSetUserEventStatus)(gate, CL_COMPLETE) });
+    ok(unsafe { cl!(clWaitForEvents)(1, &last) });
+    let got_a: Vec<u32> = read_buf(qr, a, N);
+    let got_b: Vec<u32> = read_buf(qs, b, N);
+    for i in 0..N {
+        assert_eq!(got_a[i], want_a[i], "a[{i}]");
+        assert_eq!(got_b[i], want_b[i], "b[{i}]");
+    }
+    let ran: Vec<u32> = read_buf(qs, where_sub, 1);
+    if on_cuda {
+        assert_eq!(ran[0], 1, "the sub-device's kernels ran through Vulkan, not CUDA");
+    }
+    // A gate set to an error fails the commands that wait on it, on both queues.
+    let bad = unsafe { cl!(clCreateUserEvent)(ctx, &mut err) };
+    ok(err);
+    let e1 = step(qs, a, 7, where_sub, bad);
+    let e2 = step(qr, a, 8, where_root, e1);
+    ok(unsafe { cl!(clSetUserEventStatus)(bad, -1234) });
+    for e in [e1, e2] {
+        let _ = unsafe { cl!(clWaitForEvents)(1, &e) };
+        let status: cl_int = info_scalar(|s, v, r| unsafe {
+            cl!(clGetEventInfo)(e, CL_EVENT_COMMAND_EXECUTION_STATUS, s, v, r)
+        });
+        assert!(status < 0, "a command after a failed user event completed ({status})");
+    }
+    let after: Vec<u32> = read_buf(qr, a, N);
+    assert_eq!(after, want_a, "a failed command changed its buffer");
+    unsafe {
+        for e in events.into_iter().chain([bad, e1, e2]) {
+            cl!(clReleaseEvent)(e);
+        }
+        for m in [a, b, where_sub, where_root] {
+            cl!(clReleaseMemObject)(m);
+        }
+        cl!(clReleaseProgram)(prog);
+        cl!(clReleaseCommandQueue)(qr);
+        cl!(clReleaseCommandQueue)(qs);
+        cl!(clReleaseContext)(ctx);
+    }
+    release_all(&sub);
+}

@@ -28,6 +28,27 @@ fn init() {
 
 type Prop = cl_device_partition_property;
 
+/// The step in which sub-device compute units come: 8 SMs on the CUDA path (green contexts,
+/// the default aligned split; README "Sub-devices on NVIDIA"), 1 elsewhere. The CUDA path is
+/// on for an NVIDIA device with libcuda and `VKCL_CUDA` not 0.
+fn granule(d: cl_device_id) -> u32 {
+    let vendor: u32 =
+        info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_VENDOR_ID, s, v, r) });
+    let off = matches!(std::env::var("VKCL_CUDA").as_deref(), Ok("0") | Ok("off"));
+    // SAFETY: loading NVIDIA's driver library only to see that it exists.
+    let cuda = vendor == 0x10DE && !off && unsafe { libloading::Library::new("libcuda.so.1") }.is_ok();
+    if cuda {
+        8
+    } else {
+        1
+    }
+}
+
+/// `n` compute units as a sub-device of `d` gets them: rounded up to the granule.
+fn rounded(d: cl_device_id, n: u32) -> u32 {
+    n.div_ceil(granule(d)) * granule(d)
+}
+
 fn units(d: cl_device_id) -> u32 {
     info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_MAX_COMPUTE_UNITS, s, v, r) })
 }
@@ -115,19 +136,38 @@ fn partition_equally() {
     init();
     let d = device();
     let cu = units(d);
-    for n in 1..cu {
+    // Every n on lavapipe; on the CUDA path (a green context per part) a sample.
+    let ns: Vec<u32> = if granule(d) == 1 {
+        (1..cu).collect()
+    } else {
+        [1, 2, 7, 8, 9, 16, 33, 64, cu / 2]
+            .into_iter()
+            .filter(|&n| n < cu)
+            .collect()
+    };
+    for n in ns {
         let props = [CL_DEVICE_PARTITION_EQUALLY, n as Prop, 0];
         let subs = split(d, &props).unwrap();
-        assert_eq!(subs.len() as u32, cu / n, "EQUALLY {n} of {cu}");
+        let want = rounded(d, n);
+        if granule(d) == 1 {
+            assert_eq!(subs.len() as u32, cu / n, "EQUALLY {n} of {cu}");
+        } else {
+            // As many rounded parts as the driver fits.
+            assert!(
+                !subs.is_empty() && subs.len() as u32 <= cu / want,
+                "EQUALLY {n} of {cu}: {} parts of {want}",
+                subs.len()
+            );
+        }
         for &s in &subs {
-            assert_eq!(units(s), n);
+            assert_eq!(units(s), want, "EQUALLY {n}");
             assert_eq!(parent(s), d);
             assert_eq!(props_info(s, CL_DEVICE_PARTITION_TYPE), props.to_vec());
             assert_eq!(ref_count(s), 1);
             let max: u32 = info_scalar(|sz, v, r| unsafe {
                 cl!(clGetDeviceInfo)(s, CL_DEVICE_PARTITION_MAX_SUB_DEVICES, sz, v, r)
             });
-            assert_eq!(max, n);
+            assert_eq!(max, want);
             // A sub-device is of its parent's type (CPU on lavapipe, GPU on NVIDIA).
             let ty = |x: cl_device_id| -> cl_device_type {
                 info_scalar(|sz, v, r| unsafe { cl!(clGetDeviceInfo)(x, CL_DEVICE_TYPE, sz, v, r) })
@@ -143,17 +183,20 @@ fn partition_by_counts() {
     init();
     let d = device();
     let cu = units(d);
+    let g = granule(d);
+    // 1 + the rest on lavapipe; on the CUDA path 1 (a group of 8) + half the SMs.
+    let second = if g == 1 { cu - 1 } else { cu / 2 / g * g };
     let props = [
         CL_DEVICE_PARTITION_BY_COUNTS,
         1,
-        (cu - 1) as Prop,
+        second as Prop,
         CL_DEVICE_PARTITION_BY_COUNTS_LIST_END,
         0,
     ];
     let subs = split(d, &props).unwrap();
     assert_eq!(subs.len(), 2);
-    assert_eq!(units(subs[0]), 1);
-    assert_eq!(units(subs[1]), cu - 1);
+    assert_eq!(units(subs[0]), rounded(d, 1));
+    assert_eq!(units(subs[1]), second);
     for &s in &subs {
         assert_eq!(props_info(s, CL_DEVICE_PARTITION_TYPE), props.to_vec());
         assert_eq!(parent(s), d);
@@ -178,7 +221,9 @@ fn partition_by_counts() {
 fn nested_partitions_and_reference_counts() {
     init();
     let d = device();
-    let cu = units(d);
+    let g = granule(d);
+    // All units on lavapipe; on the CUDA path the whole groups of 8 (132 SMs: 128).
+    let cu = units(d) / g * g;
     let top = split(
         d,
         &[
@@ -190,24 +235,31 @@ fn nested_partitions_and_reference_counts() {
     )
     .unwrap();
     let mut level = top[0];
+    assert_eq!(units(level), cu);
     let mut made = vec![level];
-    // Halve until one unit is left; each level's parent is the level above.
-    while units(level) > 1 {
-        let n = units(level) / 2;
+    // Halve until one unit (one granule) is left; each level's parent is the level above.
+    while units(level) / 2 >= g {
+        let n = units(level) / 2 / g * g;
         let subs = split(level, &[CL_DEVICE_PARTITION_EQUALLY, n as Prop, 0]).unwrap();
-        assert_eq!(subs.len() as u32, units(level) / n);
+        if g == 1 {
+            assert_eq!(subs.len() as u32, units(level) / n);
+        } else {
+            assert!(!subs.is_empty() && subs.len() as u32 <= units(level) / n);
+        }
+        assert_eq!(units(subs[0]), n);
         assert_eq!(parent(subs[0]), level);
         made.extend(&subs);
         level = subs[0];
     }
-    assert_eq!(units(level), 1);
-    // A one-unit device cannot be partitioned further.
+    assert!(units(level) < 2 * g);
+    let last = units(level) as Prop;
+    // A device cannot be partitioned into parts of all its units, nor of more.
     assert_eq!(
-        split(level, &[CL_DEVICE_PARTITION_EQUALLY, 1, 0]).err(),
+        split(level, &[CL_DEVICE_PARTITION_EQUALLY, last, 0]).err(),
         Some(CL_DEVICE_PARTITION_FAILED)
     );
     assert_eq!(
-        err_of(level, Some(&[CL_DEVICE_PARTITION_EQUALLY, 2, 0])),
+        err_of(level, Some(&[CL_DEVICE_PARTITION_EQUALLY, last + 1, 0])),
         CL_INVALID_DEVICE_PARTITION_COUNT
     );
 
@@ -233,11 +285,12 @@ fn nested_partitions_and_reference_counts() {
         (r, n)
     };
     assert_eq!(cu_of(s), (CL_SUCCESS, cu), "held by its children");
+    let last = last as u32;
     assert_eq!(ref_count(s), 0);
     assert_eq!(unsafe { cl!(clReleaseDevice)(s) }, CL_INVALID_DEVICE);
     assert_eq!(
         units(level),
-        1,
+        last,
         "a child device still works after its parent's release"
     );
     assert_eq!(

@@ -3,10 +3,10 @@
 //! `cuLaunchKernel` on the green context's stream over buffers' CUDA addresses (Vulkan memory
 //! imported into CUDA, [`crate::backend::vulkan::memory::Buffer::cuda_address`]).
 //!
-//! First landing: the launch is host work of the queue (it runs once everything before it has
-//! completed and returns when the kernel has), so events, wait lists, markers, barriers,
-//! `clFinish` and profiling behave as for any command. Ordering on the device through the
-//! queues' timeline semaphores imported into CUDA is not done yet. A launch that the CUDA path
+//! Commands of a green-context queue are [`Work::Foreign`] of its engine ([`green_work`]): they
+//! wait for other queues' commands on the device, through the queues' Vulkan timeline
+//! semaphores imported into CUDA, and signal their own queue's timeline from CUDA, so events,
+//! wait lists, markers, barriers, `clFinish` and profiling behave as for any command. A launch that the CUDA path
 //! cannot take (a program from IL, a `__local` argument, a global offset, a buffer that is not
 //! exportable, PTX that fails to build or load) runs through Vulkan as on any sub-device.
 
@@ -15,7 +15,9 @@ use super::error::{ClError, ClResult};
 use super::kernel::{ArgValue, Kernel, Launch, NdRange};
 use super::program::ProgramSource;
 use crate::backend::cuda::{GreenContext, Module};
-use crate::backend::vulkan::queue::Work;
+use crate::backend::cuda::CuError;
+use crate::backend::vulkan::memory::Buffer;
+use crate::backend::vulkan::queue::{ForeignOutcome, Work};
 use crate::compiler::ArgKind;
 use opencl_sys::*;
 use std::any::Any;
@@ -159,32 +161,105 @@ pub(crate) fn launch_on_green(
     let groups: [u32; 3] =
         std::array::from_fn(|d| (range.global[d] / range.local[d].max(1) as u64) as u32);
     let block = range.local;
-    let work = Work::Host(Box::new(move || {
+    let g = green.clone();
+    let work = green_work(green, move || {
         let mut params = params;
         let mut ptrs: Vec<*mut c_void> = params
             .iter_mut()
             .map(|b| b.as_mut_ptr() as *mut c_void)
             .collect();
-        let mut run = || {
-            green.make_current()?;
-            // SAFETY: `f` is the kernel of a module loaded in this green context (kept alive
-            // by the command); one parameter per kernel argument, each pointing to a value
-            // of the argument's size; the buffers are kept alive until the command completes.
-            unsafe { green.launch(f as _, groups, block, 0, &mut ptrs) }?;
-            green.synchronize()
-        };
-        match run() {
-            Ok(()) => CL_SUCCESS,
-            Err(e) => {
-                tracing::error!("kernel on a green context: {e}");
-                CL_OUT_OF_RESOURCES
-            }
-        }
-    }));
+        // SAFETY: `f` is the kernel of a module loaded in this green context (kept alive by
+        // the command); one parameter per kernel argument, each pointing to a value of the
+        // argument's size (cuLaunchKernel copies them); the buffers are kept alive until the
+        // command completes.
+        unsafe { g.launch(f as _, groups, block, 0, &mut ptrs) }
+    });
     Ok(Some(Launch {
         work,
         keep,
         printf: None,
+    }))
+}
+
+/// clEnqueueCopyBuffer on a green-context queue as CUDA work (`cuMemcpyDtoDAsync`): `size`
+/// bytes from byte `s` of `src` to byte `d` of `dst` (storage offsets, regions already checked
+/// in bounds and not overlapping). None where the CUDA path cannot take it (not a green queue,
+/// a buffer not visible to CUDA): the copy then goes through Vulkan.
+pub(crate) fn copy_on_green(
+    device: &Arc<Device>,
+    src: &Buffer,
+    s: u64,
+    dst: &Buffer,
+    d: u64,
+    size: u64,
+) -> Option<Work> {
+    let green = device.green_context()?.clone();
+    let (from, to) = (src.cuda_address()? + s, dst.cuda_address()? + d);
+    let g = green.clone();
+    // SAFETY: both ranges lie inside live buffers (the command keeps them) and do not overlap.
+    Some(green_work(green, move || unsafe {
+        g.copy(to, from, size as usize)
+    }))
+}
+
+/// clEnqueueFillBuffer on a green-context queue as CUDA work (`cuMemsetD32Async`): `size`
+/// bytes from byte `offset` of `dst` (4-byte aligned) repeat `word`. None where the CUDA path
+/// cannot take it: the fill then goes through Vulkan.
+pub(crate) fn fill_on_green(
+    device: &Arc<Device>,
+    dst: &Buffer,
+    offset: u64,
+    size: u64,
+    word: u32,
+) -> Option<Work> {
+    let green = device.green_context()?.clone();
+    let at = dst.cuda_address()? + offset;
+    let g = green.clone();
+    // SAFETY: the range lies inside a live buffer (the command keeps it); 4-byte aligned.
+    Some(green_work(green, move || unsafe {
+        g.fill(at, &word.to_le_bytes(), (size / 4) as usize)
+    }))
+}
+
+/// Device work on `green`'s stream as a command of a green-context queue ([`Work::Foreign`]):
+/// `body` enqueues it (without blocking) after the command's waits, and the queue's timeline
+/// value is signalled from CUDA after it, so commands of Vulkan queues that depend on it wait
+/// on the device. A wait on a timeline CUDA cannot import is waited for on the host first;
+/// where the queue's own timeline cannot be imported the command runs synchronously on the
+/// submission thread (waits on the host, then the work, then `cuStreamSynchronize`).
+pub(crate) fn green_work(
+    green: Arc<GreenContext>,
+    body: impl FnOnce() -> Result<(), CuError> + Send + 'static,
+) -> Work {
+    Work::Foreign(Box::new(move |waits, signal| {
+        let failed = |e: CuError| {
+            tracing::error!("command on a green context: {e}");
+            // Whatever was enqueued ends before the host signals the command's value.
+            let _ = green.synchronize();
+            ForeignOutcome::Completed(CL_OUT_OF_RESOURCES)
+        };
+        let Some(sig) = signal.0.cuda_semaphore() else {
+            for (t, v) in waits {
+                let _ = t.wait(*v);
+            }
+            return match green.make_current().and_then(|()| body()).and_then(|()| green.synchronize()) {
+                Ok(()) => ForeignOutcome::Completed(CL_SUCCESS),
+                Err(e) => failed(e),
+            };
+        };
+        let mut sems = Vec::with_capacity(waits.len());
+        for (t, v) in waits {
+            match t.cuda_semaphore() {
+                Some(s) => sems.push((s, *v)),
+                None => {
+                    let _ = t.wait(*v);
+                }
+            }
+        }
+        match green.submit(&sems, (sig, signal.1), body) {
+            Ok(()) => ForeignOutcome::Enqueued,
+            Err(e) => failed(e),
+        }
     }))
 }
 

@@ -8,7 +8,7 @@ pub mod device;
 pub mod error;
 pub mod event;
 pub mod kernel;
-mod kernel_cuda;
+pub(crate) mod kernel_cuda;
 pub mod memory;
 pub mod object;
 pub mod platform;

@@ -167,8 +167,14 @@ pub unsafe extern "C" fn clEnqueueCopyBuffer(
             return Err(ClError(CL_INVALID_CONTEXT));
         }
         let (s, d) = check_copy(&src, &dst, src_offset, dst_offset, size)?;
+        let on_green = || {
+            let n = size as u64;
+            crate::core::kernel_cuda::copy_on_green(&q.device, &src.storage, s, &dst.storage, d, n)
+        };
         let work = if size == 0 {
             Work::Nop
+        } else if let Some(w) = on_green() {
+            w
         } else {
             let (sb, db) = (src.storage.clone(), dst.storage.clone());
             Work::Gpu(Box::new(move |r| {
@@ -210,9 +216,12 @@ pub unsafe extern "C" fn clEnqueueFillBuffer(
             FillPlan::Empty => Work::Nop,
             FillPlan::Words { offset, size, word } => {
                 let storage = m.storage.clone();
-                Work::Gpu(Box::new(move |r| {
-                    r.fill_buffer(&storage, offset, size, word)
-                }))
+                crate::core::kernel_cuda::fill_on_green(&q.device, &storage, offset, size, word)
+                    .unwrap_or_else(|| {
+                        Work::Gpu(Box::new(move |r| {
+                            r.fill_buffer(&storage, offset, size, word)
+                        }))
+                    })
             }
             FillPlan::Bytes(pat) => {
                 let dst = UserPtr(m.mapped().wrapping_add(offset) as *mut c_void);

@@ -299,6 +299,68 @@ pub struct GreenContext {
     pub resource: SmResource,
     /// PTX modules loaded in this context, by the caller's key (None: the load failed).
     pub modules: std::sync::Mutex<std::collections::HashMap<u64, Option<std::sync::Arc<Module>>>>,
+    /// The bridge to Vulkan timelines (see [`GreenContext::submit`]).
+    bridge: Bridge,
+}
+
+/// Waits on and signals of imported Vulkan timelines go through a stream of the primary
+/// context (the driver refuses external semaphores on green-context streams with
+/// CUDA_ERROR_INVALID_HANDLE), ordered with the green stream by two events; the lock keeps
+/// each record-then-wait pair of one submission together.
+struct Bridge {
+    primary: sys::CUcontext,
+    stream: sys::CUstream,
+    to_green: sys::CUevent,
+    to_bridge: sys::CUevent,
+    lock: std::sync::Mutex<()>,
+}
+
+impl Bridge {
+    /// # Safety
+    /// `primary` is a live context of the device.
+    unsafe fn new(primary: sys::CUcontext) -> Result<Bridge, CuError> {
+        let mut stream = std::ptr::null_mut();
+        let mut to_green = std::ptr::null_mut();
+        let mut to_bridge = std::ptr::null_mut();
+        let flags = sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32;
+        // SAFETY (whole block): valid outputs; what was made is destroyed on the error paths.
+        unsafe {
+            check(sys::cuCtxSetCurrent(primary), "cuCtxSetCurrent")?;
+            check(
+                sys::cuStreamCreate(&mut stream, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32),
+                "cuStreamCreate",
+            )?;
+            if let Err(e) = check(sys::cuEventCreate(&mut to_green, flags), "cuEventCreate") {
+                sys::cuStreamDestroy_v2(stream);
+                return Err(e);
+            }
+            if let Err(e) = check(sys::cuEventCreate(&mut to_bridge, flags), "cuEventCreate") {
+                sys::cuEventDestroy_v2(to_green);
+                sys::cuStreamDestroy_v2(stream);
+                return Err(e);
+            }
+        }
+        Ok(Bridge {
+            primary,
+            stream,
+            to_green,
+            to_bridge,
+            lock: std::sync::Mutex::new(()),
+        })
+    }
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        // SAFETY: made by `new`, destroyed once; nothing is pending on them once the green
+        // context (their only user) is dropped.
+        unsafe {
+            sys::cuStreamSynchronize(self.stream);
+            sys::cuEventDestroy_v2(self.to_green);
+            sys::cuEventDestroy_v2(self.to_bridge);
+            sys::cuStreamDestroy_v2(self.stream);
+        }
+    }
 }
 
 // SAFETY: driver handles, usable from any thread; launches on one stream are serialised by
@@ -361,10 +423,18 @@ impl GreenContext {
                     sys::cuStreamDestroy_v2(stream);
                     return Err(e);
                 }
-                Ok((ctx, stream, SmResource(got)))
+                let bridge = match Bridge::new(dev.primary) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        sys::cuStreamDestroy_v2(stream);
+                        return Err(e);
+                    }
+                };
+                Ok((ctx, stream, SmResource(got), bridge))
             })();
             match made {
-                Ok((ctx, stream, resource)) => Ok(GreenContext {
+                Ok((ctx, stream, resource, bridge)) => Ok(GreenContext {
+                    bridge,
                     raw,
                     ctx,
                     stream,
@@ -429,6 +499,117 @@ impl GreenContext {
             },
             "cuLaunchKernel",
         )
+    }
+
+    /// Enqueues work on this green context's stream, ordered after `waits` and followed by
+    /// `signal`, without blocking the calling thread: each wait is a value of a Vulkan timeline
+    /// imported into CUDA, waited for on the primary-context bridge stream
+    /// (`cuWaitExternalSemaphoresAsync`) and passed to the green stream by an event; `body`
+    /// enqueues the work on this context's stream ([`launch`](Self::launch),
+    /// [`copy`](Self::copy), [`fill`](Self::fill)); then the green stream's progress is passed
+    /// back to the bridge by an event and the bridge signals `signal`'s value
+    /// (`cuSignalExternalSemaphoresAsync`). With no waits the green stream's own order is the
+    /// only ordering (the caller leaves out waits already reached or ordered by the stream).
+    ///
+    /// Errors: the driver's; on an error the signal was not enqueued (the caller must signal
+    /// the value another way, after whatever was enqueued).
+    pub fn submit(
+        &self,
+        waits: &[(&super::ExternalSemaphore, u64)],
+        signal: (&super::ExternalSemaphore, u64),
+        body: impl FnOnce() -> Result<(), CuError>,
+    ) -> Result<(), CuError> {
+        let b = &self.bridge;
+        let _g = b.lock.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY (whole block): live contexts, streams, events and imported semaphores; the
+        // parameter arrays outlive the calls that read them.
+        unsafe {
+            if !waits.is_empty() {
+                let sems: Vec<sys::CUexternalSemaphore> = waits.iter().map(|(s, _)| s.raw).collect();
+                let params: Vec<sys::CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS> = waits
+                    .iter()
+                    .map(|&(_, v)| {
+                        let mut p: sys::CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS = std::mem::zeroed();
+                        p.params.fence.value = v;
+                        p
+                    })
+                    .collect();
+                check(sys::cuCtxSetCurrent(b.primary), "cuCtxSetCurrent")?;
+                check(
+                    sys::cuWaitExternalSemaphoresAsync(
+                        sems.as_ptr(),
+                        params.as_ptr(),
+                        sems.len() as u32,
+                        b.stream,
+                    ),
+                    "cuWaitExternalSemaphoresAsync",
+                )?;
+                check(sys::cuEventRecord(b.to_green, b.stream), "cuEventRecord")?;
+                check(
+                    sys::cuStreamWaitEvent(self.stream, b.to_green, 0),
+                    "cuStreamWaitEvent",
+                )?;
+            }
+            self.make_current()?;
+            body()?;
+            check(sys::cuEventRecord(b.to_bridge, self.stream), "cuEventRecord")?;
+            check(sys::cuCtxSetCurrent(b.primary), "cuCtxSetCurrent")?;
+            check(
+                sys::cuStreamWaitEvent(b.stream, b.to_bridge, 0),
+                "cuStreamWaitEvent",
+            )?;
+            let mut p: sys::CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS = std::mem::zeroed();
+            p.params.fence.value = signal.1;
+            check(
+                sys::cuSignalExternalSemaphoresAsync(&signal.0.raw, &p, 1, b.stream),
+                "cuSignalExternalSemaphoresAsync",
+            )
+        }
+    }
+
+    /// Enqueues a copy of `size` bytes from CUDA address `src` to `dst` on this context's
+    /// stream (`cuMemcpyDtoDAsync`).
+    ///
+    /// # Safety
+    /// Both ranges lie in live device memory until the copy ends; they may not overlap.
+    pub unsafe fn copy(&self, dst: u64, src: u64, size: usize) -> Result<(), CuError> {
+        // SAFETY: forwarded contract.
+        check(
+            unsafe { sys::cuMemcpyDtoDAsync_v2(dst, src, size, self.stream) },
+            "cuMemcpyDtoDAsync",
+        )
+    }
+
+    /// Enqueues a fill of `count` elements of `pattern` (1, 2 or 4 bytes wide) at CUDA address
+    /// `dst` on this context's stream (`cuMemsetD8/D16/D32Async`). Errors: the driver's
+    /// (`dst` misaligned for the width); `CUDA_ERROR_INVALID_VALUE` for another width.
+    ///
+    /// # Safety
+    /// The range lies in live device memory until the fill ends.
+    pub unsafe fn fill(&self, dst: u64, pattern: &[u8], count: usize) -> Result<(), CuError> {
+        // SAFETY (whole block): forwarded contract.
+        unsafe {
+            match *pattern {
+                [b] => check(sys::cuMemsetD8Async(dst, b, count, self.stream), "cuMemsetD8Async"),
+                [a, b] => check(
+                    sys::cuMemsetD16Async(dst, u16::from_le_bytes([a, b]), count, self.stream),
+                    "cuMemsetD16Async",
+                ),
+                [a, b, c, d] => check(
+                    sys::cuMemsetD32Async(
+                        dst,
+                        u32::from_le_bytes([a, b, c, d]),
+                        count,
+                        self.stream,
+                    ),
+                    "cuMemsetD32Async",
+                ),
+                _ => Err(CuError {
+                    code: sys::CUresult::CUDA_ERROR_INVALID_VALUE,
+                    call: "cuMemsetAsync",
+                }),
+            }
+        }
     }
 
     /// `cuEventRecord` of a timing event on this context's stream.

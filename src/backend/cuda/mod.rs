@@ -90,6 +90,16 @@ const REQUIRED: &[&str] = &[
     "cuImportExternalMemory",
     "cuExternalMemoryGetMappedBuffer",
     "cuDestroyExternalMemory",
+    "cuImportExternalSemaphore",
+    "cuDestroyExternalSemaphore",
+    "cuWaitExternalSemaphoresAsync",
+    "cuSignalExternalSemaphoresAsync",
+    "cuStreamCreate",
+    "cuStreamWaitEvent",
+    "cuMemcpyDtoDAsync_v2",
+    "cuMemsetD8Async",
+    "cuMemsetD16Async",
+    "cuMemsetD32Async",
 ];
 
 /// A CUDA device as vkcl sees it.
@@ -315,5 +325,50 @@ impl Drop for ImportedMemory {
             sys::cuMemFree_v2(self.ptr);
             sys::cuDestroyExternalMemory(self.ext);
         }
+    }
+}
+
+/// A Vulkan timeline semaphore imported into CUDA (`cuImportExternalSemaphore` of an opaque fd,
+/// `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD`): CUDA streams wait for and
+/// signal values of the same timeline Vulkan submissions use. Released on drop, which must come
+/// before the Vulkan semaphore is destroyed.
+pub struct ExternalSemaphore {
+    /// The driver's handle.
+    pub raw: sys::CUexternalSemaphore,
+}
+
+// SAFETY: a driver handle usable from any thread.
+unsafe impl Send for ExternalSemaphore {}
+// SAFETY: as above; never mutated.
+unsafe impl Sync for ExternalSemaphore {}
+
+impl ExternalSemaphore {
+    /// Imports `fd`, an opaque fd exported from a Vulkan timeline semaphore
+    /// (`vkGetSemaphoreFdKHR`), into `dev`'s primary context. On success the driver owns `fd`;
+    /// on failure the caller still does.
+    ///
+    /// Errors: the driver's.
+    pub fn import_timeline_fd(dev: &CudaDevice, fd: i32) -> Result<ExternalSemaphore, CuError> {
+        dev.make_current()?;
+        let desc = sys::CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC {
+            type_: sys::CUexternalSemaphoreHandleType::CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD,
+            handle: sys::CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st__bindgen_ty_1 { fd },
+            flags: 0,
+            reserved: [0; 16],
+        };
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: valid descriptor and output; a context is current.
+        check(
+            unsafe { sys::cuImportExternalSemaphore(&mut raw, &desc) },
+            "cuImportExternalSemaphore",
+        )?;
+        Ok(ExternalSemaphore { raw })
+    }
+}
+
+impl Drop for ExternalSemaphore {
+    fn drop(&mut self) {
+        // SAFETY: imported by `import_timeline_fd`, released once.
+        unsafe { sys::cuDestroyExternalSemaphore(self.raw) };
     }
 }

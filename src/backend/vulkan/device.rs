@@ -27,6 +27,10 @@ pub struct Device {
     /// and `VK_KHR_external_memory_fd`, so buffers are allocated exportable and imported into
     /// CUDA ([`super::memory::Buffer::cuda_address`]).
     pub cuda: Option<(&'static CudaDevice, ash::khr::external_memory_fd::Device)>,
+    /// On the CUDA path with `VK_KHR_external_semaphore_fd`: timeline semaphores are created
+    /// exportable and imported into CUDA on first use
+    /// ([`super::queue::Timeline::cuda_semaphore`]).
+    pub semaphore_fd: Option<ash::khr::external_semaphore_fd::Device>,
     /// The physical device's memory types (exportable allocations choose their own).
     pub memory_properties: vk::PhysicalDeviceMemoryProperties,
 }
@@ -80,6 +84,12 @@ impl Device {
         if cuda_twin.is_some() {
             enabled_extensions.push(ash::khr::external_memory_fd::NAME);
         }
+        // Timelines shared with CUDA (ordering across the two APIs on the device).
+        let semaphore_export =
+            cuda_twin.is_some() && phys.has_extension(ash::khr::external_semaphore_fd::NAME);
+        if semaphore_export {
+            enabled_extensions.push(ash::khr::external_semaphore_fd::NAME);
+        }
         let ext_ptrs: Vec<_> = enabled_extensions.iter().map(|e| e.as_ptr()).collect();
         let info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queue_info)
@@ -115,8 +125,11 @@ impl Device {
         // SAFETY: plain query.
         let memory_properties =
             unsafe { instance.raw.get_physical_device_memory_properties(phys.raw) };
+        let semaphore_fd = semaphore_export
+            .then(|| ash::khr::external_semaphore_fd::Device::new(&instance.raw, &raw));
         let device = Arc::new(Device {
             cuda,
+            semaphore_fd,
             memory_properties,
             phys,
             raw,

@@ -13,6 +13,7 @@
 
 use super::device::Device;
 use super::memory::Buffer;
+use crate::backend::cuda::ExternalSemaphore;
 use ash::vk;
 use std::any::Any;
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -23,25 +24,89 @@ use std::time::Instant;
 pub struct Timeline {
     device: Arc<Device>,
     pub raw: vk::Semaphore,
-    /// The index of the `VkQueue` whose submissions signal this timeline.
-    pub queue_index: usize,
+    /// The index of the `VkQueue` whose submissions alone signal this timeline; None when
+    /// another API (CUDA) signals it too, so that every wait on it is a semaphore wait.
+    pub queue_index: Option<usize>,
+    /// Whether it was created exportable (`VK_KHR_external_semaphore_fd`, opaque fd).
+    exportable: bool,
+    /// The semaphore imported into CUDA, at the first [`Timeline::cuda_semaphore`].
+    cuda: std::sync::OnceLock<Option<ExternalSemaphore>>,
 }
 
 impl Timeline {
     /// Creates a timeline semaphore at value 0, signalled by submissions to queue
-    /// `queue_index`. Errors: `vkCreateSemaphore`'s result.
-    pub fn new(device: &Arc<Device>, queue_index: usize) -> Result<Arc<Timeline>, vk::Result> {
-        let mut ty = vk::SemaphoreTypeCreateInfo::default()
-            .semaphore_type(vk::SemaphoreType::TIMELINE)
-            .initial_value(0);
-        let info = vk::SemaphoreCreateInfo::default().push_next(&mut ty);
-        // SAFETY: valid create info on a live device.
-        let raw = unsafe { device.raw.create_semaphore(&info, None) }?;
+    /// `queue_index` only (None: by other APIs too). On a device of the CUDA path it is created
+    /// exportable, so CUDA can wait on it; where the driver refuses that, a plain one.
+    /// Errors: `vkCreateSemaphore`'s result.
+    pub fn new(
+        device: &Arc<Device>,
+        queue_index: Option<usize>,
+    ) -> Result<Arc<Timeline>, vk::Result> {
+        let create = |export: bool| {
+            let mut ty = vk::SemaphoreTypeCreateInfo::default()
+                .semaphore_type(vk::SemaphoreType::TIMELINE)
+                .initial_value(0);
+            let mut ex = vk::ExportSemaphoreCreateInfo::default()
+                .handle_types(vk::ExternalSemaphoreHandleTypeFlags::OPAQUE_FD);
+            let mut info = vk::SemaphoreCreateInfo::default().push_next(&mut ty);
+            if export {
+                info = info.push_next(&mut ex);
+            }
+            // SAFETY: valid create info on a live device (the export structure only where
+            // VK_KHR_external_semaphore_fd is enabled).
+            unsafe { device.raw.create_semaphore(&info, None) }
+        };
+        let want_export = device.semaphore_fd.is_some();
+        let (raw, exportable) = match create(want_export) {
+            Ok(raw) => (raw, want_export),
+            Err(e) if want_export => {
+                tracing::warn!("exportable timeline semaphore refused ({e}): a plain one");
+                (create(false)?, false)
+            }
+            Err(e) => return Err(e),
+        };
         Ok(Arc::new(Timeline {
             device: device.clone(),
             raw,
             queue_index,
+            exportable,
+            cuda: std::sync::OnceLock::new(),
         }))
+    }
+
+    /// This timeline imported into CUDA (exported with `vkGetSemaphoreFdKHR` and imported at
+    /// the first call, once), for CUDA streams to wait on and signal; None off the CUDA path or
+    /// where the export or import failed (logged once).
+    pub fn cuda_semaphore(&self) -> Option<&ExternalSemaphore> {
+        if !self.exportable {
+            return None;
+        }
+        let fd_loader = self.device.semaphore_fd.as_ref()?;
+        let (cuda, _) = self.device.cuda.as_ref()?;
+        self.cuda
+            .get_or_init(|| {
+                let info = vk::SemaphoreGetFdInfoKHR::default()
+                    .semaphore(self.raw)
+                    .handle_type(vk::ExternalSemaphoreHandleTypeFlags::OPAQUE_FD);
+                // SAFETY: an exportable semaphore of this device.
+                let fd = match unsafe { fd_loader.get_semaphore_fd(&info) } {
+                    Ok(fd) => fd,
+                    Err(e) => {
+                        tracing::warn!("vkGetSemaphoreFdKHR: {e}");
+                        return None;
+                    }
+                };
+                match ExternalSemaphore::import_timeline_fd(cuda, fd) {
+                    Ok(s) => Some(s),
+                    Err(e) => {
+                        // SAFETY: the import failed, so the fd is still ours to close.
+                        unsafe { libc::close(fd) };
+                        tracing::warn!("timeline import into CUDA: {e}");
+                        None
+                    }
+                }
+            })
+            .as_ref()
     }
 
     /// The current counter value.
@@ -101,6 +166,8 @@ impl Timeline {
 
 impl Drop for Timeline {
     fn drop(&mut self) {
+        // CUDA's import goes first: it must not outlive the Vulkan semaphore.
+        drop(self.cuda.take());
         // SAFETY: no pending submission references the semaphore once its last owner drops it.
         unsafe { self.device.raw.destroy_semaphore(self.raw, None) };
     }
@@ -277,6 +344,21 @@ pub enum Work {
     Host(Box<dyn FnOnce() -> i32 + Send>),
     /// Nothing (markers, barriers): completes when everything before it has.
     Nop,
+    /// Device work of another API (CUDA on a green context): given the timeline points it must
+    /// wait for (other queues', and this queue's previous value unless the previous job was
+    /// also foreign work, which the foreign API's own stream orders; points already reached
+    /// are left out) and the point it must signal, it enqueues its waits, its work and the
+    /// signal without blocking.
+    Foreign(Box<dyn FnOnce(&[TimelinePoint], &TimelinePoint) -> ForeignOutcome + Send>),
+}
+
+/// What [`Work::Foreign`] did.
+pub enum ForeignOutcome {
+    /// The work and the signal of its timeline value are enqueued on the device.
+    Enqueued,
+    /// The work ran to completion on the calling thread (or failed before enqueuing the
+    /// signal) with this status; the engine signals the value from the host.
+    Completed(i32),
 }
 
 /// One command for an engine.
@@ -310,6 +392,8 @@ struct Done {
     /// Timeline points a device job waits on: kept alive (semaphores of other queues too)
     /// until the job completes, and waited for on the host to tell when it starts running.
     waits: Vec<TimelinePoint>,
+    /// A device submission signals the value (Vulkan or foreign work).
+    device_signal: bool,
     gpu: Option<vk::CommandBuffer>,
     observer: Arc<dyn JobObserver>,
     keep: Vec<Arc<dyn Any + Send + Sync>>,
@@ -332,10 +416,15 @@ const CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST: i32 = -14;
 const CL_OUT_OF_RESOURCES: i32 = -5;
 
 impl Engine {
-    /// Starts an engine on queue `queue_index` of `device`'s compute family.
+    /// Starts an engine on queue `queue_index` of `device`'s compute family; `foreign`: its
+    /// jobs may include [`Work::Foreign`], which signals its timeline from another API.
     /// Errors: Vulkan object creation failures.
-    pub fn new(device: &Arc<Device>, queue_index: usize) -> Result<Engine, vk::Result> {
-        let timeline = Timeline::new(device, queue_index)?;
+    pub fn new(
+        device: &Arc<Device>,
+        queue_index: usize,
+        foreign: bool,
+    ) -> Result<Engine, vk::Result> {
+        let timeline = Timeline::new(device, (!foreign).then_some(queue_index))?;
         let info = vk::CommandPoolCreateInfo::default()
             .queue_family_index(device.phys.compute_queue_family)
             .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
@@ -431,7 +520,11 @@ fn worker(
     recycle_rx: Receiver<vk::CommandBuffer>,
 ) {
     let mut free: Vec<vk::CommandBuffer> = Vec::new();
+    // The previous job was foreign work enqueued on the device: the foreign API's stream
+    // orders the next foreign job after it.
+    let mut after_foreign = false;
     for (value, job) in rx {
+        let follows_foreign = std::mem::replace(&mut after_foreign, false);
         free.extend(recycle_rx.try_iter());
         let Job {
             deps,
@@ -457,6 +550,7 @@ fn worker(
                 status,
                 start,
                 waits: Vec::new(),
+                device_signal: false,
                 gpu: None,
                 observer: observer.clone(),
                 keep,
@@ -528,7 +622,7 @@ fn worker(
                 // Only dependencies signalled on other VkQueues need a semaphore wait.
                 let sem_waits: Vec<&TimelinePoint> = waits
                     .iter()
-                    .filter(|(t, _)| t.queue_index != queue_index)
+                    .filter(|(t, _)| t.queue_index != Some(queue_index))
                     .collect();
                 let wait_sems: Vec<vk::Semaphore> = sem_waits.iter().map(|(t, _)| t.raw).collect();
                 let wait_values: Vec<u64> = sem_waits.iter().map(|(_, v)| *v).collect();
@@ -563,6 +657,7 @@ fn worker(
                         status: 0,
                         start,
                         waits,
+                        device_signal: true,
                         gpu: Some(cmd),
                         observer,
                         keep,
@@ -582,6 +677,34 @@ fn worker(
                 observer.running(start);
                 let status = run();
                 let _ = done_tx.send(host_done(status, start, keep));
+            }
+            Work::Foreign(run) => {
+                if value > 1 && !follows_foreign {
+                    waits.push((timeline.clone(), value - 1));
+                }
+                waits.retain(|(t, v)| t.value() < *v);
+                let start = host_ns();
+                match run(&waits, &(timeline.clone(), value)) {
+                    ForeignOutcome::Enqueued => {
+                        after_foreign = true;
+                        observer.submitted(start, true);
+                        let _ = done_tx.send(Done {
+                            value,
+                            status: 0,
+                            start,
+                            waits,
+                            device_signal: true,
+                            gpu: None,
+                            observer,
+                            keep,
+                        });
+                    }
+                    ForeignOutcome::Completed(status) => {
+                        observer.submitted(start, false);
+                        observer.running(start);
+                        let _ = done_tx.send(host_done(status, start, keep));
+                    }
+                }
             }
             Work::Nop => {
                 for (t, v) in &waits {
@@ -610,7 +733,7 @@ fn completer(
     for done in rx {
         let mut status = done.status;
         let mut start = done.start;
-        if done.gpu.is_some() {
+        if done.device_signal {
             // The job runs once what it waits for (the previous value included) completed.
             for (t, v) in &done.waits {
                 let _ = t.wait(*v);
