@@ -195,10 +195,15 @@ fn ranges(ids: &BTreeSet<u32>) -> String {
 
 /// One run of the measurements with whatever path the environment selects; prints
 /// `key<TAB>value` lines for the parent to put side by side.
-fn child(groups: usize, iters: i32, reps: usize, hops: usize) {
+fn child(groups: Option<usize>, iters: i32, reps: usize, hops: usize, hops_only: bool) {
     let (root, name) = cl::default_device();
     let total = units(root);
+    let groups = groups.unwrap_or(total as usize * 64);
+    if hops_only {
+        return hop_latency(root, total, hops);
+    }
     println!("device\t{name}, {total} compute units");
+    println!("kernel\t{groups} groups of {LOCAL}, {iters} iterations, best of {reps}");
     let end = CL_DEVICE_PARTITION_BY_COUNTS_LIST_END;
     let flops = |g: usize, s: f64| (g * LOCAL) as f64 * f64::from(iters) * FLOPS_PER_ITER / s / 1e9;
     // The root.
@@ -207,6 +212,7 @@ fn child(groups: usize, iters: i32, reps: usize, hops: usize) {
     let rb = Burn::new(&ctx, groups, iters);
     let base = flops(groups, time(&[(rq, &rb)], reps));
     println!("root GFLOP/s\t{base:.0}");
+    let mut per_sm: Vec<(u32, f64)> = Vec::new();
     for m in [8u32, 16, 32, 64, 128] {
         if m > total {
             continue;
@@ -220,11 +226,18 @@ fn child(groups: usize, iters: i32, reps: usize, hops: usize) {
         let q = c.queue(sub[0]);
         let b = Burn::new(&c, groups, iters);
         let g = flops(groups, time(&[(q, &b)], reps));
+        per_sm.push((m, g / f64::from(real)));
         println!("m={m} units\t{real}");
         println!("m={m} GFLOP/s\t{g:.0}");
         println!("m={m} vs root (m/total)\t{:.3} ({:.3})", g / base, f64::from(real) / f64::from(total));
         let ids = sm_ids(q, &b).map_or("n/a".into(), |s| format!("{} SMs: {}", s.len(), ranges(&s)));
         println!("m={m} SM ids\t{ids}");
+    }
+    // Proportionality: GFLOP/s per compute unit against the largest sub-device's.
+    if let Some(&(_, top)) = per_sm.last() {
+        for &(m, p) in &per_sm {
+            println!("m={m} per unit vs largest sub-device\t{:.3}", p / top);
+        }
     }
     // Two 64-unit sub-devices, at once and one after the other.
     if total >= 128 {
@@ -249,7 +262,12 @@ fn child(groups: usize, iters: i32, reps: usize, hops: usize) {
             Err(e) => println!("2x64 at once s\tpartition failed ({e})"),
         }
     }
-    // Cross-queue dependency latency.
+    hop_latency(root, total, hops);
+}
+
+/// The cross-queue dependency latency (see the file's documentation).
+fn hop_latency(root: cl_device_id, total: u32, hops: usize) {
+    let end = CL_DEVICE_PARTITION_BY_COUNTS_LIST_END;
     let m = if total >= 64 { 64 } else { (total / 2).max(1) };
     if let Ok(sub) = try_split(root, &[CL_DEVICE_PARTITION_BY_COUNTS, m as isize, end, 0]) {
         let c = Ctx::new(&[root, sub[0]]);
@@ -293,27 +311,45 @@ fn child(groups: usize, iters: i32, reps: usize, hops: usize) {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--child") {
-        let n = |i: usize, d: usize| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
-        child(n(1, 132 * 64), n(2, 4000) as i32, n(3, 3), n(4, 200));
+        let n = |i: usize| args.get(i).and_then(|s| s.parse::<usize>().ok());
+        let hops_only = args.iter().any(|a| a == "--hops-only");
+        child(n(1), n(2).unwrap_or(40000) as i32, n(3).unwrap_or(3), n(4).unwrap_or(200), hops_only);
         return;
     }
-    let run = |cuda: &str| -> Vec<(String, String)> {
+    let run = |env: &[(&str, &str)], extra: &[&str]| -> Vec<(String, String)> {
         let out = std::process::Command::new(std::env::current_exe().expect("own path"))
             .arg("--child")
             .args(&args)
-            .env("VKCL_CUDA", cuda)
+            .args(extra)
+            .envs(env.iter().copied())
             .output()
             .expect("child run");
         if !out.status.success() {
-            eprintln!("run with VKCL_CUDA={cuda} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+            eprintln!("run with {env:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
         }
         String::from_utf8_lossy(&out.stdout)
             .lines()
             .filter_map(|l| l.split_once('\t').map(|(k, v)| (k.to_string(), v.to_string())))
             .collect()
     };
-    let cuda = run("1");
-    let vulkan = run("0");
+    let mut cuda = run(&[("VKCL_CUDA", "1")], &[]);
+    let vulkan = run(&[("VKCL_CUDA", "0")], &[]);
+    let mut vulkan = vulkan;
+    // The other ways of ordering across queues (README: VKCL_CUDA_SYNC, VKCL_CROSS_QUEUE_WAIT).
+    for (cuda_on, var, mode) in [
+        ("1", "VKCL_CUDA_SYNC", "device"),
+        ("1", "VKCL_CUDA_SYNC", "host"),
+        ("1", "VKCL_CROSS_QUEUE_WAIT", "device"),
+        ("0", "VKCL_CROSS_QUEUE_WAIT", "device"),
+    ] {
+        let hop = run(&[("VKCL_CUDA", cuda_on), (var, mode)], &["--hops-only"]);
+        let into = if cuda_on == "1" { &mut cuda } else { &mut vulkan };
+        for (k, v) in hop {
+            if k.starts_with("cross-queue") {
+                into.push((format!("{k}, {var}={mode}"), v));
+            }
+        }
+    }
     println!("| measurement | CUDA path (green contexts) | Vulkan path (VKCL_CUDA=0) |");
     println!("|---|---|---|");
     let mut keys: Vec<&String> = cuda.iter().map(|(k, _)| k).collect();

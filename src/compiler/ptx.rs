@@ -64,6 +64,8 @@ pub fn compile_ptx(source: &str, clang_args: &[String]) -> Result<CString, Strin
     .collect();
     args.extend(clang_args.iter().cloned());
     args.extend(["-".into(), "-o".into(), p("front.bc")]);
+    // The definitions libclc's nvptx64 library lacks, after the source (its line numbers stay).
+    let source = format!("{source}\n{NVPTX_EXTRAS}");
     step(&tools.clang, args, Some(source.as_bytes()))
         .map_err(|e| e.replace("<stdin>", "<source>"))?;
     step(
@@ -95,8 +97,18 @@ pub fn compile_ptx(source: &str, clang_args: &[String]) -> Result<CString, Strin
         None,
     )?;
     let text = std::fs::read(p("out.ptx")).map_err(|e| format!("reading PTX: {e}"))?;
+    // A function nothing defines makes the driver's JIT fail at load time; say which here.
+    let text_str = String::from_utf8_lossy(&text);
+    if let Some(line) = text_str.lines().find(|l| l.starts_with(".extern .func")) {
+        return Err(format!("undefined function in PTX: {}", line.trim()));
+    }
     CString::new(text).map_err(|_| "PTX with a NUL byte".to_string())
 }
+
+/// OpenCL C built-ins libclc-15's nvptx64 library declares but does not define, defined for
+/// the CUDA path. `get_global_offset` is 0: launches with a global offset take the Vulkan path
+/// ([`crate::core::kernel`]).
+const NVPTX_EXTRAS: &str = "size_t __attribute__((overloadable, const)) get_global_offset(uint d) { return 0; }\n";
 
 #[cfg(test)]
 mod tests {
@@ -124,6 +136,22 @@ mod tests {
         assert!(ptx.contains(&format!(".target {PTX_CPU}")), "{ptx}");
         // The work-item functions were inlined from libclc: no calls remain.
         assert!(!ptx.contains("call.uni"), "{ptx}");
+        // get_global_offset, which libclc's nvptx64 library lacks, is defined (0).
+        let off = compile_ptx(
+            "kernel void o(global uint *a) { a[0] = get_global_offset(0); }",
+            &[],
+        )
+        .unwrap()
+        .into_string()
+        .unwrap();
+        assert!(!off.contains(".extern"), "{off}");
+        // A function nothing defines is a build error, not a load failure later.
+        let undef = compile_ptx(
+            "int helper(int); kernel void u(global int *a) { a[0] = helper(a[1]); }",
+            &[],
+        )
+        .unwrap_err();
+        assert!(undef.contains("undefined function"), "{undef}");
         let bad = compile_ptx("kernel void f() { undeclared(); }", &[]).unwrap_err();
         assert!(bad.contains("undeclared"), "{bad}");
     }

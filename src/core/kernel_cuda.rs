@@ -247,19 +247,29 @@ pub(crate) fn green_work(
                 Err(e) => failed(e),
             };
         };
+        let sync = crate::util::config::config().cuda_sync;
         let mut sems = Vec::with_capacity(waits.len());
         for (t, v) in waits {
-            match t.cuda_semaphore() {
+            match t.cuda_semaphore().filter(|_| !sync.host_wait) {
                 Some(s) => sems.push((s, *v)),
                 None => {
                     let _ = t.wait(*v);
                 }
             }
         }
-        match green.submit(&sems, (sig, signal.1), body) {
-            Ok(()) => ForeignOutcome::Enqueued,
-            Err(e) => failed(e),
+        let device_signal = (!sync.host_signal).then_some((sig, signal.1));
+        if let Err(e) = green.submit(&sems, device_signal, body) {
+            return failed(e);
         }
+        if sync.host_signal {
+            let (t, v) = signal.clone();
+            if let Err(e) = green.then_on_host(Box::new(move || {
+                let _ = t.signal(v);
+            })) {
+                return failed(e);
+            }
+        }
+        ForeignOutcome::Enqueued
     }))
 }
 

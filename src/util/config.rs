@@ -46,6 +46,26 @@ pub struct Config {
     /// `VKCL_CUDA`: `0` turns the CUDA path (green-context sub-devices on NVIDIA) off;
     /// on by default (it is inert where no CUDA driver is found).
     pub cuda: bool,
+    /// `VKCL_CUDA_SYNC`: how commands of green-context queues order with Vulkan queues'
+    /// commands (see [`CudaSync`]).
+    pub cuda_sync: CudaSync,
+    /// `VKCL_CROSS_QUEUE_WAIT`: `host` or `device`: whether a Vulkan submission that depends on
+    /// another queue's command waits for it on the host before submitting, or in the submit
+    /// (a timeline-semaphore wait); None: the device's default (host on GPUs, device on CPUs).
+    pub cross_queue_host_wait: Option<bool>,
+}
+
+/// How a green-context queue's command waits for other queues' commands and tells them it
+/// completed (`VKCL_CUDA_SYNC`): through the Vulkan timelines imported into CUDA, on the device
+/// (`device`), or on the host: the submission thread waits for the values before enqueuing
+/// (`host-wait`), a CUDA host function signals the queue's timeline (`host-signal`), or both
+/// (`host`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CudaSync {
+    /// Waits on other queues' timeline values are made on the host.
+    pub host_wait: bool,
+    /// The queue's timeline value is signalled from the host (a CUDA host function).
+    pub host_signal: bool,
 }
 
 impl Config {
@@ -80,9 +100,23 @@ impl Config {
                     max_bytes: max_mb << 20,
                 });
         let cuda = !matches!(var("VKCL_CUDA").as_deref(), Some("0") | Some("off"));
+        let cuda_sync = match var("VKCL_CUDA_SYNC").as_deref() {
+            Some("host-wait") => CudaSync { host_wait: true, host_signal: false },
+            Some("host-signal") => CudaSync { host_wait: false, host_signal: true },
+            Some("host") => CudaSync { host_wait: true, host_signal: true },
+            // The default: on the device (docs/h200.md, "Cross-queue dependencies").
+            _ => CudaSync { host_wait: false, host_signal: false },
+        };
+        let cross_queue_host_wait = match var("VKCL_CROSS_QUEUE_WAIT").as_deref() {
+            Some("host") => Some(true),
+            Some("device") => Some(false),
+            _ => None,
+        };
         Config {
             cache,
             cuda,
+            cuda_sync,
+            cross_queue_host_wait,
             log: var("VKCL_LOG"),
             validation,
             command_buffer_094,

@@ -508,7 +508,7 @@ impl GreenContext {
     /// enqueues the work on this context's stream ([`launch`](Self::launch),
     /// [`copy`](Self::copy), [`fill`](Self::fill)); then the green stream's progress is passed
     /// back to the bridge by an event and the bridge signals `signal`'s value
-    /// (`cuSignalExternalSemaphoresAsync`). With no waits the green stream's own order is the
+    /// (`cuSignalExternalSemaphoresAsync`; no signal when `signal` is None). With no waits the green stream's own order is the
     /// only ordering (the caller leaves out waits already reached or ordered by the stream).
     ///
     /// Errors: the driver's; on an error the signal was not enqueued (the caller must signal
@@ -516,7 +516,7 @@ impl GreenContext {
     pub fn submit(
         &self,
         waits: &[(&super::ExternalSemaphore, u64)],
-        signal: (&super::ExternalSemaphore, u64),
+        signal: Option<(&super::ExternalSemaphore, u64)>,
         body: impl FnOnce() -> Result<(), CuError>,
     ) -> Result<(), CuError> {
         let b = &self.bridge;
@@ -552,6 +552,9 @@ impl GreenContext {
             }
             self.make_current()?;
             body()?;
+            let Some(signal) = signal else {
+                return Ok(());
+            };
             check(sys::cuEventRecord(b.to_bridge, self.stream), "cuEventRecord")?;
             check(sys::cuCtxSetCurrent(b.primary), "cuCtxSetCurrent")?;
             check(
@@ -565,6 +568,27 @@ impl GreenContext {
                 "cuSignalExternalSemaphoresAsync",
             )
         }
+    }
+
+    /// Enqueues `f` on this context's stream as a host function (`cuLaunchHostFunc`): it runs
+    /// on a driver thread once everything enqueued before it has completed, and must not call
+    /// CUDA. Errors: the driver's (then `f` is dropped without running).
+    pub fn then_on_host(&self, f: Box<dyn FnOnce() + Send>) -> Result<(), CuError> {
+        unsafe extern "C" fn trampoline(data: *mut c_void) {
+            // SAFETY: `data` is the box leaked below, reclaimed once here.
+            let f = unsafe { Box::from_raw(data as *mut Box<dyn FnOnce() + Send>) };
+            // A panic must not unwind into the driver.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+        }
+        let data = Box::into_raw(Box::new(f)) as *mut c_void;
+        // SAFETY: a live stream; the trampoline reclaims `data` exactly once.
+        let r = unsafe { sys::cuLaunchHostFunc(self.stream, Some(trampoline), data) };
+        if let Err(e) = check(r, "cuLaunchHostFunc") {
+            // SAFETY: not enqueued, so still ours.
+            drop(unsafe { Box::from_raw(data as *mut Box<dyn FnOnce() + Send>) });
+            return Err(e);
+        }
+        Ok(())
     }
 
     /// Enqueues a copy of `size` bytes from CUDA address `src` to `dst` on this context's

@@ -100,6 +100,7 @@ const REQUIRED: &[&str] = &[
     "cuMemsetD8Async",
     "cuMemsetD16Async",
     "cuMemsetD32Async",
+    "cuLaunchHostFunc",
 ];
 
 /// A CUDA device as vkcl sees it.

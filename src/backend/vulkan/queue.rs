@@ -523,6 +523,9 @@ fn worker(
     // The previous job was foreign work enqueued on the device: the foreign API's stream
     // orders the next foreign job after it.
     let mut after_foreign = false;
+    let host_cross_waits = crate::util::config::config()
+        .cross_queue_host_wait
+        .unwrap_or(device.phys.device_type != vk::PhysicalDeviceType::CPU);
     for (value, job) in rx {
         let follows_foreign = std::mem::replace(&mut after_foreign, false);
         free.extend(recycle_rx.try_iter());
@@ -619,10 +622,18 @@ fn worker(
                 if value > 1 {
                     waits.push((timeline.clone(), value - 1));
                 }
-                // Only dependencies signalled on other VkQueues need a semaphore wait.
+                // Only dependencies signalled on other VkQueues need a semaphore wait, or on
+                // GPUs by default a wait on the host before the submit (a semaphore wait across
+                // queues costs about 0.18 ms on NVIDIA's driver, measured on the H200).
+                let other = |t: &Timeline| t.queue_index != Some(queue_index);
+                if host_cross_waits {
+                    for (t, v) in waits.iter().filter(|(t, _)| other(t)) {
+                        let _ = t.wait(*v);
+                    }
+                }
                 let sem_waits: Vec<&TimelinePoint> = waits
                     .iter()
-                    .filter(|(t, _)| t.queue_index != Some(queue_index))
+                    .filter(|(t, _)| other(t) && !host_cross_waits)
                     .collect();
                 let wait_sems: Vec<vk::Semaphore> = sem_waits.iter().map(|(t, _)| t.raw).collect();
                 let wait_values: Vec<u64> = sem_waits.iter().map(|(_, v)| *v).collect();
