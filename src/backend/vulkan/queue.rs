@@ -184,12 +184,80 @@ pub struct Recorder<'a> {
     pub cmd: vk::CommandBuffer,
     /// The compute pipeline bound last in `cmd` (null: none yet): binding it again is skipped.
     pub bound: vk::Pipeline,
+    /// The first synchronisation scope of the next barrier: the stages of the commands recorded
+    /// since the last barrier and that barrier's second scope (so dependencies chain).
+    src: vk::PipelineStageFlags,
+    /// A barrier was asked for and is recorded before the next command, with that command's
+    /// stages as its second scope.
+    pending: bool,
 }
 
-impl Recorder<'_> {
+/// The stages vkcl's device commands use: compute shaders and transfers.
+const WORK_STAGES: vk::PipelineStageFlags = vk::PipelineStageFlags::from_raw(
+    vk::PipelineStageFlags::COMPUTE_SHADER.as_raw() | vk::PipelineStageFlags::TRANSFER.as_raw(),
+);
+
+impl<'a> Recorder<'a> {
+    /// A recorder of `cmd` (recording begun); what came before it in the queue may have used
+    /// any of vkcl's stages.
+    pub fn new(device: &'a Device, cmd: vk::CommandBuffer) -> Recorder<'a> {
+        Recorder {
+            device,
+            cmd,
+            bound: vk::Pipeline::null(),
+            src: WORK_STAGES,
+            pending: false,
+        }
+    }
+
+    /// Called before each command with the stages it runs in: records a pending barrier first
+    /// (from the stages before to exactly these), else adds them to the next barrier's scope.
+    pub fn before(&mut self, stages: vk::PipelineStageFlags) {
+        if !std::mem::take(&mut self.pending) {
+            self.src |= stages;
+            return;
+        }
+        let writes = |s: vk::PipelineStageFlags| {
+            let mut a = vk::AccessFlags::empty();
+            if s.contains(vk::PipelineStageFlags::COMPUTE_SHADER) {
+                a |= vk::AccessFlags::SHADER_WRITE;
+            }
+            if s.contains(vk::PipelineStageFlags::TRANSFER) {
+                a |= vk::AccessFlags::TRANSFER_WRITE;
+            }
+            a
+        };
+        let mut dst_access = vk::AccessFlags::empty();
+        if stages.contains(vk::PipelineStageFlags::COMPUTE_SHADER) {
+            dst_access |= vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE;
+        }
+        if stages.contains(vk::PipelineStageFlags::TRANSFER) {
+            dst_access |= vk::AccessFlags::TRANSFER_READ | vk::AccessFlags::TRANSFER_WRITE;
+        }
+        if stages.contains(vk::PipelineStageFlags::DRAW_INDIRECT) {
+            dst_access |= vk::AccessFlags::INDIRECT_COMMAND_READ;
+        }
+        let mb = [vk::MemoryBarrier::default()
+            .src_access_mask(writes(self.src))
+            .dst_access_mask(dst_access)];
+        // SAFETY: the command buffer is recording.
+        unsafe {
+            self.device.raw.cmd_pipeline_barrier(
+                self.cmd,
+                self.src,
+                stages,
+                vk::DependencyFlags::empty(),
+                &mb,
+                &[],
+                &[],
+            )
+        };
+        self.src = stages;
+    }
     /// `vkCmdCopyBuffer`: each region is (source offset, destination offset, size), bytes.
     pub fn copy_buffer(&mut self, src: &Buffer, dst: &Buffer, regions: &[(u64, u64, u64)]) {
         super::secondary::count_command();
+        self.before(vk::PipelineStageFlags::TRANSFER);
         let r: Vec<vk::BufferCopy> = regions
             .iter()
             .map(|&(s, d, n)| vk::BufferCopy {
@@ -209,6 +277,7 @@ impl Recorder<'_> {
     /// `vkCmdFillBuffer` with a 32-bit pattern; offset and size multiples of 4.
     pub fn fill_buffer(&mut self, dst: &Buffer, offset: u64, size: u64, word: u32) {
         super::secondary::count_command();
+        self.before(vk::PipelineStageFlags::TRANSFER);
         // SAFETY: as above.
         unsafe {
             self.device
@@ -225,6 +294,7 @@ impl Recorder<'_> {
         groups: [u32; 3],
     ) {
         super::secondary::count_command();
+        self.before(vk::PipelineStageFlags::COMPUTE_SHADER);
         self.bind(pipeline);
         // SAFETY: as above; the pipeline's layout declares exactly this push-constant range.
         unsafe {
@@ -280,33 +350,14 @@ impl Recorder<'_> {
         };
     }
 
-    /// A memory barrier between everything recorded before and after: the stages vkcl's
-    /// commands use (compute shaders, transfers, indirect-dispatch reads), every write before
-    /// made visible to every read and write after. Narrower than ALL_COMMANDS, which some
-    /// drivers (NVIDIA's) turn into a heavier wait.
+    /// A memory barrier between everything recorded before and after: every write before made
+    /// visible to every read and write after. Recorded lazily, before the next command, with
+    /// exactly the stages of the commands on each side (compute shaders, transfers, indirect
+    /// reads): a barrier from compute to compute only, say, rather than one over every stage
+    /// vkcl uses, which some drivers (NVIDIA's) turn into a heavier wait. A barrier with no
+    /// command after it in this command buffer is not recorded (every job begins with one).
     pub fn barrier(&mut self) {
-        let stages = vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER;
-        let mb = [vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
-            .dst_access_mask(
-                vk::AccessFlags::SHADER_READ
-                    | vk::AccessFlags::SHADER_WRITE
-                    | vk::AccessFlags::TRANSFER_READ
-                    | vk::AccessFlags::TRANSFER_WRITE
-                    | vk::AccessFlags::INDIRECT_COMMAND_READ,
-            )];
-        // SAFETY: as above.
-        unsafe {
-            self.device.raw.cmd_pipeline_barrier(
-                self.cmd,
-                stages,
-                stages | vk::PipelineStageFlags::DRAW_INDIRECT,
-                vk::DependencyFlags::empty(),
-                &mb,
-                &[],
-                &[],
-            )
-        };
+        self.pending = true;
     }
 }
 
@@ -605,11 +656,7 @@ fn worker(
                         && device.raw.begin_command_buffer(cmd, &begin).is_ok()
                 };
                 if ok {
-                    let mut r = Recorder {
-                        device: &device,
-                        cmd,
-                        bound: vk::Pipeline::null(),
-                    };
+                    let mut r = Recorder::new(&device, cmd);
                     // Orders this job after everything submitted before it to the same VkQueue
                     // (its own earlier jobs, and dependencies signalled on this VkQueue), in
                     // place of semaphore waits on values whose signal may still be pending.

@@ -79,11 +79,7 @@ impl Secondary {
             .inheritance_info(&inheritance);
         // SAFETY: a new command buffer in the initial state.
         unsafe { device.raw.begin_command_buffer(sec.raw, &begin) }?;
-        record(&mut Recorder {
-            device,
-            cmd: sec.raw,
-            bound: vk::Pipeline::null(),
-        });
+        record(&mut Recorder::new(device, sec.raw));
         // SAFETY: recording was begun above.
         unsafe { device.raw.end_command_buffer(sec.raw) }?;
         Ok(sec)
@@ -110,6 +106,7 @@ impl Recorder<'_> {
         offset: u64,
     ) {
         count_command();
+        self.before(vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::DRAW_INDIRECT);
         // SAFETY: the command buffer is recording; the pipeline's layout declares exactly this
         // push-constant range; the buffer was created with INDIRECT_BUFFER usage and is kept
         // alive with the secondary.
@@ -131,6 +128,12 @@ impl Recorder<'_> {
     /// family) into this job's primary command buffer.
     pub fn execute(&mut self, secondary: &Secondary) {
         SECONDARIES_EXECUTED.fetch_add(1, Ordering::Relaxed);
+        // Its commands may use every stage vkcl's do.
+        self.before(
+            vk::PipelineStageFlags::COMPUTE_SHADER
+                | vk::PipelineStageFlags::TRANSFER
+                | vk::PipelineStageFlags::DRAW_INDIRECT,
+        );
         // The primary's bound state is undefined after vkCmdExecuteCommands.
         self.bound = vk::Pipeline::null();
         // SAFETY: the primary is recording; the secondary is executable, SIMULTANEOUS_USE, and
