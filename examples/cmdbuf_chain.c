@@ -1,6 +1,8 @@
 /* cmdbuf_chain: where a recorded kernel's device time goes. Records 1,000 launches of one small
  * kernel (64 work-items) into a command buffer and prints the best of 7 enqueue-to-completion
- * times per kernel, for three kernels (a[i] += 1, an empty kernel, one computing get_global_id)
+ * times per kernel, for five kernels (a[i] += 1, an empty kernel, one computing get_global_id,
+ * which reads the launch header, one computing the same index from get_group_id and
+ * get_local_id, which do not, and a[i] += 1 with that index)
  * on an in-order queue (every command depends on the one before: a barrier each) and on an
  * out-of-order queue (no sync points: no barriers). Usage: cmdbuf_chain (first platform, first
  * device; name vkcl with OCL_ICD_VENDORS / OCL_ICD_FILENAMES). Results in docs/h200.md. */
@@ -15,7 +17,9 @@ static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
 static const char *src =
 "__kernel void inc(__global int *a) { a[get_global_id(0)] += 1; }\n"
 "__kernel void nop(__global int *a) { }\n"
-"__kernel void gid(__global int *a) { if (get_global_id(0) == 0x7fffffff) a[0] = 1; }\n";
+"__kernel void gid(__global int *a) { if (get_global_id(0) == 0x7fffffff) a[0] = 1; }\n"
+"__kernel void grp(__global int *a) { if (get_group_id(0) * 64 + get_local_id(0) == 0x7fffffff) a[0] = 1; }\n"
+"__kernel void incg(__global int *a) { a[get_group_id(0) * 64 + get_local_id(0)] += 1; }\n";
 typedef cl_command_buffer_khr (*create_t)(cl_uint, const cl_command_queue *, const cl_command_buffer_properties_khr *, cl_int *);
 typedef cl_int (*cb_t)(cl_command_buffer_khr);
 typedef cl_int (*enq_t)(cl_uint, cl_command_queue *, cl_command_buffer_khr, cl_uint, const cl_event *, cl_event *);
@@ -31,12 +35,12 @@ int main(void) {
   if (!create || !fin || !enq || !rec) { fprintf(stderr, "cl_khr_command_buffer entry points missing\n"); return 2; }
   cl_mem m = clCreateBuffer(c, CL_MEM_READ_WRITE, 64 * 4, NULL, &e); CK(e);
   cl_program pr = clCreateProgramWithSource(c, 1, &src, NULL, &e); CK(e); CK(clBuildProgram(pr, 1, &d, "", NULL, NULL));
-  const char *kn[3] = {"inc", "nop", "gid"};
+  const char *kn[5] = {"inc", "nop", "gid", "grp", "incg"};
   for (int ooo = 0; ooo < 2; ooo++) {
     cl_queue_properties qp[] = {CL_QUEUE_PROPERTIES, ooo ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0, 0};
     cl_command_queue q = clCreateCommandQueueWithProperties(c, d, qp, &e); CK(e);
-    for (int k = 0; k < 3; k++) {
-      if (ooo && k == 0) continue; /* inc races without ordering */
+    for (int k = 0; k < 5; k++) {
+      if (ooo && (k == 0 || k == 4)) continue; /* inc races without ordering */
       cl_kernel K = clCreateKernel(pr, kn[k], &e); CK(e); CK(clSetKernelArg(K, 0, sizeof m, &m));
       size_t g = 64;
       cl_command_buffer_khr cb = create(1, &q, NULL, &e); CK(e);

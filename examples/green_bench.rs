@@ -125,6 +125,76 @@ impl Part {
     }
 }
 
+const CHAIN: &str = r#"
+__kernel void inc(__global int *a) { a[get_global_id(0)] += 1; }
+__kernel void nop(__global int *a) { }
+"#;
+
+/// The device cost per node of a CUDA graph of 1,000 dependent launches of one 64-work-item
+/// kernel (captured from one stream, so each node depends on the one before), best of 7
+/// launches timed by CUDA events: the reference for vkcl's recorded command buffers (issue 3,
+/// `examples/cmdbuf_chain.c`). Checks the `inc` chain's result.
+fn graph_chain(green: &GreenContext, _sms: u32) {
+    use cudarc::driver::sys;
+    const N: usize = 1000;
+    let ptx = vkcl::compiler::ptx::compile_ptx(CHAIN, &[]).expect("PTX");
+    let module = Module::load(green, &ptx).expect("module");
+    let a = DeviceMemory::zeroed(green, 64 * 4).expect("buffer");
+    println!("\n| CUDA graph, {N} dependent nodes of 64 work-items | us per node |");
+    println!("|---|---|");
+    let mut runs = 0;
+    for name in [c"inc", c"nop"] {
+        let f = module.function(name).expect("kernel");
+        let mut ptr = a.ptr;
+        let mut params = [&mut ptr as *mut u64 as *mut c_void];
+        green.make_current().unwrap();
+        // SAFETY (whole block): live context, stream and module; each launch's parameters
+        // point to a live local; the graph objects are destroyed at the end.
+        unsafe {
+            let stream = green.stream;
+            assert_eq!(
+                sys::cuStreamBeginCapture_v2(
+                    stream,
+                    sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+                ),
+                sys::CUresult::CUDA_SUCCESS
+            );
+            for _ in 0..N {
+                green
+                    .launch(f, [1, 1, 1], [64, 1, 1], 0, &mut params)
+                    .expect("launch");
+            }
+            let mut graph = std::ptr::null_mut();
+            assert_eq!(sys::cuStreamEndCapture(stream, &mut graph), sys::CUresult::CUDA_SUCCESS);
+            let mut exec = std::ptr::null_mut();
+            assert_eq!(
+                sys::cuGraphInstantiateWithFlags(&mut exec, graph, 0),
+                sys::CUresult::CUDA_SUCCESS
+            );
+            let mut best = f64::INFINITY;
+            for _ in 0..8 {
+                let (s, e) = (Event::new().unwrap(), Event::new().unwrap());
+                green.record(&s).unwrap();
+                assert_eq!(sys::cuGraphLaunch(exec, stream), sys::CUresult::CUDA_SUCCESS);
+                green.record(&e).unwrap();
+                best = best.min(e.elapsed_ms(&s).unwrap() as f64 * 1e3);
+                if name == c"inc" {
+                    runs += 1;
+                }
+            }
+            sys::cuGraphExecDestroy(exec);
+            sys::cuGraphDestroy(graph);
+            println!("| {} | {:.3} |", name.to_str().unwrap(), best / N as f64);
+        }
+    }
+    let mut bytes = vec![0u8; 64 * 4];
+    a.read(&mut bytes).unwrap();
+    let want = (runs * N) as i32;
+    for c in bytes.chunks(4) {
+        assert_eq!(i32::from_le_bytes(c.try_into().unwrap()), want, "a chain node was lost");
+    }
+}
+
 fn ranges(ids: &BTreeSet<u32>) -> String {
     let mut out = Vec::new();
     let mut it = ids.iter().copied().peekable();
@@ -228,6 +298,7 @@ fn main() {
         all.sm_ids().len(),
         ranges(&all.sm_ids())
     );
+    graph_chain(&all.green, total);
     drop(all);
     for m in [8u32, 16, 32, 64, 128] {
         if m > total {

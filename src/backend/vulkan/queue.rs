@@ -117,16 +117,19 @@ impl Timeline {
 
     /// Blocks until the counter reaches `value`. Errors: device loss.
     ///
-    /// On a GPU it first polls the counter, spinning for [`SPIN`], then yielding the CPU
-    /// between polls until [`POLL`] has passed: a blocking `vkWaitSemaphores` wakes from tens
-    /// of microseconds to milliseconds after the signal on some drivers (NVIDIA's, measured on
-    /// the H200), which every short command's completion would otherwise wait for. On a CPU
-    /// device (lavapipe) it blocks at once, leaving the cores to the device's threads.
+    /// On a GPU it polls the counter: spinning for [`SPIN`], then yielding the CPU between
+    /// polls until [`POLL`] has passed, then sleeping between polls (100 us, growing to 1 ms
+    /// after a second): a blocking `vkWaitSemaphores` wakes from tens of microseconds to
+    /// several milliseconds after the signal on NVIDIA's driver (measured on the H200; worse
+    /// for values CUDA signals), which every command's completion would otherwise wait for.
+    /// On a CPU device (lavapipe) it blocks at once, leaving the cores to the device's threads.
     pub fn wait(&self, value: u64) -> Result<(), vk::Result> {
         if self.device.phys.device_type != vk::PhysicalDeviceType::CPU {
             let start = std::time::Instant::now();
             loop {
-                if self.value() >= value {
+                // SAFETY: live timeline semaphore of this device. An error (device loss) ends
+                // the wait.
+                if unsafe { self.device.raw.get_semaphore_counter_value(self.raw) }? >= value {
                     return Ok(());
                 }
                 let t = start.elapsed();
@@ -134,8 +137,10 @@ impl Timeline {
                     std::hint::spin_loop();
                 } else if t < POLL {
                     std::thread::yield_now();
+                } else if t < std::time::Duration::from_secs(1) {
+                    std::thread::sleep(std::time::Duration::from_micros(100));
                 } else {
-                    break;
+                    std::thread::sleep(std::time::Duration::from_millis(1));
                 }
             }
         }
