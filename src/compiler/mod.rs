@@ -459,25 +459,6 @@ pub fn build_structured(
     finish(words, String::new(), caps, SPIRV_OPT && !opts.opt_disable)
 }
 
-/// The inline-launch-data variant of a lowered kernel module ([`KernelInfo::spirv`]): launch
-/// header and arguments read from `words` 32-bit words of push constants (bytes 32.. of the
-/// block: the 96-byte header, then the argument block, as far as the words go), validated with
-/// spirv-val when `VKCL_VALIDATION` is set. None when the kernel reads none of them.
-///
-/// # Errors
-/// A message when the module cannot be rewritten or the result does not validate.
-pub fn inline_data_variant(spirv: &[u32], words: u32) -> Result<Option<Vec<u32>>, String> {
-    let Some(out) = lower::inline_data_variant(spirv, words)? else {
-        return Ok(None);
-    };
-    if cfg!(test) || validate::enabled() {
-        validate::validate_vulkan(&out).map_err(|e| {
-            format!("internal error, the inline-data variant is not valid Vulkan SPIR-V: {e}")
-        })?;
-    }
-    Ok(Some(out))
-}
-
 /// The persistent variant of a lowered kernel module ([`KernelInfo::spirv`]), validated
 /// with spirv-val when `VKCL_VALIDATION` is set; see "Persistent variant" in the module doc.
 ///

@@ -512,8 +512,6 @@ pub struct Dispatch {
 /// A launch buffer in use by a recorded secondary: the encoding of one [`Dispatch`].
 pub struct Live {
     buf: Arc<Buffer>,
-    /// The launch's inline data ([`Encoded::inline_data`]), pushed for the inline variant.
-    data: Vec<u8>,
     /// The boxes of groups (one per work-group size) and their pipelines.
     regions: Vec<Region>,
     groups: [u64; 3],
@@ -533,7 +531,6 @@ impl Live {
     fn new(buf: Arc<Buffer>, e: Encoded) -> Live {
         Live {
             buf,
-            data: e.inline_data(),
             regions: e.regions,
             groups: e.groups,
             limited: e.limited,
@@ -675,9 +672,7 @@ impl KernelCommand {
         if d.args.iter().any(|a| a.is_none()) {
             return Ok(None);
         }
-        self.kernel
-            .encode(&self.device, d.range, &d.args, !self.mutable)
-            .map(Some)
+        self.kernel.encode(&self.device, d.range, &d.args).map(Some)
     }
 
     /// Records the current launch: for a mutable command (one the application holds a handle
@@ -697,7 +692,6 @@ impl KernelCommand {
                 r,
                 &live.regions,
                 live.buf.address,
-                &live.data,
                 live.limited,
                 live.persistent,
                 self.max_groups,

@@ -49,11 +49,6 @@ impl ClObject for Kernel {
 /// Offset of the argument block in a launch buffer (after the 96-byte header), bytes.
 pub const ARGS_OFFSET: usize = 128;
 
-/// Bytes of the launch header in the inline launch data: the argument block follows at this
-/// offset (the compiler's inline-launch-data variant reads both from push constants after the
-/// ABI's first 32 bytes).
-pub const INLINE_HEADER_BYTES: u32 = 96;
-
 impl Kernel {
     /// clCreateKernel. Errors: `CL_INVALID_PROGRAM_EXECUTABLE`, `CL_INVALID_KERNEL_NAME`.
     pub fn new(program: Arc<Program>, name: &str) -> ClResult<Kernel> {
@@ -283,14 +278,6 @@ impl Encoded {
         }
     }
 
-    /// The inline launch data: the header's 96 bytes, then the argument block (what the
-    /// inline-launch-data variant reads from push constants after the first 32 bytes).
-    pub fn inline_data(&self) -> Vec<u8> {
-        let mut d = self.header[..INLINE_HEADER_BYTES as usize].to_vec();
-        d.extend_from_slice(&self.block);
-        d
-    }
-
     /// A new launch buffer holding this encoding. Errors: `CL_MEM_OBJECT_ALLOCATION_FAILURE`.
     pub fn to_buffer(&self, device: &Device) -> ClResult<Buffer> {
         let buf = Buffer::new(device.vk()?, self.size() as u64)
@@ -298,21 +285,6 @@ impl Encoded {
         self.write_to(&buf);
         Ok(buf)
     }
-}
-
-/// The push constants of a dispatch of `pipeline`: [`push_constants`], followed for the
-/// inline-launch-data variant by `data` ([`Encoded::inline_data`]) zero-padded to the
-/// pipeline's push-constant size.
-pub fn push_block(
-    pipeline: &crate::backend::vulkan::pipeline::Pipeline, address: u64, group_offset: [u32; 3], data: &[u8]) -> Vec<u8> {
-    let mut v = push_constants(address, group_offset).to_vec();
-    let size = pipeline.push_size as usize;
-    if size > v.len() {
-        let n = data.len().min(size - v.len());
-        v.extend_from_slice(&data[..n]);
-        v.resize(size, 0);
-    }
-    v
 }
 
 /// The 32-byte push-constant block of the kernel ABI for a launch buffer at `address` and a
@@ -339,13 +311,11 @@ pub fn single_region(
 
 /// Records `groups` work-groups of `pipeline` starting at group `first` for the launch
 /// buffer at `address`, split into several dispatches where a count exceeds the device's
-/// `maxComputeWorkGroupCount` (`max`); `data` is the launch's inline data
-/// ([`Encoded::inline_data`]) for the inline-launch-data variant.
+/// `maxComputeWorkGroupCount` (`max`).
 pub fn record_split(
     r: &mut crate::backend::vulkan::queue::Recorder,
     pipeline: &crate::backend::vulkan::pipeline::Pipeline,
     address: u64,
-    data: &[u8],
     first: [u64; 3],
     groups: [u64; 3],
     max: [u64; 3],
@@ -360,7 +330,7 @@ pub fn record_split(
             while x < groups[0] {
                 let nx = (groups[0] - x).min(max[0]);
                 let at = [first[0] + x, first[1] + y, first[2] + z];
-                let push = push_block(pipeline, address, at.map(|v| v as u32), data);
+                let push = push_constants(address, at.map(|v| v as u32));
                 r.dispatch(pipeline, &push, [nx as u32, ny as u32, nz as u32]);
                 x += nx;
             }
@@ -373,12 +343,11 @@ pub fn record_split(
 /// Records a launch: each of its `regions` (boxes of groups with their own pipeline), on a
 /// compute-unit-limited sub-device (`limited`) either the persistent variant as `limited`
 /// groups that loop over all of them (a launch of one region only) or waves of at most
-/// `limited` groups; otherwise [`record_split`]. `data`: as for [`record_split`].
+/// `limited` groups; otherwise [`record_split`].
 pub fn record_launch(
     r: &mut crate::backend::vulkan::queue::Recorder,
     regions: &[Region],
     address: u64,
-    data: &[u8],
     limited: Option<u64>,
     persistent: bool,
     max: [u64; 3],
@@ -387,7 +356,7 @@ pub fn record_launch(
         match (persistent, limited) {
             (true, Some(n)) => r.dispatch(
                 &reg.pipeline,
-                &push_block(&reg.pipeline, address, [0; 3], data),
+                &push_constants(address, [0; 3]),
                 [n as u32, 1, 1],
             ),
             (false, Some(l)) => {
@@ -396,13 +365,12 @@ pub fn record_launch(
                     r,
                     &reg.pipeline,
                     address,
-                    data,
                     reg.first,
                     reg.groups,
                     std::array::from_fn(|d| max[d].min(tile[d])),
                 );
             }
-            _ => record_split(r, &reg.pipeline, address, data, reg.first, reg.groups, max),
+            _ => record_split(r, &reg.pipeline, address, reg.first, reg.groups, max),
         }
     }
 }
@@ -434,9 +402,7 @@ pub fn wave_tile(groups: [u64; 3], l: u64) -> [u64; 3] {
 impl Kernel {
     /// Encodes a launch of this kernel over `range` on `device` with argument values `args`
     /// (the kernel's own, or those a command buffer captured): checks the arguments, builds
-    /// the launch header and argument block, gets the pipeline (`inline`: the
-    /// inline-launch-data variant where it applies, for launches that push their data; a
-    /// mutable command reads it from memory).
+    /// the launch header and argument block, gets the pipeline.
     /// Errors: `CL_INVALID_KERNEL_ARGS` (an argument not set, or a buffer released since),
     /// `CL_OUT_OF_RESOURCES` (local memory over the device's, pipeline creation).
     pub fn encode(
@@ -444,7 +410,6 @@ impl Kernel {
         device: &Arc<Device>,
         range: NdRange,
         args: &[Option<ArgValue>],
-        inline: bool,
     ) -> ClResult<Encoded> {
         let info = self.info();
         let mut keep: Vec<Arc<dyn Any + Send + Sync>> = vec![self.clone()];
@@ -500,7 +465,7 @@ impl Kernel {
         for (size, first, count) in range.boxes() {
             let pipeline = self
                 .program
-                .pipeline(device, info, size, locals.clone(), persistent, inline)?;
+                .pipeline(device, info, size, locals.clone(), persistent)?;
             keep.push(pipeline.clone());
             regions.push(Region {
                 pipeline,
@@ -549,8 +514,7 @@ impl Kernel {
         if let Some(l) = super::kernel_cuda::launch_on_green(self, device, &range, &args)? {
             return Ok(l);
         }
-        let enc = self.encode(device, range, &args, true)?;
-        let data = enc.inline_data();
+        let enc = self.encode(device, range, &args)?;
         let buf = enc.to_buffer(device)?;
         let address = buf.address;
         let Encoded {
@@ -568,7 +532,7 @@ impl Kernel {
             .max_compute_work_group_count
             .map(|v| v as u64);
         let work = Work::Gpu(Box::new(move |r| {
-            record_launch(r, &regions, address, &data, limited, persistent, max)
+            record_launch(r, &regions, address, limited, persistent, max)
         }));
         Ok(Launch { work, keep, printf })
     }

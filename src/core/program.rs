@@ -6,8 +6,7 @@ use super::context::Context;
 use super::device::Device;
 use super::error::{ClError, ClResult};
 use super::object::{ClObject, Header, Kind};
-use crate::backend::vulkan::pipeline::{Pipeline, ShaderModule, PUSH_CONSTANT_BYTES};
-use super::kernel::INLINE_HEADER_BYTES;
+use crate::backend::vulkan::pipeline::{Pipeline, ShaderModule};
 use crate::compiler::{
     self, BuildEnv, BuildFailure, BuildFailureKind, CompiledProgram, DeviceCaps, KernelInfo,
 };
@@ -71,7 +70,7 @@ enum Outcome {
 
 /// Key of a specialised pipeline: kernel name, work-group size, `__local` argument sizes,
 /// dispatch variant (persistent or not).
-type PipelineKey = (String, [u32; 3], Vec<(u32, u32)>, bool, bool);
+type PipelineKey = (String, [u32; 3], Vec<(u32, u32)>, bool);
 
 /// A program object.
 pub struct Program {
@@ -82,8 +81,7 @@ pub struct Program {
     pub build: Mutex<BuildState>,
     /// Kernel objects alive for this program (clBuildProgram fails while any exist).
     pub kernel_count: AtomicU32,
-    /// Shader modules by (kernel, persistent, inline), with the push-constant bytes they use.
-    modules: Mutex<HashMap<(String, bool, bool), (Arc<ShaderModule>, u32)>>,
+    modules: Mutex<HashMap<(String, bool), Arc<ShaderModule>>>,
     pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
 }
 
@@ -368,9 +366,7 @@ impl Program {
 
     /// The pipeline of `kernel` for work-group size `local` and `__local` argument sizes
     /// `locals` (spec-constant ID, element count), created at first use; `persistent` picks
-    /// the compute-unit-limited variant (see the compiler's "Persistent variant"), else
-    /// `inline` the inline-launch-data variant where the header and argument block fit in the
-    /// device's push constants (its `push_size` says whether it is one).
+    /// the compute-unit-limited variant (see the compiler's "Persistent variant").
     /// Errors: `CL_OUT_OF_RESOURCES` when Vulkan refuses the module or pipeline or the
     /// persistent variant cannot be made.
     pub fn pipeline(
@@ -380,17 +376,8 @@ impl Program {
         local: [u32; 3],
         locals: Vec<(u32, u32)>,
         persistent: bool,
-        inline: bool,
     ) -> ClResult<Arc<Pipeline>> {
-        let vk = device.vk()?;
-        // The header and as much of the argument block as the device's push constants hold.
-        let inline_size = (PUSH_CONSTANT_BYTES + INLINE_HEADER_BYTES + kernel.args_size.div_ceil(4) * 4)
-            .min(vk.phys.limits.max_push_constants_size / 4 * 4);
-        let inline = inline
-            && !persistent
-            && crate::util::config::config().inline_launch_data
-            && inline_size > PUSH_CONSTANT_BYTES;
-        let key = (kernel.name.clone(), local, locals, persistent, inline);
+        let key = (kernel.name.clone(), local, locals, persistent);
         if let Some(p) = self
             .pipelines
             .lock()
@@ -399,36 +386,20 @@ impl Program {
         {
             return Ok(p.clone());
         }
-        let (module, push_size) = {
+        let vk = device.vk()?;
+        let module = {
             let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
-            let mkey = (kernel.name.clone(), persistent, inline);
+            let mkey = (kernel.name.clone(), persistent);
             match modules.get(&mkey) {
                 Some(m) => m.clone(),
                 None => {
                     let variant;
-                    let mut push_size = PUSH_CONSTANT_BYTES;
                     let words = if persistent {
                         variant = compiler::persistent_variant(&kernel.spirv).map_err(|e| {
                             tracing::error!("persistent variant of {}: {e}", kernel.name);
                             ClError(CL_OUT_OF_RESOURCES)
                         })?;
                         &variant
-                    } else if inline {
-                        // A kernel that reads no launch data, or a variant that fails, uses
-                        // the plain module (logged: the launch data is in memory too).
-                        let words = (inline_size - PUSH_CONSTANT_BYTES) / 4;
-                        match compiler::inline_data_variant(&kernel.spirv, words) {
-                            Ok(Some(v)) => {
-                                variant = v;
-                                push_size = inline_size;
-                                &variant
-                            }
-                            Ok(None) => &kernel.spirv,
-                            Err(e) => {
-                                tracing::warn!("inline-data variant of {}: {e}", kernel.name);
-                                &kernel.spirv
-                            }
-                        }
                     } else {
                         &kernel.spirv
                     };
@@ -436,14 +407,14 @@ impl Program {
                         tracing::error!("vkCreateShaderModule({}): {e}", kernel.name);
                         ClError(CL_OUT_OF_RESOURCES)
                     })?);
-                    modules.insert(mkey, (m.clone(), push_size));
-                    (m, push_size)
+                    modules.insert(mkey, m.clone());
+                    m
                 }
             }
         };
         let mut spec = vec![(0, local[0]), (1, local[1]), (2, local[2])];
         spec.extend(key.2.iter().copied());
-        let p = Arc::new(Pipeline::new(vk, &module, &spec, push_size).map_err(|e| {
+        let p = Arc::new(Pipeline::new(vk, &module, &spec).map_err(|e| {
             tracing::error!("vkCreateComputePipelines({}): {e}", kernel.name);
             ClError(CL_OUT_OF_RESOURCES)
         })?);

@@ -53,9 +53,6 @@ pub struct Config {
     /// another queue's command waits for it on the host before submitting, or in the submit
     /// (a timeline-semaphore wait); None: the device's default (host on GPUs, device on CPUs).
     pub cross_queue_host_wait: Option<bool>,
-    /// `VKCL_INLINE_LAUNCH_DATA=0`: kernels read their launch header and arguments from device
-    /// memory even where they fit in push constants (on by default).
-    pub inline_launch_data: bool,
 }
 
 /// How a green-context queue's command waits for other queues' commands and tells them it
@@ -120,10 +117,6 @@ impl Config {
             cuda,
             cuda_sync,
             cross_queue_host_wait,
-            inline_launch_data: !matches!(
-                var("VKCL_INLINE_LAUNCH_DATA").as_deref(),
-                Some("0") | Some("off")
-            ),
             log: var("VKCL_LOG"),
             validation,
             command_buffer_094,

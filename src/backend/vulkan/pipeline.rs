@@ -161,26 +161,20 @@ pub struct Pipeline {
     device: Arc<Device>,
     pub layout: vk::PipelineLayout,
     pub raw: vk::Pipeline,
-    /// Bytes of push constants its layout declares: [`PUSH_CONSTANT_BYTES`], or more for the
-    /// inline-launch-data variant (the header and argument block follow the first 32 bytes).
-    pub push_size: u32,
 }
 
 impl Pipeline {
     /// Creates a pipeline from `module` with specialization constants `spec` (pairs of
-    /// constant ID and 32-bit value) and `push_size` bytes of push constants (a multiple of
-    /// 4, at least [`PUSH_CONSTANT_BYTES`], at most `maxPushConstantsSize`).
-    /// Errors: Vulkan's result.
+    /// constant ID and 32-bit value). Errors: Vulkan's result.
     pub fn new(
         device: &Arc<Device>,
         module: &ShaderModule,
         spec: &[(u32, u32)],
-        push_size: u32,
     ) -> Result<Pipeline, vk::Result> {
         let ranges = [vk::PushConstantRange {
             stage_flags: vk::ShaderStageFlags::COMPUTE,
             offset: 0,
-            size: push_size,
+            size: PUSH_CONSTANT_BYTES,
         }];
         let layout_info = vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges);
         // SAFETY: valid create info.
@@ -217,7 +211,6 @@ impl Pipeline {
                 device: device.clone(),
                 layout,
                 raw: p[0],
-                push_size,
             }),
             Err((_, e)) => {
                 // SAFETY: the layout is unused.

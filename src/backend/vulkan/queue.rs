@@ -291,15 +291,13 @@ impl<'a> Recorder<'a> {
         };
     }
 
-    /// Binds `pipeline`, pushes its constant block (`push`, `pipeline.push_size` bytes) and
-    /// dispatches `groups` work-groups.
+    /// Binds `pipeline`, pushes the 32-byte constant block and dispatches `groups` work-groups.
     pub fn dispatch(
         &mut self,
         pipeline: &super::pipeline::Pipeline,
-        push: &[u8],
+        push: &[u8; 32],
         groups: [u32; 3],
     ) {
-        debug_assert_eq!(push.len(), pipeline.push_size as usize);
         super::secondary::count_command();
         self.before(vk::PipelineStageFlags::COMPUTE_SHADER);
         self.bind(pipeline);

@@ -24,7 +24,6 @@ mod entry;
 mod extinst;
 mod finish;
 mod memory;
-mod inline_data;
 mod persistent;
 mod printf;
 mod select;
@@ -74,27 +73,6 @@ pub(crate) fn lower_kernel(
         private_mem_bytes: sizes.private_mem_bytes,
         printf,
     })
-}
-
-/// The inline-launch-data variant of a lowered kernel module (see [`inline_data`]) with
-/// `words` words of inline data; None when the kernel reads nothing it could take from them.
-///
-/// # Errors
-/// A message when `words` is not a module this crate lowered.
-pub(crate) fn inline_data_variant(
-    spirv: &[u32],
-    words: u32,
-) -> Result<Option<Vec<u32>>, String> {
-    let module = rspirv::dr::load_words(spirv).map_err(|e| format!("cannot parse SPIR-V: {e}"))?;
-    let mut ctx = ctx::Ctx::new(module);
-    if inline_data::inline_launch_data(&mut ctx, words)? == 0 {
-        return Ok(None);
-    }
-    let bound = ctx.bound();
-    if let Some(h) = ctx.module.header.as_mut() {
-        h.bound = bound;
-    }
-    Ok(Some(ctx.module.assemble()))
 }
 
 /// The persistent variant of a lowered kernel module (see [`persistent`]).
