@@ -3697,12 +3697,15 @@ fn relational_classification_builtins() {
             Some(std::cmp::Ordering::Less | std::cmp::Ordering::Greater)
         )
     };
-    for i in 0..n {
-        let (a, b) = (xs[i], ys[i]);
-        let half = a * 0.5;
+    // Without CL_FP_DENORM the device may flush subnormal inputs and results to zero.
+    let denorm = single_fp_denorm();
+    let want_of = |a: f32, b: f32, flush: bool| {
+        let f = |x: f32| if flush { flushed(x) } else { x };
+        let (a, b) = (f(a), f(b));
+        let half = f(a * 0.5);
         let r1 = |x: f32| v(normal(x)) + 2 * v(x.is_sign_negative()) + 4 * v(x.is_finite());
         let r2 = |x: f32, y: f32| v(ordered(x, y)) + 2 * v(!ordered(x, y)) + 4 * v(lg(x, y));
-        let want = [
+        [
             s(a.is_finite()),
             s(normal(a)),
             s(a.is_sign_negative()),
@@ -3715,13 +3718,16 @@ fn relational_classification_builtins() {
             r2(a, b),
             r2(-a, b),
             r2(half, -b),
-        ];
-        assert_eq!(
-            &got[i * 12..i * 12 + 12],
-            &want,
-            "x = {a:e} ({:#x}), y = {b:e}",
-            a.to_bits()
-        );
+        ]
+    };
+    for i in 0..n {
+        let (a, b) = (xs[i], ys[i]);
+        let got = &got[i * 12..i * 12 + 12];
+        let want = want_of(a, b, false);
+        if got != want && !denorm && got == want_of(a, b, true) {
+            continue;
+        }
+        assert_eq!(got, &want, "x = {a:e} ({:#x}), y = {b:e}", a.to_bits());
     }
 }
 
@@ -3996,6 +4002,12 @@ fn ilogb_and_logb_of_subnormals() {
             (e, e as f32)
         } else {
             (ef as i32 - 127, (ef as i32 - 127) as f32)
+        };
+        // Without CL_FP_DENORM a subnormal may be read as zero.
+        let (wi, wf) = if !single_fp_denorm() && x.is_subnormal() && gi[i] == i32::MIN {
+            (i32::MIN, f32::NEG_INFINITY)
+        } else {
+            (wi, wf)
         };
         assert_eq!(gi[i], wi, "ilogb({x:e}, bits {b:#x})");
         assert!(

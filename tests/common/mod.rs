@@ -107,6 +107,27 @@ pub fn platform() -> cl_platform_id {
 }
 
 /// The default device.
+/// Whether the default device reports `CL_FP_DENORM` in `CL_DEVICE_SINGLE_FP_CONFIG`: without
+/// it, a kernel may flush single-precision subnormal inputs and results to zero (OpenCL C 3.0
+/// section 7.5.3; NVIDIA's Vulkan driver does, having no fp32 denorm-preserve mode).
+#[allow(dead_code)]
+pub fn single_fp_denorm() -> bool {
+    let c: cl_device_fp_config = info_scalar(|s, v, r| unsafe {
+        cl!(clGetDeviceInfo)(device(), CL_DEVICE_SINGLE_FP_CONFIG, s, v, r)
+    });
+    c & CL_FP_DENORM != 0
+}
+
+/// `x` as a device that flushes subnormals sees it: ±0 for a subnormal, else `x`.
+#[allow(dead_code)]
+pub fn flushed(x: f32) -> f32 {
+    if x.is_subnormal() {
+        0.0f32.copysign(x)
+    } else {
+        x
+    }
+}
+
 pub fn device() -> cl_device_id {
     let mut d = null_mut();
     ok(unsafe { cl!(clGetDeviceIDs)(platform(), CL_DEVICE_TYPE_DEFAULT, 1, &mut d, null_mut()) });
