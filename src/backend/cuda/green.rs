@@ -676,8 +676,8 @@ unsafe impl Send for Module {}
 unsafe impl Sync for Module {}
 
 impl Module {
-    /// Loads `ptx` (NUL-terminated PTX text, JIT-compiled by the driver) in `ctx`'s context,
-    /// eagerly: a lazily loaded module can block behind a pending external wait.
+    /// Loads `ptx` (NUL-terminated PTX text, JIT-compiled by the driver) in `ctx`'s context;
+    /// its kernels are loaded by [`function`](Self::function).
     pub fn load(ctx: &GreenContext, ptx: &CStr) -> Result<Module, CuError> {
         ctx.make_current()?;
         let mut raw = std::ptr::null_mut();
@@ -689,14 +689,24 @@ impl Module {
         Ok(Module { raw })
     }
 
-    /// The kernel called `name`.
+    /// The kernel called `name`, loaded now (`cuFuncLoad` where the driver has it): with
+    /// `CUDA_MODULE_LOADING=LAZY`, the default of recent drivers, `cuModuleLoadData` defers
+    /// loading to the first launch, which can then block behind a pending external wait.
     pub fn function(&self, name: &CStr) -> Result<sys::CUfunction, CuError> {
+        static HAS_FUNC_LOAD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         let mut f = std::ptr::null_mut();
         // SAFETY: live module, NUL-terminated name.
         check(
             unsafe { sys::cuModuleGetFunction(&mut f, self.raw, name.as_ptr()) },
             "cuModuleGetFunction",
         )?;
+        // SAFETY: a symbol lookup in the loaded driver library (present: a Module exists).
+        let has = *HAS_FUNC_LOAD
+            .get_or_init(|| unsafe { sys::culib().get::<*const ()>(b"cuFuncLoad").is_ok() });
+        if has {
+            // SAFETY: a function of this live module.
+            check(unsafe { sys::cuFuncLoad(f) }, "cuFuncLoad")?;
+        }
         Ok(f)
     }
 }
