@@ -6,26 +6,6 @@ use std::ffi::{c_char, c_void};
 use std::ptr::{null, null_mut};
 use std::sync::{Mutex, MutexGuard};
 
-/// The extension function `name` of vkcl's platform, typed as opencl-sys's `<name>_t`.
-macro_rules! ext {
-    ($name:ident) => {
-        paste::paste! {{
-            #[allow(unused_unsafe)]
-            let p = unsafe {
-                cl!(clGetExtensionFunctionAddressForPlatform)(
-                    platform(),
-                    concat!(stringify!($name), "\0").as_ptr() as *const c_char,
-                )
-            };
-            assert!(!p.is_null(), concat!(stringify!($name), " not found"));
-            // SAFETY: vkcl's function of that name has the 0.9.8 signature of opencl-sys.
-            #[allow(unused_unsafe)]
-            let f: [<$name _t>] = unsafe { std::mem::transmute::<*mut c_void, [<$name _t>]>(p) };
-            f.unwrap()
-        }}
-    };
-}
-
 /// Tests of this file run one at a time: the debug counters are process-wide.
 fn serial() -> MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());

@@ -600,3 +600,123 @@ fn cross_queue_dependencies_between_root_and_sub_device_queues() {
     }
     release_all(&sub);
 }
+
+/// A command buffer on a sub-device's queue (on the CUDA path a green context, where it runs
+/// as one CUDA graph: its kernels as PTX on the sub-device's SMs, its copy and fill in CUDA):
+/// fill, kernel, copy, a barrier, a second kernel; enqueued twice (the second run starts from
+/// the first's output), compared with the host. Runs on every device; on the CUDA path it also
+/// checks the kernels' SM ids.
+#[test]
+fn command_buffer_on_a_sub_device_queue() {
+    let root = device();
+    let sub = match split(root, &[CL_DEVICE_PARTITION_EQUALLY, 1, 0]) {
+        Ok(s) if !s.is_empty() => s,
+        _ => match split(root, &counts(&[16], ALIGNED)) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("skipped: no sub-device of the default device ({e})");
+                return;
+            }
+        },
+    };
+    let on_cuda = cuda_device().is_some();
+    let mut err = 0;
+    let ctx = unsafe { cl!(clCreateContext)(std::ptr::null(), 1, &sub[0], None, null_mut(), &mut err) };
+    ok(err);
+    let q = unsafe { cl!(clCreateCommandQueueWithProperties)(ctx, sub[0], std::ptr::null(), &mut err) };
+    ok(err);
+    let src = std::ffi::CString::new(AXPY).unwrap();
+    let ptrs = [src.as_ptr()];
+    let prog = unsafe {
+        cl!(clCreateProgramWithSource)(ctx, 1, ptrs.as_ptr() as *mut _, std::ptr::null(), &mut err)
+    };
+    ok(err);
+    ok(unsafe { cl!(clBuildProgram)(prog, 0, std::ptr::null(), c"".as_ptr(), None, null_mut()) });
+    const N: usize = 1 << 16;
+    const LOCAL: usize = 64;
+    let buffer = |bytes: usize, data: Option<&[f32]>| {
+        let (flags, p) = match data {
+            Some(d) => (CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, d.as_ptr() as *mut c_void),
+            None => (CL_MEM_READ_WRITE, null_mut()),
+        };
+        let mut err = 0;
+        let m = unsafe { cl!(clCreateBuffer)(ctx, flags, bytes, p, &mut err) };
+        ok(err);
+        m
+    };
+    let mut rng = Rng(11);
+    let x: Vec<f32> = (0..N).map(|_| rng.next_f32()).collect();
+    let (xb, y, z) = (buffer(4 * N, Some(&x)), buffer(4 * N, None), buffer(4 * N, None));
+    let smids = buffer(4 * (N / LOCAL), None);
+    let kernel = |a: f32, target: cl_mem| {
+        let mut err = 0;
+        let k = unsafe { cl!(clCreateKernel)(prog, c"axpy".as_ptr(), &mut err) };
+        ok(err);
+        set_arg(k, 0, &target);
+        set_arg(k, 1, &xb);
+        set_arg(k, 2, &a);
+        set_arg(k, 3, &smids);
+        k
+    };
+    let cb = unsafe { ext!(clCreateCommandBufferKHR)(1, &q, std::ptr::null(), &mut err) };
+    ok(err);
+    let g = [N];
+    let l = [LOCAL];
+    let half = 0.5f32;
+    let (k1, k2) = (kernel(2.0, y), kernel(-1.0, z));
+    unsafe {
+        // y = 0.5 (fill), y = 2x + y, z = y (copy), barrier, z = -x + z.
+        ok(ext!(clCommandFillBufferKHR)(
+            cb, null_mut(), std::ptr::null(), y, &half as *const f32 as *const c_void, 4, 0, 4 * N,
+            0, std::ptr::null(), null_mut(), null_mut(),
+        ));
+        ok(ext!(clCommandNDRangeKernelKHR)(
+            cb, null_mut(), std::ptr::null(), k1, 1, std::ptr::null(), g.as_ptr(), l.as_ptr(), 0,
+            std::ptr::null(), null_mut(), null_mut(),
+        ));
+        ok(ext!(clCommandCopyBufferKHR)(
+            cb, null_mut(), std::ptr::null(), y, z, 0, 0, 4 * N, 0, std::ptr::null(), null_mut(),
+            null_mut(),
+        ));
+        ok(ext!(clCommandBarrierWithWaitListKHR)(
+            cb, null_mut(), std::ptr::null(), 0, std::ptr::null(), null_mut(), null_mut(),
+        ));
+        ok(ext!(clCommandNDRangeKernelKHR)(
+            cb, null_mut(), std::ptr::null(), k2, 1, std::ptr::null(), g.as_ptr(), l.as_ptr(), 0,
+            std::ptr::null(), null_mut(), null_mut(),
+        ));
+        ok(ext!(clFinalizeCommandBufferKHR)(cb));
+        let mut q2 = q;
+        ok(ext!(clEnqueueCommandBufferKHR)(1, &mut q2, cb, 0, std::ptr::null(), null_mut()));
+        ok(ext!(clEnqueueCommandBufferKHR)(1, &mut q2, cb, 0, std::ptr::null(), null_mut()));
+        ok(cl!(clFinish)(q));
+    }
+    let got: Vec<f32> = read_buf(q, z, N);
+    for i in 0..N {
+        // Each run: y = 2x + 0.5, z = y - x = x + 0.5 (the second run recomputes the same).
+        let want = (2.0 * x[i] + 0.5) - x[i];
+        assert!(
+            (got[i] - want).abs() <= 1e-5 * want.abs().max(1.0),
+            "z[{i}] = {} want {want}",
+            got[i]
+        );
+    }
+    let ids: std::collections::BTreeSet<u32> = read_buf::<u32>(q, smids, N / LOCAL).into_iter().collect();
+    if on_cuda {
+        assert!(!ids.contains(&u32::MAX), "the command buffer's kernels ran through Vulkan");
+        assert!(ids.len() as u32 <= units(sub[0]), "ran on {ids:?}");
+        eprintln!("command buffer kernels on SMs {ids:?}");
+    }
+    unsafe {
+        ext!(clReleaseCommandBufferKHR)(cb);
+        cl!(clReleaseKernel)(k1);
+        cl!(clReleaseKernel)(k2);
+        for m in [xb, y, z, smids] {
+            cl!(clReleaseMemObject)(m);
+        }
+        cl!(clReleaseProgram)(prog);
+        cl!(clReleaseCommandQueue)(q);
+        cl!(clReleaseContext)(ctx);
+    }
+    release_all(&sub);
+}

@@ -14,7 +14,10 @@ use super::kernel::check_range;
 use super::memory::{check_copy, check_copy_rect, check_fill, FillPlan};
 use super::{properties, slice_from, status};
 use crate::backend::vulkan::secondary::{self, pattern_buffer};
-use crate::core::command_buffer::{CommandBuffer, Dispatch, Keep, KernelCommand, Op, SyncPoint};
+use crate::backend::cuda::{GreenContext, Stream};
+use crate::core::command_buffer::{
+    CommandBuffer, CudaOp, Dispatch, Keep, KernelCommand, Op, SyncPoint,
+};
 use crate::core::error::{ClError, ClResult};
 use crate::core::kernel::ArgValue;
 use crate::core::kernel::Kernel;
@@ -287,7 +290,23 @@ unsafe fn finish(
     keep: Keep,
     sync_point: *mut cl_sync_point_khr,
 ) -> ClResult<()> {
-    let sp = cb.record(wait, op, keep)?;
+    // SAFETY: forwarded.
+    unsafe { finish_with_cuda(cb, wait, op, keep, None, sync_point) }
+}
+
+/// As [`finish`], for a command with a CUDA form (a copy or fill on a green-context queue).
+///
+/// # Safety
+/// As [`finish`].
+unsafe fn finish_with_cuda(
+    cb: &CommandBuffer,
+    wait: &[SyncPoint],
+    op: Op,
+    keep: Keep,
+    cuda: Option<CudaOp>,
+    sync_point: *mut cl_sync_point_khr,
+) -> ClResult<()> {
+    let sp = cb.record_with_cuda(wait, op, keep, cuda)?;
     // SAFETY: forwarded.
     unsafe { super::write_opt(sync_point, sp) };
     Ok(())
@@ -380,8 +399,24 @@ pub unsafe extern "C" fn clCommandCopyBufferKHR(
                 r.copy_buffer(&sb, &db, &[(s, d, size as u64)])
             }))
         };
+        // On a green-context queue: the copy in CUDA too (for a CUDA graph).
+        let cuda = match (cb.queue.device.green_context(), size) {
+            (Some(_), 1..) => src
+                .storage
+                .cuda_address()
+                .zip(dst.storage.cuda_address())
+                .map(|(a, b)| {
+                    let (from, to) = (a + s, b + d);
+                    // SAFETY: both ranges lie in the buffers (checked), which the recording
+                    // keeps alive, and do not overlap (checked).
+                    Arc::new(move |g: &GreenContext, st: Stream| unsafe {
+                        g.copy_on(st, to, from, size)
+                    }) as CudaOp
+                }),
+            _ => None,
+        };
         // SAFETY: forwarded.
-        unsafe { finish(&cb, &wait, op, vec![src, dst], sync_point) }
+        unsafe { finish_with_cuda(&cb, &wait, op, vec![src, dst], cuda, sync_point) }
     })
 }
 
@@ -481,11 +516,25 @@ pub unsafe extern "C" fn clCommandFillBufferKHR(
         let storage = m.storage.clone();
         let mut keep: Keep = vec![m.clone()];
         // SAFETY: pattern holds pattern_size bytes per the API.
+        let mut cuda: Option<CudaOp> = None;
         let op = match unsafe { check_fill(&m, pattern, pattern_size, offset, size) }? {
             FillPlan::Empty => Op::Order,
-            FillPlan::Words { offset, size, word } => Op::Gpu(Arc::new(move |r, _| {
-                r.fill_buffer(&storage, offset, size, word)
-            })),
+            FillPlan::Words { offset, size, word } => {
+                // On a green-context queue: the fill in CUDA too (for a CUDA graph).
+                if cb.queue.device.green_context().is_some() {
+                    cuda = storage.cuda_address().map(|a| {
+                        let at = a + offset;
+                        // SAFETY: the range lies in the buffer (checked), which the recording
+                        // keeps alive; 4-byte aligned.
+                        Arc::new(move |g: &GreenContext, st: Stream| unsafe {
+                            g.fill_on(st, at, &word.to_le_bytes(), (size / 4) as usize)
+                        }) as CudaOp
+                    });
+                }
+                Op::Gpu(Arc::new(move |r, _| {
+                    r.fill_buffer(&storage, offset, size, word)
+                }))
+            }
             FillPlan::Bytes(pat) => {
                 let vk = cb.queue.device.vk()?;
                 let src = Arc::new(
@@ -500,7 +549,7 @@ pub unsafe extern "C" fn clCommandFillBufferKHR(
             }
         };
         // SAFETY: forwarded.
-        unsafe { finish(&cb, &wait, op, keep, sync_point) }
+        unsafe { finish_with_cuda(&cb, &wait, op, keep, cuda, sync_point) }
     })
 }
 

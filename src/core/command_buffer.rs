@@ -22,6 +22,7 @@ use super::memory::Mem;
 use super::object::{ClObject, Header, Kind};
 use super::printf::PrintfBuffer;
 use super::queue::CommandQueue;
+use crate::backend::cuda::{CuError, Graph, GreenContext, Stream};
 use crate::backend::vulkan::memory::Buffer;
 use crate::backend::vulkan::pipeline::Pipeline;
 use crate::backend::vulkan::queue::{Recorder, Work};
@@ -50,8 +51,24 @@ pub enum Op {
     Order,
 }
 
+/// A command's work on a green-context queue's CUDA stream (the CUDA path, issue 7): enqueues
+/// it on the given stream of the green context. Recorded commands that have one can be
+/// captured into a CUDA graph (see [`CommandBuffer::finalize`]).
+pub type CudaOp = Arc<dyn Fn(&GreenContext, Stream) -> Result<(), CuError> + Send + Sync>;
+
+/// The CUDA form of a recorded command, where it has one.
+enum CudaForm {
+    /// A copy or fill, ready.
+    Op(CudaOp),
+    /// An NDRange: prepared at finalize from its captured arguments.
+    Kernel(Arc<KernelCommand>),
+}
+
 struct Command {
     op: Option<Op>,
+    /// The command's CUDA form (None: it has none, so the command buffer runs through Vulkan
+    /// even on a green-context queue).
+    cuda: Option<CudaForm>,
     /// Whether the command records device work.
     gpu: bool,
     /// Index of the latest device command this one must wait for (through sync points,
@@ -83,6 +100,10 @@ struct Plan {
 /// A finalized command buffer: the recorded secondary and what it uses.
 pub struct Executable {
     pub secondary: Secondary,
+    /// On a green-context queue whose every command has a CUDA form and none is mutable: the
+    /// commands captured into a CUDA graph of that green context, launched by enqueue there
+    /// (the secondary serves substitute queues elsewhere).
+    graph: Option<(Arc<GreenContext>, Arc<Graph>)>,
     keep: Keep,
     /// Number of recorded commands (sync points issued).
     pub commands: usize,
@@ -189,7 +210,19 @@ impl CommandBuffer {
     /// sync point. Errors: as [`check_recording`](Self::check_recording); `CL_OUT_OF_RESOURCES`
     /// once `cl_uint` sync points run out.
     pub fn record(&self, wait: &[SyncPoint], op: Op, keep: Keep) -> ClResult<SyncPoint> {
-        self.append(wait, op, keep, false)
+        self.append(wait, op, keep, false, None)
+    }
+
+    /// As [`record`](Self::record), for a command that also has a CUDA form `cuda` (copies and
+    /// fills on a green-context queue).
+    pub fn record_with_cuda(
+        &self,
+        wait: &[SyncPoint],
+        op: Op,
+        keep: Keep,
+        cuda: Option<CudaOp>,
+    ) -> ClResult<SyncPoint> {
+        self.append(wait, op, keep, false, cuda.map(CudaForm::Op))
     }
 
     /// Records an NDRange command ([`KernelCommand`]). Errors as [`record`](Self::record).
@@ -200,7 +233,8 @@ impl CommandBuffer {
     ) -> ClResult<SyncPoint> {
         let c = command.clone();
         let op = Op::Gpu(Arc::new(move |r, keep| c.record(r, keep)));
-        let sp = self.append(wait, op, Vec::new(), false)?;
+        let cuda = Some(CudaForm::Kernel(command.clone()));
+        let sp = self.append(wait, op, Vec::new(), false, cuda)?;
         if let State::Recording(r) = &mut *self.lock() {
             r.kernels.push(command);
         }
@@ -211,10 +245,17 @@ impl CommandBuffer {
     /// earlier commands when `wait` is empty) and that every later command waits for.
     /// Errors as [`record`](Self::record).
     pub fn record_barrier(&self, wait: &[SyncPoint]) -> ClResult<SyncPoint> {
-        self.append(wait, Op::Order, Vec::new(), true)
+        self.append(wait, Op::Order, Vec::new(), true, None)
     }
 
-    fn append(&self, wait: &[SyncPoint], op: Op, keep: Keep, barrier: bool) -> ClResult<SyncPoint> {
+    fn append(
+        &self,
+        wait: &[SyncPoint],
+        op: Op,
+        keep: Keep,
+        barrier: bool,
+        cuda: Option<CudaForm>,
+    ) -> ClResult<SyncPoint> {
         self.check_recording(wait)?;
         let in_order = self.queue.props() & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE == 0;
         let mut st = self.lock();
@@ -241,6 +282,7 @@ impl CommandBuffer {
         let gpu = matches!(op, Op::Gpu(_));
         r.commands.push(Command {
             op: Some(op),
+            cuda,
             gpu,
             after,
         });
@@ -268,6 +310,14 @@ impl CommandBuffer {
         };
         let mut barriers = 0;
         let mut steps = Vec::new();
+        // The CUDA forms of the device commands, in order (None once one lacks it).
+        let mut cuda: Option<Vec<CudaForm>> = Some(Vec::new());
+        for c in r.commands.iter_mut().filter(|c| c.gpu) {
+            match (c.cuda.take(), cuda.as_mut()) {
+                (Some(f), Some(v)) => v.push(f),
+                _ => cuda = None,
+            }
+        }
         // Every device command with an index below `fence` is ordered before whatever is
         // recorded next.
         let mut fence = 0;
@@ -298,9 +348,51 @@ impl CommandBuffer {
         );
         *st = State::Finalized(plan.clone());
         if plan.kernels.iter().all(|k| k.complete()) {
-            *st = State::Executable(plan.clone(), Arc::new(self.record_plan(&plan)?));
+            let mut exe = self.record_plan(&plan)?;
+            exe.graph = cuda.and_then(|forms| self.cuda_graph(forms));
+            *st = State::Executable(plan.clone(), Arc::new(exe));
         }
         Ok(())
+    }
+
+    /// The commands' CUDA forms captured into a graph of the queue's green context, when the
+    /// queue has one, no command is mutable and every kernel can run as PTX; None otherwise
+    /// (and when the capture fails: logged).
+    fn cuda_graph(&self, forms: Vec<CudaForm>) -> Option<(Arc<GreenContext>, Arc<Graph>)> {
+        let green = self.queue.device.green_context()?.clone();
+        let mut ops: Vec<CudaOp> = Vec::with_capacity(forms.len());
+        for f in forms {
+            match f {
+                CudaForm::Op(op) => ops.push(op),
+                CudaForm::Kernel(k) if !k.mutable => {
+                    let d = k.lock().0.clone();
+                    let l = super::kernel_cuda::prepare_green_launch(&k.kernel, &k.device, &d.range, &d.args)
+                        .ok()
+                        .flatten()
+                        .filter(|l| Arc::ptr_eq(&l.green, &green))?;
+                    ops.push(Arc::new(move |_, stream| l.enqueue_on(stream)));
+                }
+                CudaForm::Kernel(_) => return None,
+            }
+        }
+        let calls: Vec<Box<dyn Fn(Stream) -> Result<(), CuError>>> = ops
+            .iter()
+            .map(|op| {
+                let (op, g) = (op.clone(), green.clone());
+                Box::new(move |s: Stream| op(&g, s)) as Box<dyn Fn(Stream) -> Result<(), CuError>>
+            })
+            .collect();
+        let refs: Vec<&dyn Fn(Stream) -> Result<(), CuError>> = calls.iter().map(|c| c.as_ref()).collect();
+        match green.capture(&refs) {
+            Ok(g) => {
+                tracing::debug!("command buffer captured into a CUDA graph ({} commands)", ops.len());
+                Some((green, Arc::new(g)))
+            }
+            Err(e) => {
+                tracing::warn!("command buffer as a CUDA graph: {e}; it runs through Vulkan");
+                None
+            }
+        }
     }
 
     /// Records `plan` into a new secondary. Errors: `CL_OUT_OF_RESOURCES`.
@@ -320,6 +412,7 @@ impl CommandBuffer {
             ClError(CL_OUT_OF_RESOURCES)
         })?;
         Ok(Executable {
+            graph: None,
             secondary,
             keep,
             commands: plan.commands,
@@ -423,6 +516,17 @@ impl CommandBuffer {
         let exe = self.executable()?;
         let printfs = self.printf_buffers();
         let mut keep: Keep = vec![exe.clone(), self.clone()];
+        if let (Some((green, graph)), true) = (&exe.graph, printfs.is_empty()) {
+            let here = queue
+                .device
+                .green_context()
+                .is_some_and(|g| Arc::ptr_eq(g, green));
+            if here {
+                let (g, graph) = (green.clone(), graph.clone());
+                let work = super::kernel_cuda::green_work(green.clone(), move || g.launch_graph(&graph));
+                return Ok(queue.enqueue(CL_COMMAND_COMMAND_BUFFER_KHR, wait_list, work, keep));
+            }
+        }
         if printfs.is_empty() {
             let work = Work::Gpu(Box::new(move |r| r.execute(&exe.secondary)));
             return Ok(queue.enqueue(CL_COMMAND_COMMAND_BUFFER_KHR, wait_list, work, keep));

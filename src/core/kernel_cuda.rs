@@ -14,7 +14,7 @@ use super::device::Device;
 use super::error::{ClError, ClResult};
 use super::kernel::{ArgValue, Kernel, Launch, NdRange};
 use super::program::ProgramSource;
-use crate::backend::cuda::{GreenContext, Module};
+use crate::backend::cuda::{GreenContext, Module, Stream};
 use crate::backend::cuda::CuError;
 use crate::backend::vulkan::memory::Buffer;
 use crate::backend::vulkan::queue::{ForeignOutcome, Work};
@@ -87,6 +87,39 @@ fn module_in(green: &GreenContext, key: u64, ptx: &CString) -> Option<Arc<Module
     m
 }
 
+/// A kernel launch prepared for a green context: its function, grid and argument values, and
+/// what must stay alive while it runs; [`GreenLaunch::enqueue_on`] enqueues it on a stream.
+pub(crate) struct GreenLaunch {
+    pub green: Arc<GreenContext>,
+    f: usize,
+    groups: [u32; 3],
+    block: [u32; 3],
+    /// The bytes of each argument's value, in order (cuLaunchKernel copies them).
+    params: Vec<Vec<u8>>,
+    /// The kernel, its module and buffers.
+    pub keep: Vec<Arc<dyn Any + Send + Sync>>,
+}
+
+impl GreenLaunch {
+    /// Enqueues the launch on `stream`, a stream of its green context (its own, or one being
+    /// captured into a graph). Errors: the driver's.
+    pub fn enqueue_on(&self, stream: Stream) -> Result<(), CuError> {
+        let mut params = self.params.clone();
+        let mut ptrs: Vec<*mut c_void> = params
+            .iter_mut()
+            .map(|b| b.as_mut_ptr() as *mut c_void)
+            .collect();
+        // SAFETY: `f` is the kernel of a module loaded in this green context (kept alive by
+        // `keep`); one parameter per kernel argument, each pointing to a value of the
+        // argument's size (cuLaunchKernel copies them); the buffers are kept alive by the
+        // command that enqueues this.
+        unsafe {
+            self.green
+                .launch_on(stream, self.f as _, self.groups, self.block, 0, &mut ptrs)
+        }
+    }
+}
+
 /// A launch of `kernel` over `range` on the green context of `device` with argument values
 /// `args`, or None when the CUDA path cannot take it (see the module's documentation).
 /// Errors: `CL_INVALID_KERNEL_ARGS` for an argument not set or a buffer released since.
@@ -96,6 +129,25 @@ pub(crate) fn launch_on_green(
     range: &NdRange,
     args: &[Option<ArgValue>],
 ) -> ClResult<Option<Launch>> {
+    let Some(l) = prepare_green_launch(kernel, device, range, args)? else {
+        return Ok(None);
+    };
+    let (green, keep) = (l.green.clone(), l.keep.clone());
+    Ok(Some(Launch {
+        work: green_work(green.clone(), move || l.enqueue_on(green.stream)),
+        keep,
+        printf: None,
+    }))
+}
+
+/// Prepares a launch as [`launch_on_green`] does, for the stream of the caller's choice.
+/// Errors: as [`launch_on_green`].
+pub(crate) fn prepare_green_launch(
+    kernel: &Arc<Kernel>,
+    device: &Arc<Device>,
+    range: &NdRange,
+    args: &[Option<ArgValue>],
+) -> ClResult<Option<GreenLaunch>> {
     let Some(green) = device.green_context().cloned() else {
         return Ok(None);
     };
@@ -106,6 +158,10 @@ pub(crate) fn launch_on_green(
         return Ok(None);
     };
     let info = kernel.info();
+    // printf from PTX would go to CUDA's own buffer, not vkcl's: such kernels take Vulkan.
+    if info.printf.is_used() {
+        return Ok(None);
+    }
     let mut keep: Vec<Arc<dyn Any + Send + Sync>> = vec![kernel.clone()];
     // The bytes of each argument's value, in order (cuLaunchKernel takes a pointer to each).
     let mut params: Vec<Vec<u8>> = Vec::with_capacity(info.args.len());
@@ -161,23 +217,13 @@ pub(crate) fn launch_on_green(
     let groups: [u32; 3] =
         std::array::from_fn(|d| (range.global[d] / range.local[d].max(1) as u64) as u32);
     let block = range.local;
-    let g = green.clone();
-    let work = green_work(green, move || {
-        let mut params = params;
-        let mut ptrs: Vec<*mut c_void> = params
-            .iter_mut()
-            .map(|b| b.as_mut_ptr() as *mut c_void)
-            .collect();
-        // SAFETY: `f` is the kernel of a module loaded in this green context (kept alive by
-        // the command); one parameter per kernel argument, each pointing to a value of the
-        // argument's size (cuLaunchKernel copies them); the buffers are kept alive until the
-        // command completes.
-        unsafe { g.launch(f as _, groups, block, 0, &mut ptrs) }
-    });
-    Ok(Some(Launch {
-        work,
+    Ok(Some(GreenLaunch {
+        green,
+        f,
+        groups,
+        block,
+        params,
         keep,
-        printf: None,
     }))
 }
 

@@ -91,6 +91,28 @@ macro_rules! cl {
     };
 }
 
+/// The extension function `name` of vkcl's platform, typed as opencl-sys's `<name>_t`.
+#[macro_export]
+macro_rules! ext {
+    ($name:ident) => {
+        paste::paste! {{
+            #[allow(unused_unsafe)]
+            let p = unsafe {
+                cl!(clGetExtensionFunctionAddressForPlatform)(
+                    platform(),
+                    concat!(stringify!($name), "\0").as_ptr() as *const std::ffi::c_char,
+                )
+            };
+            assert!(!p.is_null(), concat!(stringify!($name), " not found"));
+            // SAFETY: vkcl's function of that name has the 0.9.8 signature of opencl-sys.
+            #[allow(unused_unsafe)]
+            let f: [<$name _t>] = unsafe { std::mem::transmute::<*mut std::ffi::c_void, [<$name _t>]>(p) };
+            f.unwrap()
+        }}
+    };
+}
+
+
 /// Panics with the error name unless `code` is CL_SUCCESS.
 #[track_caller]
 pub fn ok(code: cl_int) {

@@ -481,6 +481,24 @@ impl GreenContext {
         params: &mut [*mut c_void],
     ) -> Result<(), CuError> {
         // SAFETY: forwarded contract.
+        unsafe { self.launch_on(self.stream, f, grid, block, shared_bytes, params) }
+    }
+
+    /// [`launch`](Self::launch) on `stream`, a stream of this context (its own, or one being
+    /// captured into a graph: [`GreenContext::capture`]).
+    ///
+    /// # Safety
+    /// As [`launch`](Self::launch).
+    pub unsafe fn launch_on(
+        &self,
+        stream: Stream,
+        f: sys::CUfunction,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        params: &mut [*mut c_void],
+    ) -> Result<(), CuError> {
+        // SAFETY: forwarded contract.
         check(
             unsafe {
                 sys::cuLaunchKernel(
@@ -492,13 +510,62 @@ impl GreenContext {
                     block[1],
                     block[2],
                     shared_bytes,
-                    self.stream,
+                    stream,
                     params.as_mut_ptr(),
                     std::ptr::null_mut(),
                 )
             },
             "cuLaunchKernel",
         )
+    }
+
+    /// Captures what `ops` enqueue, in order, on a new stream of this context into a CUDA graph
+    /// (`cuStreamBeginCapture`, `cuStreamEndCapture`, `cuGraphInstantiateWithFlags`): each
+    /// op's work depends on everything before it. Errors: the driver's.
+    pub fn capture(
+        &self,
+        ops: &[&dyn Fn(Stream) -> Result<(), CuError>],
+    ) -> Result<Graph, CuError> {
+        self.make_current()?;
+        let mut stream = std::ptr::null_mut();
+        // SAFETY (whole block): live context; the capture stream is destroyed at the end; a
+        // failed capture is ended before the error returns.
+        unsafe {
+            check(
+                sys::cuGreenCtxStreamCreate(
+                    &mut stream,
+                    self.raw,
+                    sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32,
+                    0,
+                ),
+                "cuGreenCtxStreamCreate",
+            )?;
+            let result = (|| {
+                check(
+                    sys::cuStreamBeginCapture_v2(
+                        stream,
+                        sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+                    ),
+                    "cuStreamBeginCapture",
+                )?;
+                let body: Result<(), CuError> = ops.iter().try_for_each(|op| op(stream));
+                let mut graph = std::ptr::null_mut();
+                let ended = check(sys::cuStreamEndCapture(stream, &mut graph), "cuStreamEndCapture");
+                body?;
+                ended?;
+                let mut exec = std::ptr::null_mut();
+                if let Err(e) = check(
+                    sys::cuGraphInstantiateWithFlags(&mut exec, graph, 0),
+                    "cuGraphInstantiateWithFlags",
+                ) {
+                    sys::cuGraphDestroy(graph);
+                    return Err(e);
+                }
+                Ok(Graph { graph, exec })
+            })();
+            sys::cuStreamDestroy_v2(stream);
+            result
+        }
     }
 
     /// Enqueues work on this green context's stream, ordered after `waits` and followed by
@@ -598,8 +665,17 @@ impl GreenContext {
     /// Both ranges lie in live device memory until the copy ends; they may not overlap.
     pub unsafe fn copy(&self, dst: u64, src: u64, size: usize) -> Result<(), CuError> {
         // SAFETY: forwarded contract.
+        unsafe { self.copy_on(self.stream, dst, src, size) }
+    }
+
+    /// [`copy`](Self::copy) on `stream` (a stream of this context).
+    ///
+    /// # Safety
+    /// As [`copy`](Self::copy).
+    pub unsafe fn copy_on(&self, stream: Stream, dst: u64, src: u64, size: usize) -> Result<(), CuError> {
+        // SAFETY: forwarded contract.
         check(
-            unsafe { sys::cuMemcpyDtoDAsync_v2(dst, src, size, self.stream) },
+            unsafe { sys::cuMemcpyDtoDAsync_v2(dst, src, size, stream) },
             "cuMemcpyDtoDAsync",
         )
     }
@@ -611,21 +687,31 @@ impl GreenContext {
     /// # Safety
     /// The range lies in live device memory until the fill ends.
     pub unsafe fn fill(&self, dst: u64, pattern: &[u8], count: usize) -> Result<(), CuError> {
+        // SAFETY: forwarded contract.
+        unsafe { self.fill_on(self.stream, dst, pattern, count) }
+    }
+
+    /// [`fill`](Self::fill) on `stream` (a stream of this context).
+    ///
+    /// # Safety
+    /// As [`fill`](Self::fill).
+    pub unsafe fn fill_on(
+        &self,
+        stream: Stream,
+        dst: u64,
+        pattern: &[u8],
+        count: usize,
+    ) -> Result<(), CuError> {
         // SAFETY (whole block): forwarded contract.
         unsafe {
             match *pattern {
-                [b] => check(sys::cuMemsetD8Async(dst, b, count, self.stream), "cuMemsetD8Async"),
+                [b] => check(sys::cuMemsetD8Async(dst, b, count, stream), "cuMemsetD8Async"),
                 [a, b] => check(
-                    sys::cuMemsetD16Async(dst, u16::from_le_bytes([a, b]), count, self.stream),
+                    sys::cuMemsetD16Async(dst, u16::from_le_bytes([a, b]), count, stream),
                     "cuMemsetD16Async",
                 ),
                 [a, b, c, d] => check(
-                    sys::cuMemsetD32Async(
-                        dst,
-                        u32::from_le_bytes([a, b, c, d]),
-                        count,
-                        self.stream,
-                    ),
+                    sys::cuMemsetD32Async(dst, u32::from_le_bytes([a, b, c, d]), count, stream),
                     "cuMemsetD32Async",
                 ),
                 _ => Err(CuError {
@@ -634,6 +720,12 @@ impl GreenContext {
                 }),
             }
         }
+    }
+
+    /// Enqueues a launch of `graph` on this context's stream (`cuGraphLaunch`).
+    pub fn launch_graph(&self, graph: &Graph) -> Result<(), CuError> {
+        // SAFETY: a live executable graph of this context and a live stream.
+        check(unsafe { sys::cuGraphLaunch(graph.exec, self.stream) }, "cuGraphLaunch")
     }
 
     /// `cuEventRecord` of a timing event on this context's stream.
@@ -658,6 +750,32 @@ impl Drop for GreenContext {
         unsafe {
             sys::cuStreamDestroy_v2(self.stream);
             sys::cuGreenCtxDestroy(self.raw);
+        }
+    }
+}
+
+/// A CUDA stream (`CUstream`) of a green context.
+pub type Stream = sys::CUstream;
+
+/// An instantiated CUDA graph ([`GreenContext::capture`]); destroyed on drop, which must wait
+/// until no launch of it is pending (its owner keeps it alive until then).
+pub struct Graph {
+    graph: sys::CUgraph,
+    exec: sys::CUgraphExec,
+}
+
+// SAFETY: driver handles usable from any thread; launches are serialised by the caller's
+// stream order.
+unsafe impl Send for Graph {}
+// SAFETY: as above.
+unsafe impl Sync for Graph {}
+
+impl Drop for Graph {
+    fn drop(&mut self) {
+        // SAFETY: made by `capture`, destroyed once, no launch pending (owner's contract).
+        unsafe {
+            sys::cuGraphExecDestroy(self.exec);
+            sys::cuGraphDestroy(self.graph);
         }
     }
 }

@@ -14,7 +14,9 @@ use cudarc::driver::sys;
 use std::ffi::{c_char, c_int, CStr};
 use std::sync::OnceLock;
 
-pub use green::{DeviceMemory, Event, GreenContext, Module, SmResource, SplitMethod, SplitRequest};
+pub use green::{
+    DeviceMemory, Event, Graph, GreenContext, Module, SmResource, SplitMethod, SplitRequest, Stream,
+};
 
 /// A failed driver call: the `CUresult` and the function's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,6 +103,12 @@ const REQUIRED: &[&str] = &[
     "cuMemsetD16Async",
     "cuMemsetD32Async",
     "cuLaunchHostFunc",
+    "cuStreamBeginCapture_v2",
+    "cuStreamEndCapture",
+    "cuGraphInstantiateWithFlags",
+    "cuGraphLaunch",
+    "cuGraphExecDestroy",
+    "cuGraphDestroy",
 ];
 
 /// A CUDA device as vkcl sees it.
