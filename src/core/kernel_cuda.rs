@@ -7,8 +7,9 @@
 //! wait for other queues' commands on the device, through the queues' Vulkan timeline
 //! semaphores imported into CUDA, and signal their own queue's timeline from CUDA, so events,
 //! wait lists, markers, barriers, `clFinish` and profiling behave as for any command. A launch that the CUDA path
-//! cannot take (a program from IL, a `__local` argument, a global offset, a buffer that is not
-//! exportable, PTX that fails to build or load) runs through Vulkan as on any sub-device.
+//! cannot take (a program from IL, a `__local` argument, a global offset, a non-uniform
+//! NDRange, a kernel that calls printf, a buffer that is not exportable, PTX that fails to build
+//! or load) runs through Vulkan as on any sub-device.
 
 use super::device::Device;
 use super::error::{ClError, ClResult};
@@ -151,7 +152,9 @@ pub(crate) fn prepare_green_launch(
     let Some(green) = device.green_context().cloned() else {
         return Ok(None);
     };
-    if range.offset.iter().any(|&o| o != 0) {
+    // A global offset, or a non-uniform NDRange (edge groups smaller than the others, which
+    // one CUDA launch cannot express), takes the Vulkan path.
+    if range.offset.iter().any(|&o| o != 0) || !range.is_uniform() {
         return Ok(None);
     }
     let ProgramSource::Source(source) = &kernel.program.source else {
