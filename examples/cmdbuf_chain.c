@@ -5,7 +5,8 @@
  * get_local_id, which do not, and a[i] += 1 with that index)
  * on an in-order queue (every command depends on the one before: a barrier each) and on an
  * out-of-order queue (no sync points: no barriers). Usage: cmdbuf_chain (first platform, first
- * device; name vkcl with OCL_ICD_VENDORS / OCL_ICD_FILENAMES). Results in docs/h200.md. */
+ * device, or with CHAIN_SUBDEVICE=n a sub-device of n compute units; name vkcl with
+ * OCL_ICD_VENDORS / OCL_ICD_FILENAMES). Results in docs/h200.md. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
@@ -27,6 +28,13 @@ typedef cl_int (*rec_t)(cl_command_buffer_khr, cl_command_queue, const cl_proper
 int main(void) {
   cl_platform_id p; CK(clGetPlatformIDs(1, &p, NULL));
   cl_device_id d; CK(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL));
+  /* CHAIN_SUBDEVICE=n: run on a sub-device of n compute units (on vkcl's CUDA path a green
+   * context, where a command buffer runs as a CUDA graph). */
+  if (getenv("CHAIN_SUBDEVICE")) {
+    cl_device_partition_property pp[] = {CL_DEVICE_PARTITION_BY_COUNTS, atoi(getenv("CHAIN_SUBDEVICE")),
+                                         CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0};
+    cl_device_id s; CK(clCreateSubDevices(d, pp, 1, &s, NULL)); d = s;
+  }
   cl_int e; cl_context c = clCreateContext(NULL, 1, &d, NULL, NULL, &e); CK(e);
   create_t create = (create_t)clGetExtensionFunctionAddressForPlatform(p, "clCreateCommandBufferKHR");
   cb_t fin = (cb_t)clGetExtensionFunctionAddressForPlatform(p, "clFinalizeCommandBufferKHR");
