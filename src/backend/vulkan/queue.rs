@@ -677,7 +677,16 @@ fn worker(
                 // Only dependencies signalled on other VkQueues need a semaphore wait, or on
                 // GPUs by default a wait on the host before the submit (a semaphore wait across
                 // queues costs about 0.18 ms on NVIDIA's driver, measured on the H200).
-                let other = |t: &Timeline| t.queue_index != Some(queue_index);
+                // This engine's own previous value is ordered by the barrier that begins the
+                // command buffer (same VkQueue; host work has completed before this job is
+                // taken), unless it was foreign work, which signals from another API.
+                let other = |t: &Arc<Timeline>| {
+                    if Arc::ptr_eq(t, &timeline) {
+                        follows_foreign
+                    } else {
+                        t.queue_index != Some(queue_index)
+                    }
+                };
                 if host_cross_waits {
                     for (t, v) in waits.iter().filter(|(t, _)| other(t)) {
                         let _ = t.wait(*v);
