@@ -165,7 +165,10 @@ fn graph_chain(green: &GreenContext, _sms: u32) {
                     .expect("launch");
             }
             let mut graph = std::ptr::null_mut();
-            assert_eq!(sys::cuStreamEndCapture(stream, &mut graph), sys::CUresult::CUDA_SUCCESS);
+            assert_eq!(
+                sys::cuStreamEndCapture(stream, &mut graph),
+                sys::CUresult::CUDA_SUCCESS
+            );
             let mut exec = std::ptr::null_mut();
             assert_eq!(
                 sys::cuGraphInstantiateWithFlags(&mut exec, graph, 0),
@@ -175,7 +178,10 @@ fn graph_chain(green: &GreenContext, _sms: u32) {
             for _ in 0..8 {
                 let (s, e) = (Event::new().unwrap(), Event::new().unwrap());
                 green.record(&s).unwrap();
-                assert_eq!(sys::cuGraphLaunch(exec, stream), sys::CUresult::CUDA_SUCCESS);
+                assert_eq!(
+                    sys::cuGraphLaunch(exec, stream),
+                    sys::CUresult::CUDA_SUCCESS
+                );
                 green.record(&e).unwrap();
                 best = best.min(e.elapsed_ms(&s).unwrap() as f64 * 1e3);
                 if name == c"inc" {
@@ -191,7 +197,11 @@ fn graph_chain(green: &GreenContext, _sms: u32) {
     a.read(&mut bytes).unwrap();
     let want = (runs * N) as i32;
     for c in bytes.chunks(4) {
-        assert_eq!(i32::from_le_bytes(c.try_into().unwrap()), want, "a chain node was lost");
+        assert_eq!(
+            i32::from_le_bytes(c.try_into().unwrap()),
+            want,
+            "a chain node was lost"
+        );
     }
 }
 

@@ -67,7 +67,14 @@ impl Ctx {
     fn new(devices: &[cl_device_id]) -> Ctx {
         let mut err = 0;
         let context = unsafe {
-            cl!(clCreateContext)(null(), devices.len() as u32, devices.as_ptr(), None, null_mut(), &mut err)
+            cl!(clCreateContext)(
+                null(),
+                devices.len() as u32,
+                devices.as_ptr(),
+                None,
+                null_mut(),
+                &mut err,
+            )
         };
         ok(err);
         let src = CString::new(SOURCE).unwrap();
@@ -81,13 +88,16 @@ impl Ctx {
     }
     fn queue(&self, d: cl_device_id) -> cl_command_queue {
         let mut err = 0;
-        let q = unsafe { cl!(clCreateCommandQueueWithProperties)(self.context, d, null(), &mut err) };
+        let q =
+            unsafe { cl!(clCreateCommandQueueWithProperties)(self.context, d, null(), &mut err) };
         ok(err);
         q
     }
     fn buffer(&self, bytes: usize) -> cl_mem {
         let mut err = 0;
-        let m = unsafe { cl!(clCreateBuffer)(self.context, CL_MEM_READ_WRITE, bytes, null_mut(), &mut err) };
+        let m = unsafe {
+            cl!(clCreateBuffer)(self.context, CL_MEM_READ_WRITE, bytes, null_mut(), &mut err)
+        };
         ok(err);
         m
     }
@@ -117,12 +127,29 @@ impl<T: Copy> Arg for T {
     }
 }
 
-fn enqueue(q: cl_command_queue, k: cl_kernel, n: usize, local: usize, wait: &[cl_event]) -> cl_event {
+fn enqueue(
+    q: cl_command_queue,
+    k: cl_kernel,
+    n: usize,
+    local: usize,
+    wait: &[cl_event],
+) -> cl_event {
     let mut ev = null_mut();
     ok(unsafe {
         cl!(clEnqueueNDRangeKernel)(
-            q, k, 1, null(), &n, &local, wait.len() as u32,
-            if wait.is_empty() { null() } else { wait.as_ptr() }, &mut ev,
+            q,
+            k,
+            1,
+            null(),
+            &n,
+            &local,
+            wait.len() as u32,
+            if wait.is_empty() {
+                null()
+            } else {
+                wait.as_ptr()
+            },
+            &mut ev,
         )
     });
     ev
@@ -131,7 +158,17 @@ fn enqueue(q: cl_command_queue, k: cl_kernel, n: usize, local: usize, wait: &[cl
 fn read_u32(q: cl_command_queue, m: cl_mem, n: usize) -> Vec<u32> {
     let mut v = vec![0u32; n];
     ok(unsafe {
-        cl!(clEnqueueReadBuffer)(q, m, CL_TRUE, 0, 4 * n, v.as_mut_ptr() as *mut c_void, 0, null(), null_mut())
+        cl!(clEnqueueReadBuffer)(
+            q,
+            m,
+            CL_TRUE,
+            0,
+            4 * n,
+            v.as_mut_ptr() as *mut c_void,
+            0,
+            null(),
+            null_mut(),
+        )
     });
     v
 }
@@ -148,7 +185,11 @@ impl Burn {
         let out = ctx.buffer(groups * LOCAL * 4);
         let smids = ctx.buffer(groups * 4);
         let kernel = ctx.kernel(c"burn", &[&out, &smids, &iters]);
-        Burn { kernel, smids, groups }
+        Burn {
+            kernel,
+            smids,
+            groups,
+        }
     }
 }
 
@@ -157,11 +198,14 @@ fn time(runs: &[(cl_command_queue, &Burn)], reps: usize) -> f64 {
     let mut best = f64::MAX;
     for rep in 0..=reps {
         let t = Instant::now();
-        let evs: Vec<cl_event> = runs.iter().map(|(q, b)| {
-            let e = enqueue(*q, b.kernel, b.groups * LOCAL, LOCAL, &[]);
-            ok(unsafe { cl!(clFlush)(*q) });
-            e
-        }).collect();
+        let evs: Vec<cl_event> = runs
+            .iter()
+            .map(|(q, b)| {
+                let e = enqueue(*q, b.kernel, b.groups * LOCAL, LOCAL, &[]);
+                ok(unsafe { cl!(clFlush)(*q) });
+                e
+            })
+            .collect();
         ok(unsafe { cl!(clWaitForEvents)(evs.len() as u32, evs.as_ptr()) });
         for e in evs {
             unsafe { cl!(clReleaseEvent)(e) };
@@ -187,7 +231,11 @@ fn ranges(ids: &BTreeSet<u32>) -> String {
         while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
             j += 1;
         }
-        out.push(if i == j { format!("{}", v[i]) } else { format!("{}-{}", v[i], v[j]) });
+        out.push(if i == j {
+            format!("{}", v[i])
+        } else {
+            format!("{}-{}", v[i], v[j])
+        });
         i = j + 1;
     }
     out.join(",")
@@ -229,8 +277,13 @@ fn child(groups: Option<usize>, iters: i32, reps: usize, hops: usize, hops_only:
         per_sm.push((m, g / f64::from(real)));
         println!("m={m} units\t{real}");
         println!("m={m} GFLOP/s\t{g:.0}");
-        println!("m={m} vs root (m/total)\t{:.3} ({:.3})", g / base, f64::from(real) / f64::from(total));
-        let ids = sm_ids(q, &b).map_or("n/a".into(), |s| format!("{} SMs: {}", s.len(), ranges(&s)));
+        println!(
+            "m={m} vs root (m/total)\t{:.3} ({:.3})",
+            g / base,
+            f64::from(real) / f64::from(total)
+        );
+        let ids =
+            sm_ids(q, &b).map_or("n/a".into(), |s| format!("{} SMs: {}", s.len(), ranges(&s)));
         println!("m={m} SM ids\t{ids}");
     }
     // Proportionality: GFLOP/s per compute unit against the largest sub-device's.
@@ -254,7 +307,9 @@ fn child(groups: Option<usize>, iters: i32, reps: usize, hops: usize, hops_only:
                 match (sm_ids(qa, &ba), sm_ids(qb, &bb)) {
                     (Some(a), Some(b)) => println!(
                         "2x64 SM ids\tA {} SMs, B {} SMs, shared {}",
-                        a.len(), b.len(), a.intersection(&b).count()
+                        a.len(),
+                        b.len(),
+                        a.intersection(&b).count()
                     ),
                     _ => println!("2x64 SM ids\tn/a"),
                 }
@@ -275,7 +330,17 @@ fn hop_latency(root: cl_device_id, total: u32, hops: usize) {
         let counter = c.buffer(4);
         let zero = 0u32;
         ok(unsafe {
-            cl!(clEnqueueFillBuffer)(qr, counter, &zero as *const u32 as *const c_void, 4, 0, 4, 0, null(), null_mut())
+            cl!(clEnqueueFillBuffer)(
+                qr,
+                counter,
+                &zero as *const u32 as *const c_void,
+                4,
+                0,
+                4,
+                0,
+                null(),
+                null_mut(),
+            )
         });
         ok(unsafe { cl!(clFinish)(qr) });
         let k = c.kernel(c"tick", &[&counter]);
@@ -313,7 +378,13 @@ fn main() {
     if args.first().map(String::as_str) == Some("--child") {
         let n = |i: usize| args.get(i).and_then(|s| s.parse::<usize>().ok());
         let hops_only = args.iter().any(|a| a == "--hops-only");
-        child(n(1), n(2).unwrap_or(40000) as i32, n(3).unwrap_or(3), n(4).unwrap_or(200), hops_only);
+        child(
+            n(1),
+            n(2).unwrap_or(40000) as i32,
+            n(3).unwrap_or(3),
+            n(4).unwrap_or(200),
+            hops_only,
+        );
         return;
     }
     let run = |env: &[(&str, &str)], extra: &[&str]| -> Vec<(String, String)> {
@@ -325,11 +396,17 @@ fn main() {
             .output()
             .expect("child run");
         if !out.status.success() {
-            eprintln!("run with {env:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+            eprintln!(
+                "run with {env:?} failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
         String::from_utf8_lossy(&out.stdout)
             .lines()
-            .filter_map(|l| l.split_once('\t').map(|(k, v)| (k.to_string(), v.to_string())))
+            .filter_map(|l| {
+                l.split_once('\t')
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+            })
             .collect()
     };
     let mut cuda = run(&[("VKCL_CUDA", "1")], &[]);
@@ -343,7 +420,11 @@ fn main() {
         ("0", "VKCL_CROSS_QUEUE_WAIT", "device"),
     ] {
         let hop = run(&[("VKCL_CUDA", cuda_on), (var, mode)], &["--hops-only"]);
-        let into = if cuda_on == "1" { &mut cuda } else { &mut vulkan };
+        let into = if cuda_on == "1" {
+            &mut cuda
+        } else {
+            &mut vulkan
+        };
         for (k, v) in hop {
             if k.starts_with("cross-queue") {
                 into.push((format!("{k}, {var}={mode}"), v));
@@ -359,7 +440,9 @@ fn main() {
         }
     }
     let get = |v: &[(String, String)], k: &str| {
-        v.iter().find(|(x, _)| x == k).map_or("-".to_string(), |(_, y)| y.clone())
+        v.iter()
+            .find(|(x, _)| x == k)
+            .map_or("-".to_string(), |(_, y)| y.clone())
     };
     for k in keys {
         println!("| {k} | {} | {} |", get(&cuda, k), get(&vulkan, k));

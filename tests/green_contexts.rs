@@ -417,6 +417,54 @@ fn read_buf<T: Copy + Default>(q: cl_command_queue, m: cl_mem, n: usize) -> Vec<
     v
 }
 
+/// Sub-devices of `root` for the tests that run everywhere: EQUALLY 1 (one compute unit each;
+/// on the CUDA path groups of 8 SMs), else one of 16 SMs; None (with the reason printed) when
+/// the device cannot be split.
+fn small_sub_devices(root: cl_device_id) -> Option<Vec<cl_device_id>> {
+    match split(root, &[CL_DEVICE_PARTITION_EQUALLY, 1, 0]) {
+        Ok(s) if !s.is_empty() => Some(s),
+        _ => match split(root, &counts(&[16], ALIGNED)) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                eprintln!("skipped: no sub-device of the default device ({e})");
+                None
+            }
+        },
+    }
+}
+
+/// A context of `devs` with `source` built for all of them.
+fn context_with_program(devs: &[cl_device_id], source: &str) -> (cl_context, cl_program) {
+    let mut err = 0;
+    let ctx = unsafe {
+        cl!(clCreateContext)(
+            std::ptr::null(),
+            devs.len() as u32,
+            devs.as_ptr(),
+            None,
+            null_mut(),
+            &mut err,
+        )
+    };
+    ok(err);
+    let src = std::ffi::CString::new(source).unwrap();
+    let ptrs = [src.as_ptr()];
+    let prog = unsafe {
+        cl!(clCreateProgramWithSource)(ctx, 1, ptrs.as_ptr() as *mut _, std::ptr::null(), &mut err)
+    };
+    ok(err);
+    ok(unsafe { cl!(clBuildProgram)(prog, 0, std::ptr::null(), c"".as_ptr(), None, null_mut()) });
+    (ctx, prog)
+}
+
+/// A default queue of `d` in `ctx`.
+fn queue_of(ctx: cl_context, d: cl_device_id) -> cl_command_queue {
+    let mut err = 0;
+    let q = unsafe { cl!(clCreateCommandQueueWithProperties)(ctx, d, std::ptr::null(), &mut err) };
+    ok(err);
+    q
+}
+
 const STEP: &str = r#"
 kernel void step(global uint *a, uint k, global uint *where) {
     size_t i = get_global_id(0);
@@ -443,42 +491,20 @@ kernel void step(global uint *a, uint k, global uint *where) {
 #[test]
 fn cross_queue_dependencies_between_root_and_sub_device_queues() {
     let root = device();
-    let sub = match split(root, &[CL_DEVICE_PARTITION_EQUALLY, 1, 0]) {
-        Ok(s) if !s.is_empty() => s,
-        _ => match split(root, &counts(&[8], ALIGNED)) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("skipped: no sub-device of the default device ({e})");
-                return;
-            }
-        },
+    let Some(sub) = small_sub_devices(root) else {
+        return;
     };
     let on_cuda = cuda_device().is_some();
-    let devs = [root, sub[0]];
+    let (ctx, prog) = context_with_program(&[root, sub[0]], STEP);
+    let (qr, qs) = (queue_of(ctx, root), queue_of(ctx, sub[0]));
     let mut err = 0;
-    let ctx = unsafe {
-        cl!(clCreateContext)(std::ptr::null(), 2, devs.as_ptr(), None, null_mut(), &mut err)
-    };
-    ok(err);
-    let queue = |d: cl_device_id| {
-        let mut err = 0;
-        let q =
-            unsafe { cl!(clCreateCommandQueueWithProperties)(ctx, d, std::ptr::null(), &mut err) };
-        ok(err);
-        q
-    };
-    let (qr, qs) = (queue(root), queue(sub[0]));
-    let src = std::ffi::CString::new(STEP).unwrap();
-    let ptrs = [src.as_ptr()];
-    let prog = unsafe {
-        cl!(clCreateProgramWithSource)(ctx, 1, ptrs.as_ptr() as *mut _, std::ptr::null(), &mut err)
-    };
-    ok(err);
-    ok(unsafe { cl!(clBuildProgram)(prog, 0, std::ptr::null(), c"".as_ptr(), None, null_mut()) });
     const N: usize = 1 << 18;
     let buffer = |data: Option<&[u32]>| {
         let (flags, p) = match data {
-            Some(d) => (CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, d.as_ptr() as *mut c_void),
+            Some(d) => (
+                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                d.as_ptr() as *mut c_void,
+            ),
             None => (CL_MEM_READ_WRITE, null_mut()),
         };
         let mut err = 0;
@@ -489,9 +515,11 @@ fn cross_queue_dependencies_between_root_and_sub_device_queues() {
     let init: Vec<u32> = (0..N as u32).map(|i| i.wrapping_mul(2654435761)).collect();
     let (a, b) = (buffer(Some(&init)), buffer(None));
     let mut err2 = 0;
-    let where_sub = unsafe { cl!(clCreateBuffer)(ctx, CL_MEM_READ_WRITE, 4, null_mut(), &mut err2) };
+    let where_sub =
+        unsafe { cl!(clCreateBuffer)(ctx, CL_MEM_READ_WRITE, 4, null_mut(), &mut err2) };
     ok(err2);
-    let where_root = unsafe { cl!(clCreateBuffer)(ctx, CL_MEM_READ_WRITE, 4, null_mut(), &mut err2) };
+    let where_root =
+        unsafe { cl!(clCreateBuffer)(ctx, CL_MEM_READ_WRITE, 4, null_mut(), &mut err2) };
     ok(err2);
     // One kernel object per step (arguments are captured at enqueue, but keep them apart).
     let step = |q: cl_command_queue, m: cl_mem, k: u32, w: cl_mem, wait: cl_event| {
@@ -505,7 +533,15 @@ fn cross_queue_dependencies_between_root_and_sub_device_queues() {
         let mut ev = null_mut();
         ok(unsafe {
             cl!(clEnqueueNDRangeKernel)(
-                q, kern, 1, std::ptr::null(), g.as_ptr(), std::ptr::null(), 1, &wait, &mut ev,
+                q,
+                kern,
+                1,
+                std::ptr::null(),
+                g.as_ptr(),
+                std::ptr::null(),
+                1,
+                &wait,
+                &mut ev,
             )
         });
         unsafe { cl!(clReleaseKernel)(kern) };
@@ -520,7 +556,15 @@ fn cross_queue_dependencies_between_root_and_sub_device_queues() {
         let mut ev = null_mut();
         ok(unsafe {
             cl!(clEnqueueFillBuffer)(
-                q, m, &v as *const u32 as *const c_void, 4, 4 * at, 4 * n, 1, &wait, &mut ev,
+                q,
+                m,
+                &v as *const u32 as *const c_void,
+                4,
+                4 * at,
+                4 * n,
+                1,
+                &wait,
+                &mut ev,
             )
         });
         ev
@@ -539,10 +583,14 @@ fn cross_queue_dependencies_between_root_and_sub_device_queues() {
     for round in 0..3u32 {
         let k1 = 10 * round + 1;
         last = push(step(qs, a, k1, where_sub, last), &mut events);
-        want_a.iter_mut().for_each(|v| *v = v.wrapping_mul(3).wrapping_add(k1));
+        want_a
+            .iter_mut()
+            .for_each(|v| *v = v.wrapping_mul(3).wrapping_add(k1));
         let k2 = 10 * round + 2;
         last = push(step(qr, a, k2, where_root, last), &mut events);
-        want_a.iter_mut().for_each(|v| *v = v.wrapping_mul(3).wrapping_add(k2));
+        want_a
+            .iter_mut()
+            .for_each(|v| *v = v.wrapping_mul(3).wrapping_add(k2));
         last = push(copy(qs, a, b, last), &mut events);
         want_b.copy_from_slice(&want_a);
         let v = 0x1000 + round;
@@ -550,7 +598,9 @@ fn cross_queue_dependencies_between_root_and_sub_device_queues() {
         want_a[N / 4..N / 4 + N / 2].iter_mut().for_each(|x| *x = v);
         let k3 = 10 * round + 3;
         last = push(step(qr, b, k3, where_root, last), &mut events);
-        want_b.iter_mut().for_each(|v| *v = v.wrapping_mul(3).wrapping_add(k3));
+        want_b
+            .iter_mut()
+            .for_each(|v| *v = v.wrapping_mul(3).wrapping_add(k3));
         last = push(copy(qr, b, a, last), &mut events);
         want_a.copy_from_slice(&want_b);
     }
@@ -558,7 +608,10 @@ fn cross_queue_dependencies_between_root_and_sub_device_queues() {
     let status: cl_int = info_scalar(|s, v, r| unsafe {
         cl!(clGetEventInfo)(events[1], CL_EVENT_COMMAND_EXECUTION_STATUS, s, v, r)
     });
-    assert!(status > CL_COMPLETE, "the first command ran before its user event ({status})");
+    assert!(
+        status > CL_COMPLETE,
+        "the first command ran before its user event ({status})"
+    );
     ok(unsafe { cl!(clSetUserEventStatus)(gate, CL_COMPLETE) });
     ok(unsafe { cl!(clWaitForEvents)(1, &last) });
     let got_a: Vec<u32> = read_buf(qr, a, N);
@@ -569,7 +622,10 @@ fn cross_queue_dependencies_between_root_and_sub_device_queues() {
     }
     let ran: Vec<u32> = read_buf(qs, where_sub, 1);
     if on_cuda {
-        assert_eq!(ran[0], 1, "the sub-device's kernels ran through Vulkan, not CUDA");
+        assert_eq!(
+            ran[0], 1,
+            "the sub-device's kernels ran through Vulkan, not CUDA"
+        );
     }
     // A gate set to an error fails the commands that wait on it, on both queues.
     let bad = unsafe { cl!(clCreateUserEvent)(ctx, &mut err) };
@@ -582,7 +638,10 @@ fn cross_queue_dependencies_between_root_and_sub_device_queues() {
         let status: cl_int = info_scalar(|s, v, r| unsafe {
             cl!(clGetEventInfo)(e, CL_EVENT_COMMAND_EXECUTION_STATUS, s, v, r)
         });
-        assert!(status < 0, "a command after a failed user event completed ({status})");
+        assert!(
+            status < 0,
+            "a command after a failed user event completed ({status})"
+        );
     }
     let after: Vec<u32> = read_buf(qr, a, N);
     assert_eq!(after, want_a, "a failed command changed its buffer");
@@ -609,34 +668,21 @@ fn cross_queue_dependencies_between_root_and_sub_device_queues() {
 #[test]
 fn command_buffer_on_a_sub_device_queue() {
     let root = device();
-    let sub = match split(root, &[CL_DEVICE_PARTITION_EQUALLY, 1, 0]) {
-        Ok(s) if !s.is_empty() => s,
-        _ => match split(root, &counts(&[16], ALIGNED)) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("skipped: no sub-device of the default device ({e})");
-                return;
-            }
-        },
+    let Some(sub) = small_sub_devices(root) else {
+        return;
     };
     let on_cuda = cuda_device().is_some();
+    let (ctx, prog) = context_with_program(&[sub[0]], AXPY);
+    let q = queue_of(ctx, sub[0]);
     let mut err = 0;
-    let ctx = unsafe { cl!(clCreateContext)(std::ptr::null(), 1, &sub[0], None, null_mut(), &mut err) };
-    ok(err);
-    let q = unsafe { cl!(clCreateCommandQueueWithProperties)(ctx, sub[0], std::ptr::null(), &mut err) };
-    ok(err);
-    let src = std::ffi::CString::new(AXPY).unwrap();
-    let ptrs = [src.as_ptr()];
-    let prog = unsafe {
-        cl!(clCreateProgramWithSource)(ctx, 1, ptrs.as_ptr() as *mut _, std::ptr::null(), &mut err)
-    };
-    ok(err);
-    ok(unsafe { cl!(clBuildProgram)(prog, 0, std::ptr::null(), c"".as_ptr(), None, null_mut()) });
     const N: usize = 1 << 16;
     const LOCAL: usize = 64;
     let buffer = |bytes: usize, data: Option<&[f32]>| {
         let (flags, p) = match data {
-            Some(d) => (CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, d.as_ptr() as *mut c_void),
+            Some(d) => (
+                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                d.as_ptr() as *mut c_void,
+            ),
             None => (CL_MEM_READ_WRITE, null_mut()),
         };
         let mut err = 0;
@@ -646,7 +692,11 @@ fn command_buffer_on_a_sub_device_queue() {
     };
     let mut rng = Rng(11);
     let x: Vec<f32> = (0..N).map(|_| rng.next_f32()).collect();
-    let (xb, y, z) = (buffer(4 * N, Some(&x)), buffer(4 * N, None), buffer(4 * N, None));
+    let (xb, y, z) = (
+        buffer(4 * N, Some(&x)),
+        buffer(4 * N, None),
+        buffer(4 * N, None),
+    );
     let smids = buffer(4 * (N / LOCAL), None);
     let kernel = |a: f32, target: cl_mem| {
         let mut err = 0;
@@ -667,28 +717,88 @@ fn command_buffer_on_a_sub_device_queue() {
     unsafe {
         // y = 0.5 (fill), y = 2x + y, z = y (copy), barrier, z = -x + z.
         ok(ext!(clCommandFillBufferKHR)(
-            cb, null_mut(), std::ptr::null(), y, &half as *const f32 as *const c_void, 4, 0, 4 * N,
-            0, std::ptr::null(), null_mut(), null_mut(),
+            cb,
+            null_mut(),
+            std::ptr::null(),
+            y,
+            &half as *const f32 as *const c_void,
+            4,
+            0,
+            4 * N,
+            0,
+            std::ptr::null(),
+            null_mut(),
+            null_mut(),
         ));
         ok(ext!(clCommandNDRangeKernelKHR)(
-            cb, null_mut(), std::ptr::null(), k1, 1, std::ptr::null(), g.as_ptr(), l.as_ptr(), 0,
-            std::ptr::null(), null_mut(), null_mut(),
+            cb,
+            null_mut(),
+            std::ptr::null(),
+            k1,
+            1,
+            std::ptr::null(),
+            g.as_ptr(),
+            l.as_ptr(),
+            0,
+            std::ptr::null(),
+            null_mut(),
+            null_mut(),
         ));
         ok(ext!(clCommandCopyBufferKHR)(
-            cb, null_mut(), std::ptr::null(), y, z, 0, 0, 4 * N, 0, std::ptr::null(), null_mut(),
+            cb,
+            null_mut(),
+            std::ptr::null(),
+            y,
+            z,
+            0,
+            0,
+            4 * N,
+            0,
+            std::ptr::null(),
+            null_mut(),
             null_mut(),
         ));
         ok(ext!(clCommandBarrierWithWaitListKHR)(
-            cb, null_mut(), std::ptr::null(), 0, std::ptr::null(), null_mut(), null_mut(),
+            cb,
+            null_mut(),
+            std::ptr::null(),
+            0,
+            std::ptr::null(),
+            null_mut(),
+            null_mut(),
         ));
         ok(ext!(clCommandNDRangeKernelKHR)(
-            cb, null_mut(), std::ptr::null(), k2, 1, std::ptr::null(), g.as_ptr(), l.as_ptr(), 0,
-            std::ptr::null(), null_mut(), null_mut(),
+            cb,
+            null_mut(),
+            std::ptr::null(),
+            k2,
+            1,
+            std::ptr::null(),
+            g.as_ptr(),
+            l.as_ptr(),
+            0,
+            std::ptr::null(),
+            null_mut(),
+            null_mut(),
         ));
         ok(ext!(clFinalizeCommandBufferKHR)(cb));
         let mut q2 = q;
-        ok(ext!(clEnqueueCommandBufferKHR)(1, &mut q2, cb, 0, std::ptr::null(), null_mut()));
-        ok(ext!(clEnqueueCommandBufferKHR)(1, &mut q2, cb, 0, std::ptr::null(), null_mut()));
+        ok(ext!(clEnqueueCommandBufferKHR)(
+            1,
+            &mut q2,
+            cb,
+            0,
+            std::ptr::null(),
+            null_mut(),
+        ));
+        ok(ext!(clEnqueueCommandBufferKHR)(
+            1,
+            &mut q2,
+            cb,
+            0,
+            std::ptr::null(),
+            null_mut(),
+        ));
         ok(cl!(clFinish)(q));
     }
     let got: Vec<f32> = read_buf(q, z, N);
@@ -701,9 +811,13 @@ fn command_buffer_on_a_sub_device_queue() {
             got[i]
         );
     }
-    let ids: std::collections::BTreeSet<u32> = read_buf::<u32>(q, smids, N / LOCAL).into_iter().collect();
+    let ids: std::collections::BTreeSet<u32> =
+        read_buf::<u32>(q, smids, N / LOCAL).into_iter().collect();
     if on_cuda {
-        assert!(!ids.contains(&u32::MAX), "the command buffer's kernels ran through Vulkan");
+        assert!(
+            !ids.contains(&u32::MAX),
+            "the command buffer's kernels ran through Vulkan"
+        );
         assert!(ids.len() as u32 <= units(sub[0]), "ran on {ids:?}");
         eprintln!("command buffer kernels on SMs {ids:?}");
     }

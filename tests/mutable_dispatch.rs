@@ -4,29 +4,9 @@
 //! queries, error codes; and that vkcl never waits for a whole queue or device to go idle.
 mod common;
 use common::*;
-use std::ffi::{c_char, c_void};
+use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 use std::sync::{Mutex, MutexGuard};
-
-/// The extension function `name` of vkcl's platform, typed as opencl-sys's `<name>_t`.
-macro_rules! ext {
-    ($name:ident) => {
-        paste::paste! {{
-            #[allow(unused_unsafe)]
-            let p = unsafe {
-                cl!(clGetExtensionFunctionAddressForPlatform)(
-                    platform(),
-                    concat!(stringify!($name), "\0").as_ptr() as *const c_char,
-                )
-            };
-            assert!(!p.is_null(), concat!(stringify!($name), " not found"));
-            // SAFETY: vkcl's function of that name has the signature of opencl-sys.
-            #[allow(unused_unsafe)]
-            let f: [<$name _t>] = unsafe { std::mem::transmute::<*mut c_void, [<$name _t>]>(p) };
-            f.unwrap()
-        }}
-    };
-}
 
 fn serial() -> MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());

@@ -439,26 +439,6 @@ __kernel void k(__global int *ret) {
     }
 }
 
-/// The extension function `name` of vkcl's platform, typed as opencl-sys's `<name>_t`.
-macro_rules! ext {
-    ($name:ident) => {
-        paste::paste! {{
-            #[allow(unused_unsafe)]
-            let p = unsafe {
-                cl!(clGetExtensionFunctionAddressForPlatform)(
-                    platform(),
-                    concat!(stringify!($name), "\0").as_ptr() as *const std::ffi::c_char,
-                )
-            };
-            assert!(!p.is_null(), concat!(stringify!($name), " not found"));
-            // SAFETY: vkcl's function of that name has the 0.9.8 signature of opencl-sys.
-            #[allow(unused_unsafe)]
-            let f: [<$name _t>] = unsafe { std::mem::transmute::<*mut c_void, [<$name _t>]>(p) };
-            f.unwrap()
-        }}
-    };
-}
-
 #[test]
 fn printf_in_a_command_buffer_prints_on_every_enqueue() {
     let src = r#"

@@ -36,7 +36,8 @@ fn granule(d: cl_device_id) -> u32 {
         info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_VENDOR_ID, s, v, r) });
     let off = matches!(std::env::var("VKCL_CUDA").as_deref(), Ok("0") | Ok("off"));
     // SAFETY: loading NVIDIA's driver library only to see that it exists.
-    let cuda = vendor == 0x10DE && !off && unsafe { libloading::Library::new("libcuda.so.1") }.is_ok();
+    let cuda =
+        vendor == 0x10DE && !off && unsafe { libloading::Library::new("libcuda.so.1") }.is_ok();
     if cuda {
         8
     } else {
@@ -762,26 +763,6 @@ fn context_of_root_and_sub_devices() {
     }
     drop(m);
     release_all(&subs);
-}
-
-/// The extension function `name` of vkcl's platform, typed as opencl-sys's `<name>_t`.
-macro_rules! ext {
-    ($name:ident) => {
-        paste::paste! {{
-            #[allow(unused_unsafe)]
-            let p = unsafe {
-                cl!(clGetExtensionFunctionAddressForPlatform)(
-                    platform(),
-                    concat!(stringify!($name), "\0").as_ptr() as *const c_char,
-                )
-            };
-            assert!(!p.is_null(), concat!(stringify!($name), " not found"));
-            // SAFETY: vkcl's function of that name has the signature of opencl-sys.
-            #[allow(unused_unsafe)]
-            let f: [<$name _t>] = unsafe { std::mem::transmute::<*mut c_void, [<$name _t>]>(p) };
-            f.unwrap()
-        }}
-    };
 }
 
 #[test]

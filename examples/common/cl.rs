@@ -50,7 +50,10 @@ pub fn units(d: cl_device_id) -> u32 {
 }
 
 /// clCreateSubDevices with `props`: the sub-devices, or the error code.
-pub fn try_split(d: cl_device_id, props: &[cl_device_partition_property]) -> Result<Vec<cl_device_id>, cl_int> {
+pub fn try_split(
+    d: cl_device_id,
+    props: &[cl_device_partition_property],
+) -> Result<Vec<cl_device_id>, cl_int> {
     let mut n = 0;
     let r = unsafe { cl!(clCreateSubDevices)(d, props.as_ptr(), 0, null_mut(), &mut n) };
     if r != CL_SUCCESS {
@@ -74,8 +77,16 @@ pub fn default_device() -> (cl_device_id, String) {
     ok(unsafe { cl!(clGetDeviceIDs)(platform, CL_DEVICE_TYPE_DEFAULT, 1, &mut root, null_mut()) });
     let mut name = vec![0u8; 256];
     ok(unsafe {
-        cl!(clGetDeviceInfo)(root, CL_DEVICE_NAME, 256, name.as_mut_ptr() as *mut c_void, null_mut())
+        cl!(clGetDeviceInfo)(
+            root,
+            CL_DEVICE_NAME,
+            256,
+            name.as_mut_ptr() as *mut c_void,
+            null_mut(),
+        )
     });
-    let name = String::from_utf8_lossy(&name).trim_end_matches('\0').to_string();
+    let name = String::from_utf8_lossy(&name)
+        .trim_end_matches('\0')
+        .to_string();
     (root, name)
 }

@@ -13,8 +13,8 @@ use super::info::InfoOut;
 use super::kernel::check_range;
 use super::memory::{check_copy, check_copy_rect, check_fill, FillPlan};
 use super::{properties, slice_from, status};
-use crate::backend::vulkan::secondary::{self, pattern_buffer};
 use crate::backend::cuda::{GreenContext, Stream};
+use crate::backend::vulkan::secondary::{self, pattern_buffer};
 use crate::core::command_buffer::{
     CommandBuffer, CudaOp, Dispatch, Keep, KernelCommand, Op, SyncPoint,
 };

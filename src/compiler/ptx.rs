@@ -108,7 +108,8 @@ pub fn compile_ptx(source: &str, clang_args: &[String]) -> Result<CString, Strin
 /// OpenCL C built-ins libclc-15's nvptx64 library declares but does not define, defined for
 /// the CUDA path. `get_global_offset` is 0: launches with a global offset take the Vulkan path
 /// ([`crate::core::kernel`]).
-const NVPTX_EXTRAS: &str = "size_t __attribute__((overloadable, const)) get_global_offset(uint d) { return 0; }\n";
+const NVPTX_EXTRAS: &str =
+    "size_t __attribute__((overloadable, const)) get_global_offset(uint d) { return 0; }\n";
 
 #[cfg(test)]
 mod tests {

@@ -366,10 +366,12 @@ impl CommandBuffer {
                 CudaForm::Op(op) => ops.push(op),
                 CudaForm::Kernel(k) if !k.mutable => {
                     let d = k.lock().0.clone();
-                    let l = super::kernel_cuda::prepare_green_launch(&k.kernel, &k.device, &d.range, &d.args)
-                        .ok()
-                        .flatten()
-                        .filter(|l| Arc::ptr_eq(&l.green, &green))?;
+                    let l = super::kernel_cuda::prepare_green_launch(
+                        &k.kernel, &k.device, &d.range, &d.args,
+                    )
+                    .ok()
+                    .flatten()
+                    .filter(|l| Arc::ptr_eq(&l.green, &green))?;
                     ops.push(Arc::new(move |_, stream| l.enqueue_on(stream)));
                 }
                 CudaForm::Kernel(_) => return None,
@@ -382,10 +384,14 @@ impl CommandBuffer {
                 Box::new(move |s: Stream| op(&g, s)) as Box<dyn Fn(Stream) -> Result<(), CuError>>
             })
             .collect();
-        let refs: Vec<&dyn Fn(Stream) -> Result<(), CuError>> = calls.iter().map(|c| c.as_ref()).collect();
+        let refs: Vec<&dyn Fn(Stream) -> Result<(), CuError>> =
+            calls.iter().map(|c| c.as_ref()).collect();
         match green.capture(&refs) {
             Ok(g) => {
-                tracing::debug!("command buffer captured into a CUDA graph ({} commands)", ops.len());
+                tracing::debug!(
+                    "command buffer captured into a CUDA graph ({} commands)",
+                    ops.len()
+                );
                 Some((green, Arc::new(g)))
             }
             Err(e) => {
@@ -523,7 +529,8 @@ impl CommandBuffer {
                 .is_some_and(|g| Arc::ptr_eq(g, green));
             if here {
                 let (g, graph) = (green.clone(), graph.clone());
-                let work = super::kernel_cuda::green_work(green.clone(), move || g.launch_graph(&graph));
+                let work =
+                    super::kernel_cuda::green_work(green.clone(), move || g.launch_graph(&graph));
                 return Ok(queue.enqueue(CL_COMMAND_COMMAND_BUFFER_KHR, wait_list, work, keep));
             }
         }

@@ -15,8 +15,8 @@ use super::device::Device;
 use super::error::{ClError, ClResult};
 use super::kernel::{ArgValue, Kernel, Launch, NdRange};
 use super::program::ProgramSource;
-use crate::backend::cuda::{GreenContext, Module, Stream};
 use crate::backend::cuda::CuError;
+use crate::backend::cuda::{GreenContext, Module, Stream};
 use crate::backend::vulkan::memory::Buffer;
 use crate::backend::vulkan::queue::{ForeignOutcome, Work};
 use crate::compiler::ArgKind;
@@ -291,7 +291,11 @@ pub(crate) fn green_work(
             for (t, v) in waits {
                 let _ = t.wait(*v);
             }
-            return match green.make_current().and_then(|()| body()).and_then(|()| green.synchronize()) {
+            return match green
+                .make_current()
+                .and_then(|()| body())
+                .and_then(|()| green.synchronize())
+            {
                 Ok(()) => ForeignOutcome::Completed(CL_SUCCESS),
                 Err(e) => failed(e),
             };

@@ -47,8 +47,8 @@ impl CommandQueue {
         let vk = device.vk()?;
         let vk_queue = vk.lease_queue();
         let foreign = device.green_context().is_some();
-        let engine = Engine::new(vk, vk_queue.index, foreign)
-            .map_err(|_| ClError(CL_OUT_OF_RESOURCES))?;
+        let engine =
+            Engine::new(vk, vk_queue.index, foreign).map_err(|_| ClError(CL_OUT_OF_RESOURCES))?;
         let properties = AtomicU64::new(properties);
         Ok(CommandQueue {
             header: Header::new(Kind::CommandQueue),

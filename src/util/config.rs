@@ -101,11 +101,23 @@ impl Config {
                 });
         let cuda = !matches!(var("VKCL_CUDA").as_deref(), Some("0") | Some("off"));
         let cuda_sync = match var("VKCL_CUDA_SYNC").as_deref() {
-            Some("host-wait") => CudaSync { host_wait: true, host_signal: false },
-            Some("host-signal") => CudaSync { host_wait: false, host_signal: true },
-            Some("host") => CudaSync { host_wait: true, host_signal: true },
+            Some("host-wait") => CudaSync {
+                host_wait: true,
+                host_signal: false,
+            },
+            Some("host-signal") => CudaSync {
+                host_wait: false,
+                host_signal: true,
+            },
+            Some("host") => CudaSync {
+                host_wait: true,
+                host_signal: true,
+            },
             // The default: on the device (docs/h200.md, "Cross-queue dependencies").
-            _ => CudaSync { host_wait: false, host_signal: false },
+            _ => CudaSync {
+                host_wait: false,
+                host_signal: false,
+            },
         };
         let cross_queue_host_wait = match var("VKCL_CROSS_QUEUE_WAIT").as_deref() {
             Some("host") => Some(true),

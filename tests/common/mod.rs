@@ -112,7 +112,6 @@ macro_rules! ext {
     };
 }
 
-
 /// Panics with the error name unless `code` is CL_SUCCESS.
 #[track_caller]
 pub fn ok(code: cl_int) {

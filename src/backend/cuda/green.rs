@@ -327,7 +327,10 @@ impl Bridge {
         unsafe {
             check(sys::cuCtxSetCurrent(primary), "cuCtxSetCurrent")?;
             check(
-                sys::cuStreamCreate(&mut stream, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32),
+                sys::cuStreamCreate(
+                    &mut stream,
+                    sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32,
+                ),
                 "cuStreamCreate",
             )?;
             if let Err(e) = check(sys::cuEventCreate(&mut to_green, flags), "cuEventCreate") {
@@ -550,7 +553,10 @@ impl GreenContext {
                 )?;
                 let body: Result<(), CuError> = ops.iter().try_for_each(|op| op(stream));
                 let mut graph = std::ptr::null_mut();
-                let ended = check(sys::cuStreamEndCapture(stream, &mut graph), "cuStreamEndCapture");
+                let ended = check(
+                    sys::cuStreamEndCapture(stream, &mut graph),
+                    "cuStreamEndCapture",
+                );
                 body?;
                 ended?;
                 let mut exec = std::ptr::null_mut();
@@ -592,7 +598,8 @@ impl GreenContext {
         // parameter arrays outlive the calls that read them.
         unsafe {
             if !waits.is_empty() {
-                let sems: Vec<sys::CUexternalSemaphore> = waits.iter().map(|(s, _)| s.raw).collect();
+                let sems: Vec<sys::CUexternalSemaphore> =
+                    waits.iter().map(|(s, _)| s.raw).collect();
                 let params: Vec<sys::CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS> = waits
                     .iter()
                     .map(|&(_, v)| {
@@ -622,7 +629,10 @@ impl GreenContext {
             let Some(signal) = signal else {
                 return Ok(());
             };
-            check(sys::cuEventRecord(b.to_bridge, self.stream), "cuEventRecord")?;
+            check(
+                sys::cuEventRecord(b.to_bridge, self.stream),
+                "cuEventRecord",
+            )?;
             check(sys::cuCtxSetCurrent(b.primary), "cuCtxSetCurrent")?;
             check(
                 sys::cuStreamWaitEvent(b.stream, b.to_bridge, 0),
@@ -672,7 +682,13 @@ impl GreenContext {
     ///
     /// # Safety
     /// As [`copy`](Self::copy).
-    pub unsafe fn copy_on(&self, stream: Stream, dst: u64, src: u64, size: usize) -> Result<(), CuError> {
+    pub unsafe fn copy_on(
+        &self,
+        stream: Stream,
+        dst: u64,
+        src: u64,
+        size: usize,
+    ) -> Result<(), CuError> {
         // SAFETY: forwarded contract.
         check(
             unsafe { sys::cuMemcpyDtoDAsync_v2(dst, src, size, stream) },
@@ -705,7 +721,10 @@ impl GreenContext {
         // SAFETY (whole block): forwarded contract.
         unsafe {
             match *pattern {
-                [b] => check(sys::cuMemsetD8Async(dst, b, count, stream), "cuMemsetD8Async"),
+                [b] => check(
+                    sys::cuMemsetD8Async(dst, b, count, stream),
+                    "cuMemsetD8Async",
+                ),
                 [a, b] => check(
                     sys::cuMemsetD16Async(dst, u16::from_le_bytes([a, b]), count, stream),
                     "cuMemsetD16Async",
@@ -725,7 +744,10 @@ impl GreenContext {
     /// Enqueues a launch of `graph` on this context's stream (`cuGraphLaunch`).
     pub fn launch_graph(&self, graph: &Graph) -> Result<(), CuError> {
         // SAFETY: a live executable graph of this context and a live stream.
-        check(unsafe { sys::cuGraphLaunch(graph.exec, self.stream) }, "cuGraphLaunch")
+        check(
+            unsafe { sys::cuGraphLaunch(graph.exec, self.stream) },
+            "cuGraphLaunch",
+        )
     }
 
     /// `cuEventRecord` of a timing event on this context's stream.

@@ -455,6 +455,30 @@ struct Done {
     keep: Vec<Arc<dyn Any + Send + Sync>>,
 }
 
+impl Done {
+    /// A job whose value a device submission signals (Vulkan's, or foreign work's), submitted
+    /// at host time `start`, waiting on `waits`, with its command buffer `gpu` if Vulkan's.
+    fn on_device(
+        value: u64,
+        start: u64,
+        waits: Vec<TimelinePoint>,
+        gpu: Option<vk::CommandBuffer>,
+        observer: Arc<dyn JobObserver>,
+        keep: Vec<Arc<dyn Any + Send + Sync>>,
+    ) -> Done {
+        Done {
+            value,
+            status: 0,
+            start,
+            waits,
+            device_signal: true,
+            gpu,
+            observer,
+            keep,
+        }
+    }
+}
+
 /// Progress shared between an engine and its threads: the last value enqueued and completed.
 struct Progress {
     state: Mutex<(u64, u64)>,
@@ -724,16 +748,14 @@ fn worker(
                 tracing::debug!(value, submitted, "job submitted to the device");
                 if submitted {
                     observer.submitted(start, true);
-                    let _ = done_tx.send(Done {
+                    let _ = done_tx.send(Done::on_device(
                         value,
-                        status: 0,
                         start,
                         waits,
-                        device_signal: true,
-                        gpu: Some(cmd),
+                        Some(cmd),
                         observer,
                         keep,
-                    });
+                    ));
                 } else {
                     free.push(cmd);
                     let _ = done_tx.send(host_done(CL_OUT_OF_RESOURCES, start, keep));
@@ -760,16 +782,8 @@ fn worker(
                     ForeignOutcome::Enqueued => {
                         after_foreign = true;
                         observer.submitted(start, true);
-                        let _ = done_tx.send(Done {
-                            value,
-                            status: 0,
-                            start,
-                            waits,
-                            device_signal: true,
-                            gpu: None,
-                            observer,
-                            keep,
-                        });
+                        let _ = done_tx
+                            .send(Done::on_device(value, start, waits, None, observer, keep));
                     }
                     ForeignOutcome::Completed(status) => {
                         observer.submitted(start, false);
