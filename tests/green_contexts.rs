@@ -834,3 +834,95 @@ fn command_buffer_on_a_sub_device_queue() {
     }
     release_all(&sub);
 }
+
+const LOCAL_SUM: &str = r#"
+kernel void lsum(global const int *in, global int *out, local int *tmp, global uint *where) {
+    size_t l = get_local_id(0), n = get_local_size(0);
+    tmp[l] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (size_t s = n / 2; s > 0; s /= 2) {
+        if (l < s) tmp[l] += tmp[l + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0) out[get_group_id(0)] = tmp[0];
+#ifdef __NVPTX__
+    if (get_global_id(0) == 0) *where = 1u;
+#else
+    if (get_global_id(0) == 0) *where = 0u;
+#endif
+}
+"#;
+
+/// A kernel with a `__local` pointer argument (a work-group reduction) on a sub-device: sums
+/// match the host's for two local sizes; on the CUDA path it runs as PTX (the argument is an
+/// offset into dynamic shared memory).
+#[test]
+fn local_arguments_on_sub_devices() {
+    let root = device();
+    let Some(sub) = small_sub_devices(root) else {
+        return;
+    };
+    let on_cuda = cuda_device().is_some();
+    let (ctx, prog) = context_with_program(&[sub[0]], LOCAL_SUM);
+    let q = queue_of(ctx, sub[0]);
+    const N: usize = 1 << 14;
+    let mut rng = Rng(5);
+    let input: Vec<i32> = (0..N)
+        .map(|_| (rng.next_u32() % 1000) as i32 - 500)
+        .collect();
+    let mut err = 0;
+    let buf = |bytes: usize, p: *mut c_void, flags| {
+        let mut err = 0;
+        let m = unsafe { cl!(clCreateBuffer)(ctx, flags, bytes, p, &mut err) };
+        ok(err);
+        m
+    };
+    let inb = buf(
+        4 * N,
+        input.as_ptr() as *mut c_void,
+        CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+    );
+    let out = buf(4 * N, null_mut(), CL_MEM_READ_WRITE);
+    let wh = buf(4, null_mut(), CL_MEM_READ_WRITE);
+    let k = unsafe { cl!(clCreateKernel)(prog, c"lsum".as_ptr(), &mut err) };
+    ok(err);
+    for local in [64usize, 256] {
+        set_arg(k, 0, &inb);
+        set_arg(k, 1, &out);
+        ok(unsafe { cl!(clSetKernelArg)(k, 2, 4 * local, std::ptr::null()) });
+        set_arg(k, 3, &wh);
+        let g = [N];
+        let l = [local];
+        ok(unsafe {
+            cl!(clEnqueueNDRangeKernel)(
+                q,
+                k,
+                1,
+                std::ptr::null(),
+                g.as_ptr(),
+                l.as_ptr(),
+                0,
+                std::ptr::null(),
+                null_mut(),
+            )
+        });
+        let got: Vec<i32> = read_buf(q, out, N / local);
+        for (i, c) in input.chunks(local).enumerate() {
+            assert_eq!(got[i], c.iter().sum::<i32>(), "group {i} of {local}");
+        }
+        let ran: Vec<u32> = read_buf(q, wh, 1);
+        if on_cuda {
+            assert_eq!(ran[0], 1, "the __local kernel ran through Vulkan, not CUDA");
+        }
+    }
+    unsafe {
+        cl!(clReleaseKernel)(k);
+        for m in [inb, out, wh] {
+            cl!(clReleaseMemObject)(m);
+        }
+        cl!(clReleaseProgram)(prog);
+        cl!(clReleaseCommandQueue)(q);
+        cl!(clReleaseContext)(ctx);
+    }
+    release_all(&sub);
+}

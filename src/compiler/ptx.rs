@@ -105,6 +105,94 @@ pub fn compile_ptx(source: &str, clang_args: &[String]) -> Result<CString, Strin
     CString::new(text).map_err(|_| "PTX with a NUL byte".to_string())
 }
 
+/// The symbol of the dynamic shared memory that `__local` pointer arguments point into.
+const LOCAL_SYMBOL: &str = "__vkcl_local";
+
+/// Rewrites `ptx` so that the `__local` pointer parameters of its kernels take offsets into
+/// the launch's dynamic shared memory: `locals` names, per kernel, the parameter indices of its
+/// `__local` pointer arguments. Declares `.extern .shared .align 16 .b8 __vkcl_local[]` and
+/// adds its shared-window address to each such parameter where the kernel loads it
+/// (`ld.param.u64 %rdN, [<kernel>_param_<i>]`). The launch then passes each argument's byte
+/// offset in the dynamic shared memory and the total as `sharedMemBytes`.
+///
+/// Returns the rewritten PTX and the kernels it could rewrite (a kernel whose `__local`
+/// parameter is used some other way is left out: its launches take the Vulkan path).
+pub fn local_params_to_dynamic_shared(
+    ptx: &str,
+    locals: &[(String, Vec<usize>)],
+) -> (String, Vec<String>) {
+    let wanted: Vec<&(String, Vec<usize>)> = locals.iter().filter(|(_, v)| !v.is_empty()).collect();
+    if wanted.is_empty() {
+        return (ptx.to_string(), Vec::new());
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut done = Vec::new();
+    let lines: Vec<&str> = ptx.lines().collect();
+    let mut declared = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let entry = line
+            .split_whitespace()
+            .skip_while(|w| *w != ".entry")
+            .nth(1)
+            .map(|n| n.trim_end_matches('('));
+        if let Some(name) = entry {
+            if !declared {
+                out.push(format!(".extern .shared .align 16 .b8 {LOCAL_SYMBOL}[];"));
+                declared = true;
+            }
+            // The function: from its `.entry` line to the `}` that closes its body.
+            let mut j = i;
+            while j < lines.len() && lines[j] != "}" {
+                j += 1;
+            }
+            let body = &lines[i..(j + 1).min(lines.len())];
+            match wanted.iter().find(|(n, _)| n == name) {
+                Some((_, params)) => {
+                    let mut rewritten = Vec::new();
+                    let mut found = vec![false; params.len()];
+                    let mut reg_added = false;
+                    for l in body {
+                        rewritten.push(l.to_string());
+                        if !reg_added && l.trim() == "{" {
+                            rewritten.push("	.reg .b64 	%vkl;".to_string());
+                            reg_added = true;
+                            continue;
+                        }
+                        let t = l.trim();
+                        if let Some(rest) = t.strip_prefix("ld.param.u64") {
+                            for (k, &p) in params.iter().enumerate() {
+                                let tail = format!("[{name}_param_{p}];");
+                                if let Some(reg) = rest.trim().strip_suffix(&tail) {
+                                    let reg = reg.trim().trim_end_matches(',').trim();
+                                    rewritten.push(format!("	mov.u64 	%vkl, {LOCAL_SYMBOL};"));
+                                    rewritten.push(format!("	add.s64 	{reg}, {reg}, %vkl;"));
+                                    found[k] = true;
+                                }
+                            }
+                        }
+                    }
+                    if found.iter().all(|&f| f) {
+                        out.extend(rewritten);
+                        done.push(name.to_string());
+                    } else {
+                        out.extend(body.iter().map(|l| l.to_string()));
+                    }
+                }
+                None => out.extend(body.iter().map(|l| l.to_string())),
+            }
+            i = j + 1;
+            continue;
+        }
+        out.push(line.to_string());
+        i += 1;
+    }
+    let mut text = out.join("\n");
+    text.push('\n');
+    (text, done)
+}
+
 /// OpenCL C built-ins libclc-15's nvptx64 library declares but does not define, defined for
 /// the CUDA path. `get_global_offset` is 0: launches with a global offset take the Vulkan path
 /// ([`crate::core::kernel`]).
@@ -153,6 +241,23 @@ mod tests {
         )
         .unwrap_err();
         assert!(undef.contains("undefined function"), "{undef}");
+        // A __local pointer parameter becomes an offset into dynamic shared memory.
+        let local = compile_ptx(
+            "kernel void l(global int *o, local int *t) { t[get_local_id(0)] = 1; \
+             barrier(CLK_LOCAL_MEM_FENCE); o[get_global_id(0)] = t[0]; }",
+            &[],
+        )
+        .unwrap()
+        .into_string()
+        .unwrap();
+        let (rewritten, done) =
+            local_params_to_dynamic_shared(&local, &[("l".to_string(), vec![1])]);
+        assert_eq!(done, vec!["l".to_string()], "{local}");
+        assert!(rewritten.contains(".extern .shared .align 16 .b8 __vkcl_local[];"));
+        assert!(
+            rewritten.contains("mov.u64 \t%vkl, __vkcl_local;"),
+            "{rewritten}"
+        );
         let bad = compile_ptx("kernel void f() { undeclared(); }", &[]).unwrap_err();
         assert!(bad.contains("undeclared"), "{bad}");
     }

@@ -3,11 +3,12 @@
 //! `cuLaunchKernel` on the green context's stream over buffers' CUDA addresses (Vulkan memory
 //! imported into CUDA, [`crate::backend::vulkan::memory::Buffer::cuda_address`]).
 //!
-//! Commands of a green-context queue are [`Work::Foreign`] of its engine ([`green_work`]): they
+//! `__local` pointer arguments become offsets into the launch's dynamic shared memory (the PTX
+//! is rewritten to add its address). Commands of a green-context queue are [`Work::Foreign`] of its engine ([`green_work`]): they
 //! wait for other queues' commands on the device, through the queues' Vulkan timeline
 //! semaphores imported into CUDA, and signal their own queue's timeline from CUDA, so events,
 //! wait lists, markers, barriers, `clFinish` and profiling behave as for any command. A launch that the CUDA path
-//! cannot take (a program from IL, a `__local` argument, a global offset, a non-uniform
+//! cannot take (a program from IL, a global offset, a non-uniform
 //! NDRange, a kernel that calls printf, a buffer that is not exportable, PTX that fails to build
 //! or load) runs through Vulkan as on any sub-device.
 
@@ -28,10 +29,22 @@ use std::ffi::{c_void, CString};
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// A program's PTX and the kernels whose `__local` pointer parameters were rewritten to take
+/// offsets into dynamic shared memory ([`crate::compiler::ptx::local_params_to_dynamic_shared`]).
+struct Ptx {
+    text: CString,
+    local_ok: Vec<String>,
+}
+
 /// PTX built per (source, options), shared by every green context; a failed build is
-/// remembered too (its launches take the Vulkan path).
-fn ptx_for(source: &str, options: &str) -> (u64, Option<Arc<CString>>) {
-    static CACHE: OnceLock<Mutex<HashMap<u64, Option<Arc<CString>>>>> = OnceLock::new();
+/// remembered too (its launches take the Vulkan path). `locals`: per kernel of the program,
+/// the indices of its `__local` pointer arguments.
+fn ptx_for(
+    source: &str,
+    options: &str,
+    locals: &[(String, Vec<usize>)],
+) -> (u64, Option<Arc<Ptx>>) {
+    static CACHE: OnceLock<Mutex<HashMap<u64, Option<Arc<Ptx>>>>> = OnceLock::new();
     let mut h = DefaultHasher::new();
     (source, options).hash(&mut h);
     let key = h.finish();
@@ -40,7 +53,13 @@ fn ptx_for(source: &str, options: &str) -> (u64, Option<Arc<CString>>) {
         return (key, p.clone());
     }
     let built = match crate::compiler::ptx::compile_ptx(source, &clang_args(options)) {
-        Ok(p) => Some(Arc::new(p)),
+        Ok(p) => {
+            let (text, local_ok) =
+                crate::compiler::ptx::local_params_to_dynamic_shared(&p.to_string_lossy(), locals);
+            CString::new(text)
+                .ok()
+                .map(|text| Arc::new(Ptx { text, local_ok }))
+        }
         Err(e) => {
             tracing::warn!("PTX build failed, kernels take the Vulkan path: {e}");
             None
@@ -95,6 +114,8 @@ pub(crate) struct GreenLaunch {
     f: usize,
     groups: [u32; 3],
     block: [u32; 3],
+    /// Bytes of dynamic shared memory (the `__local` arguments).
+    shared: u32,
     /// The bytes of each argument's value, in order (cuLaunchKernel copies them).
     params: Vec<Vec<u8>>,
     /// The kernel, its module and buffers.
@@ -115,8 +136,14 @@ impl GreenLaunch {
         // argument's size (cuLaunchKernel copies them); the buffers are kept alive by the
         // command that enqueues this.
         unsafe {
-            self.green
-                .launch_on(stream, self.f as _, self.groups, self.block, 0, &mut ptrs)
+            self.green.launch_on(
+                stream,
+                self.f as _,
+                self.groups,
+                self.block,
+                self.shared,
+                &mut ptrs,
+            )
         }
     }
 }
@@ -168,6 +195,9 @@ pub(crate) fn prepare_green_launch(
     let mut keep: Vec<Arc<dyn Any + Send + Sync>> = vec![kernel.clone()];
     // The bytes of each argument's value, in order (cuLaunchKernel takes a pointer to each).
     let mut params: Vec<Vec<u8>> = Vec::with_capacity(info.args.len());
+    // Bytes of dynamic shared memory the `__local` arguments take.
+    let mut shared: u64 = 0;
+    let mut has_locals = false;
     for (a, v) in info.args.iter().zip(args.iter()) {
         // CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified.
         let v = v.as_ref().ok_or(ClError(CL_INVALID_KERNEL_ARGS))?;
@@ -189,9 +219,20 @@ pub(crate) fn prepare_green_launch(
                 params.push(addr.to_le_bytes().to_vec());
             }
             (ArgKind::Value, ArgValue::Bytes(b)) => params.push(b.clone()),
-            // `__local` arguments need the dynamic shared-memory ABI: not yet.
+            // A `__local` argument: its offset in the launch's dynamic shared memory (the
+            // PTX adds the memory's address; 16-byte aligned like the largest OpenCL type).
+            (ArgKind::Local { .. }, ArgValue::Local(n)) => {
+                let at = shared.div_ceil(16) * 16;
+                params.push(at.to_le_bytes().to_vec());
+                shared = at + (*n as u64).max(1);
+                has_locals = true;
+            }
             _ => return Ok(None),
         }
+    }
+    // Beyond the device's local memory: the Vulkan path gives the error.
+    if shared > device.local_mem_size() {
+        return Ok(None);
     }
     let options = kernel
         .program
@@ -200,10 +241,25 @@ pub(crate) fn prepare_green_launch(
         .unwrap_or_else(|e| e.into_inner())
         .options
         .clone();
-    let (key, Some(ptx)) = ptx_for(source, &options) else {
+    let locals: Vec<(String, Vec<usize>)> = match kernel.program.compiled() {
+        Ok(c) => c
+            .kernels
+            .iter()
+            .map(|k| {
+                let idx = k.args.iter().enumerate();
+                let v = idx.filter(|(_, a)| matches!(a.kind, ArgKind::Local { .. }));
+                (k.name.clone(), v.map(|(i, _)| i).collect())
+            })
+            .collect(),
+        Err(_) => return Ok(None),
+    };
+    let (key, Some(ptx)) = ptx_for(source, &options, &locals) else {
         return Ok(None);
     };
-    let Some(module) = module_in(&green, key, &ptx) else {
+    if has_locals && !ptx.local_ok.contains(&info.name) {
+        return Ok(None);
+    }
+    let Some(module) = module_in(&green, key, &ptx.text) else {
         return Ok(None);
     };
     let Ok(name) = CString::new(info.name.clone()) else {
@@ -225,6 +281,7 @@ pub(crate) fn prepare_green_launch(
         f,
         groups,
         block,
+        shared: shared as u32,
         params,
         keep,
     }))
