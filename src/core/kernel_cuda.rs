@@ -132,13 +132,7 @@ pub(crate) fn launch_on_green(
             _ => return Ok(None),
         }
     }
-    let options = kernel
-        .program
-        .build
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .options
-        .clone();
+    let options = kernel.program.executable_options();
     let (key, Some(ptx)) = ptx_for(source, &options) else {
         return Ok(None);
     };
