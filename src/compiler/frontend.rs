@@ -19,6 +19,53 @@ use super::tools::{run, Tools};
 const OPT_PIPELINE: &str = "default<O2>,function(lowerswitch,mergereturn,fix-irreducible,\
 unify-loop-exits,structurizecfg)";
 
+/// The passes after the O2 pipeline (see [`OPT_PIPELINE`]).
+const STRUCTURIZE: &str = "function(lowerswitch,mergereturn,fix-irreducible,unify-loop-exits,\
+structurizecfg)";
+
+/// The `-passes=` pipeline given to opt: [`OPT_PIPELINE`] with O2 spelled out (as opt prints
+/// it, `-print-pipeline-passes`) and its one SimplifyCFG that turns switches into lookup tables
+/// (`switch-to-lookup`) told not to. Those tables are constant arrays, or, for small tables,
+/// "bitmaps": an integer of `cases * element bits` (`i24` for three `char` results, made from
+/// an `if`/`else` chain on a `char`), shifted and truncated, which llvm-spirv-15 refuses
+/// ("InvalidBitWidth"); the switch becomes branches (`lowerswitch`) instead. Asked of opt once
+/// per opt path; when opt cannot print its pipeline, or prints no such pass, [`OPT_PIPELINE`].
+fn opt_pipeline(tools: &Tools) -> String {
+    use std::collections::HashMap;
+    use std::path::PathBuf;
+    use std::sync::{Mutex, OnceLock};
+    static PIPELINES: OnceLock<Mutex<HashMap<PathBuf, String>>> = OnceLock::new();
+    let map = PIPELINES.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(p) = map
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&tools.opt)
+    {
+        return p.clone();
+    }
+    let args = [
+        "-passes=default<O2>".to_string(),
+        "-print-pipeline-passes".to_string(),
+        "-disable-output".to_string(),
+        "-".to_string(),
+    ];
+    let printed = run(&tools.opt, &args, Some(b""))
+        .ok()
+        .filter(|o| o.success)
+        .map(|o| o.stdout.trim().to_string());
+    let pipeline = match printed {
+        Some(o2) if o2.matches(";switch-to-lookup;").count() == 1 => format!(
+            "{},{STRUCTURIZE}",
+            o2.replace(";switch-to-lookup;", ";no-switch-to-lookup;")
+        ),
+        _ => OPT_PIPELINE.to_string(),
+    };
+    map.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(tools.opt.clone(), pipeline.clone());
+    pipeline
+}
+
 /// OpenCL C definitions of built-ins without a Vulkan counterpart (async copies, prefetch),
 /// included before every program.
 const PRELUDE: &str = include_str!("prelude.cl");
@@ -278,7 +325,7 @@ fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, Build
         // widths (`i33` for a triangular sum), which SPIR-V cannot express.
         "-replexitval=never".to_string(),
         format!("--data-layout={DATA_LAYOUT}"),
-        format!("-passes={OPT_PIPELINE}"),
+        format!("-passes={}", opt_pipeline(tools)),
         path_arg(bc),
         "-o".to_string(),
         path_arg(&structured),

@@ -107,6 +107,7 @@ pub fn device_caps(d: &Device) -> DeviceCaps {
         fp64: p.shader_float64,
         fp16: p.shader_float16,
         int64_atomics: p.shader_int64_atomics && p.shader_shared_int64_atomics,
+        shared_float32_atomics: p.shader_shared_float32_atomics,
         max_push_constants: p.limits.max_push_constants_size,
         max_local_mem_bytes: p.limits.max_compute_shared_memory_size,
         opencl_c_names: Some(
