@@ -4441,3 +4441,209 @@ __kernel void global_flags(__global atomic_flag *flags, __global uint *wins,
         cl!(clReleaseKernel)(k2);
     }
 }
+
+/// `fract`, `frexp` and `modf` of `float3` / `double`-free 3-component vectors writing their
+/// second result into a private `float3` / `int3` (clang reads and writes those through a
+/// 4-component view, whose last word is padding), then stored with `vstore3`; the same for
+/// 2- and 4-component vectors. Exact functions, so the host's answers must match bit for bit.
+#[test]
+fn three_component_pointer_outputs_in_private_memory() {
+    let env = Env::new();
+    let src = r#"
+__kernel void outs3(__global const float *in, __global float *fr, __global float *ip,
+                    __global float *mant, __global int *ex, __global float *mf,
+                    __global float *mi) {
+    size_t i = get_global_id(0);
+    float3 x = vload3(i, in);
+    float3 iout = NAN;
+    int3 e = (int3)(-99);
+    float3 mint = NAN;
+    vstore3(fract(x, &iout), i, fr);
+    vstore3(iout, i, ip);
+    vstore3(frexp(x, &e), i, mant);
+    vstore3(e, i, ex);
+    vstore3(modf(x, &mint), i, mf);
+    vstore3(mint, i, mi);
+}
+
+__kernel void outs2(__global const float *in, __global float *fr, __global float *ip) {
+    size_t i = get_global_id(0);
+    float2 iout;
+    vstore2(fract(vload2(i, in), &iout), i, fr);
+    vstore2(iout, i, ip);
+}
+"#;
+    let p = env.build(src);
+    let mut rng = Rng(0x3c0);
+    let n = 64usize;
+    let mut x = random_f32(&mut rng, n * 3, -1000.0, 1000.0);
+    x[..6].copy_from_slice(&[0.0, -0.0, 1.0, -1.0, 0.75, -2.5]);
+    let bx = env.buf(&x);
+    let bufs: Vec<cl_mem> = (0..6).map(|_| env.zeros::<f32>(n * 3)).collect();
+    let k = env.kernel(p, "outs3");
+    arg_mem(k, 0, bx);
+    for (j, b) in bufs.iter().enumerate() {
+        arg_mem(k, j as u32 + 1, *b);
+    }
+    env.run(k, &[n], None, None);
+    let r: Vec<Vec<f32>> = bufs.iter().map(|b| env.read::<f32>(*b, n * 3)).collect();
+    let ex: Vec<i32> = env.read(bufs[3], n * 3);
+    for (i, &v) in x.iter().enumerate() {
+        let fl = v.floor();
+        assert_eq!(
+            r[0][i].to_bits(),
+            (v - fl).min(1.0 - f32::EPSILON / 2.0).to_bits(),
+            "fract({v})"
+        );
+        assert_eq!(r[1][i].to_bits(), fl.to_bits(), "fract({v}) integer part");
+        if v == 0.0 {
+            assert_eq!((r[2][i].to_bits(), ex[i]), (v.to_bits(), 0), "frexp({v})");
+        } else {
+            let (m, e) = (r[2][i], ex[i]);
+            assert!((0.5..1.0).contains(&m.abs()), "frexp({v}) mantissa {m}");
+            assert_eq!(
+                m as f64 * 2f64.powi(e),
+                v as f64,
+                "frexp({v}) = {m} * 2^{e}"
+            );
+        }
+        let t = v.trunc();
+        let frac = if v.is_infinite() {
+            0.0f32.copysign(v)
+        } else {
+            (v - t).copysign(v)
+        };
+        assert_eq!(r[4][i].to_bits(), frac.to_bits(), "modf({v})");
+        assert_eq!(r[5][i].to_bits(), t.to_bits(), "modf({v}) integer part");
+    }
+    let k2 = env.kernel(p, "outs2");
+    arg_mem(k2, 0, bx);
+    arg_mem(k2, 1, bufs[0]);
+    arg_mem(k2, 2, bufs[1]);
+    env.run(k2, &[n], None, None);
+    let (f2, i2): (Vec<f32>, Vec<f32>) = (env.read(bufs[0], n * 2), env.read(bufs[1], n * 2));
+    for i in 0..n * 2 {
+        assert_eq!(
+            f2[i].to_bits(),
+            (x[i] - x[i].floor())
+                .min(1.0 - f32::EPSILON / 2.0)
+                .to_bits()
+        );
+        assert_eq!(i2[i].to_bits(), x[i].floor().to_bits());
+    }
+    unsafe {
+        for b in bufs.into_iter().chain([bx]) {
+            cl!(clReleaseMemObject)(b);
+        }
+        cl!(clReleaseKernel)(k);
+        cl!(clReleaseKernel)(k2);
+    }
+}
+
+/// Clamped arithmetic that LLVM's InstCombine turns into saturating intrinsics
+/// (`llvm.sadd.sat`, `llvm.uadd.sat`, `llvm.ssub.sat`, `llvm.usub.sat`, scalar and vector);
+/// llvm-spirv-15 refuses two of them, which the front end renames to OpenCL's `add_sat` /
+/// `sub_sat`. Host-computed saturating answers.
+#[test]
+fn clamped_arithmetic_as_saturating_intrinsics() {
+    let env = Env::new();
+    let src = r#"
+__kernel void clamps(__global const int *a, __global const int *b, __global int *o,
+                     __global const uchar *c, __global uchar *co,
+                     __global const short *s, __global short *so,
+                     __global const ushort *u, __global ushort *uo,
+                     __global const uint *w, __global uint *wo) {
+    size_t i = get_global_id(0);
+    long x = (long)a[i] + b[i];
+    o[i] = (int)(x > 2147483647L ? 2147483647L : (x < -2147483648L ? -2147483648L : x));
+    uint t = (uint)c[2 * i] + c[2 * i + 1];
+    co[i] = t > 255 ? 255 : t;
+    int d = (int)s[2 * i] - s[2 * i + 1];
+    so[i] = d > 32767 ? 32767 : (d < -32768 ? -32768 : d);
+    uo[i] = u[2 * i] > u[2 * i + 1] ? u[2 * i] - u[2 * i + 1] : 0;
+    uint4 p = vload4(2 * i, w), q = vload4(2 * i + 1, w);
+    uint4 sum = p + q;
+    vstore4(sum < p ? (uint4)(0xffffffffu) : sum, i, wo);
+}
+"#;
+    let k = env.kern(src, "clamps");
+    let mut rng = Rng(0x5a7);
+    let n = 128usize;
+    let wide = |r: &mut Rng| {
+        if r.next_u32() % 4 == 0 {
+            r.next_u32() as i32
+        } else {
+            (r.next_u32() % 2000) as i32 - 1000
+        }
+    };
+    let a: Vec<i32> = (0..n).map(|_| wide(&mut rng)).collect();
+    let b: Vec<i32> = (0..n).map(|_| wide(&mut rng)).collect();
+    let c: Vec<u8> = (0..2 * n).map(|_| rng.next_u32() as u8).collect();
+    let s: Vec<i16> = (0..2 * n).map(|_| rng.next_u32() as i16).collect();
+    let u: Vec<u16> = (0..2 * n).map(|_| rng.next_u32() as u16).collect();
+    let w: Vec<u32> = (0..8 * n)
+        .map(|_| {
+            if rng.next_u32() % 2 == 0 {
+                rng.next_u32()
+            } else {
+                rng.next_u32() % 100
+            }
+        })
+        .collect();
+    let bufs = [
+        env.buf(&a),
+        env.buf(&b),
+        env.zeros::<i32>(n),
+        env.buf(&c),
+        env.zeros::<u8>(n),
+        env.buf(&s),
+        env.zeros::<i16>(n),
+        env.buf(&u),
+        env.zeros::<u16>(n),
+        env.buf(&w),
+        env.zeros::<u32>(4 * n),
+    ];
+    for (j, m) in bufs.iter().enumerate() {
+        arg_mem(k, j as u32, *m);
+    }
+    env.run(k, &[n], None, None);
+    let o: Vec<i32> = env.read(bufs[2], n);
+    let co: Vec<u8> = env.read(bufs[4], n);
+    let so: Vec<i16> = env.read(bufs[6], n);
+    let uo: Vec<u16> = env.read(bufs[8], n);
+    let wo: Vec<u32> = env.read(bufs[10], 4 * n);
+    for i in 0..n {
+        assert_eq!(
+            o[i],
+            a[i].saturating_add(b[i]),
+            "add_sat({}, {})",
+            a[i],
+            b[i]
+        );
+        assert_eq!(
+            co[i],
+            c[2 * i].saturating_add(c[2 * i + 1]),
+            "uchar add {i}"
+        );
+        assert_eq!(
+            so[i],
+            s[2 * i].saturating_sub(s[2 * i + 1]),
+            "short sub {i}"
+        );
+        assert_eq!(
+            uo[i],
+            u[2 * i].saturating_sub(u[2 * i + 1]),
+            "ushort sub {i}"
+        );
+        for j in 0..4 {
+            let (p, q) = (w[8 * i + j], w[8 * i + 4 + j]);
+            assert_eq!(wo[4 * i + j], p.saturating_add(q), "uint4 add {i}.{j}");
+        }
+    }
+    unsafe {
+        for m in bufs {
+            cl!(clReleaseMemObject)(m);
+        }
+        cl!(clReleaseKernel)(k);
+    }
+}

@@ -11,12 +11,14 @@ use crate::compiler::layout::Layout;
 use crate::compiler::spv::{id_operand, inst, lit_operand, Defs};
 
 /// A scalar of the viewed object: its constant index path below the anchor, type, byte
-/// offset within the anchor and width in bits.
+/// offset within the anchor and width in bits; or (`pad`) a 32-bit word of padding the view
+/// covers (the fourth component of a `vec3`, struct padding), read as 0 and never written.
 struct Leaf {
     path: Vec<u32>,
     ty: Word,
     offset: u64,
     bits: u32,
+    pad: bool,
 }
 
 const UNSUPPORTED: &str =
@@ -111,6 +113,7 @@ impl Walk<'_> {
                     ty,
                     offset: base,
                     bits: lit_operand(d, 0).unwrap_or(32),
+                    pad: false,
                 });
                 return Ok(());
             }
@@ -155,24 +158,48 @@ impl Walk<'_> {
     }
 
     /// The leaves a view of `size` bytes at `l` covers, their anchor prefix length, checked to
-    /// tile the view exactly with 32- and 64-bit scalars.
+    /// tile the view exactly with 32- and 64-bit scalars and whole 32-bit words of padding
+    /// (clang reads and writes a private `float3` as a `float4`, its size).
     fn view_leaves(&self, l: &Logical, size: u64) -> Result<(usize, Vec<Leaf>), String> {
         let (k, off) = self.anchor(l, size)?;
         let types = self.path_types(l)?;
+        let mut found = Vec::new();
+        self.leaves(types[k], 0, (off, off + size), &mut Vec::new(), &mut found)?;
+        let end = off + size;
         let mut leaves = Vec::new();
-        self.leaves(types[k], 0, (off, off + size), &mut Vec::new(), &mut leaves)?;
         let mut at = off;
-        for leaf in &leaves {
-            if leaf.offset != at || (leaf.bits != 32 && leaf.bits != 64) {
+        let pad_to = |at: &mut u64, to: u64, leaves: &mut Vec<Leaf>| -> Result<(), String> {
+            if to < *at || (to - *at) % 4 != 0 || *at % 4 != 0 {
                 return Err(format!(
                     "{UNSUPPORTED}: the view does not cover whole 32- or 64-bit scalars"
                 ));
             }
+            while *at < to {
+                leaves.push(Leaf {
+                    path: Vec::new(),
+                    ty: 0,
+                    offset: *at,
+                    bits: 32,
+                    pad: true,
+                });
+                *at += 4;
+            }
+            Ok(())
+        };
+        for leaf in found {
+            if leaf.bits != 32 && leaf.bits != 64 {
+                return Err(format!(
+                    "{UNSUPPORTED}: the view does not cover whole 32- or 64-bit scalars"
+                ));
+            }
+            pad_to(&mut at, leaf.offset, &mut leaves)?;
             at += u64::from(leaf.bits / 8);
+            leaves.push(leaf);
         }
-        if at != off + size {
+        if at > end {
             return Err(format!("{UNSUPPORTED}: the view ends inside a scalar"));
         }
+        pad_to(&mut at, end, &mut leaves)?;
         Ok((k, leaves))
     }
 
@@ -250,6 +277,10 @@ impl Walk<'_> {
         let (k, leaves) = self.view_leaves(&l, self.size_of(ty)?)?;
         let mut words = Vec::new();
         for leaf in &leaves {
+            if leaf.pad {
+                words.push(self.ctx.c_u32(0));
+                continue;
+            }
             let p = self.leaf_ptr(&l, k, leaf);
             let v = self.emit(Op::Load, leaf.ty, vec![Operand::IdRef(p)]);
             self.split_words(v, leaf.ty, leaf.bits, &mut words);
@@ -302,6 +333,10 @@ impl Walk<'_> {
         }
         let mut it = words.into_iter();
         for leaf in &leaves {
+            if leaf.pad {
+                it.next();
+                continue;
+            }
             let x = self.join_words(leaf.ty, leaf.bits, &mut it);
             let p = self.leaf_ptr(&l, k, leaf);
             self.out.push(inst(
