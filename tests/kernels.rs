@@ -4647,3 +4647,63 @@ __kernel void clamps(__global const int *a, __global const int *b, __global int 
         cl!(clReleaseKernel)(k);
     }
 }
+
+/// A `__attribute__((packed))` struct with members at unaligned offsets (`float4` at 1, `short`
+/// at 17, `int` at 19; 23 bytes) in global memory: member loads, stores and the member's byte
+/// offset (the CTS's vec_align_packed_struct_arr) match the host's packed layout.
+#[test]
+fn packed_struct_with_unaligned_members() {
+    let env = Env::new();
+    let src = r#"
+typedef struct __attribute__((packed)) { char c; float4 v; short s; int i; } P;
+__kernel void k(__global P *p, __global float *o, __global uint *d) {
+    size_t i = get_global_id(0);
+    o[i] = p[i].v.y + (float)p[i].s + (float)p[i].i + (float)p[i].c;
+    p[i].v.w = 2.0f * p[i].v.x;
+    p[i].i = p[i].i + 1;
+    d[i] = (uint)((__global uchar *)&(p[i].v) - (__global uchar *)&(p[0]));
+}
+"#;
+    let k = env.kern(src, "k");
+    const SIZE: usize = 23;
+    let n = 64usize;
+    let mut rng = Rng(0x9acd);
+    let mut bytes = vec![0u8; n * SIZE];
+    let mut recs = Vec::new();
+    for r in 0..n {
+        let c = ((rng.next_u32() % 200) as i32 - 100) as i8;
+        let v: [f32; 4] = std::array::from_fn(|_| rng.next_f32() * 100.0 - 50.0);
+        let s = (rng.next_u32() % 60000) as i32 as i16;
+        let i = rng.next_u32() as i32 >> 8;
+        let b = &mut bytes[r * SIZE..(r + 1) * SIZE];
+        b[0] = c as u8;
+        for (j, x) in v.iter().enumerate() {
+            b[1 + 4 * j..5 + 4 * j].copy_from_slice(&x.to_le_bytes());
+        }
+        b[17..19].copy_from_slice(&s.to_le_bytes());
+        b[19..23].copy_from_slice(&i.to_le_bytes());
+        recs.push((c, v, s, i));
+    }
+    let (mp, mo, md) = (env.buf(&bytes), env.zeros::<f32>(n), env.zeros::<u32>(n));
+    arg_mem(k, 0, mp);
+    arg_mem(k, 1, mo);
+    arg_mem(k, 2, md);
+    env.run(k, &[n], None, None);
+    let got: Vec<u8> = env.read(mp, n * SIZE);
+    let o: Vec<f32> = env.read(mo, n);
+    let d: Vec<u32> = env.read(md, n);
+    for (r, (c, v, s, i)) in recs.iter().enumerate() {
+        assert_eq!(o[r], v[1] + *s as f32 + *i as f32 + *c as f32, "sum {r}");
+        assert_eq!(d[r], (r * SIZE + 1) as u32, "offset of v in record {r}");
+        let mut want = bytes[r * SIZE..(r + 1) * SIZE].to_vec();
+        want[13..17].copy_from_slice(&(2.0 * v[0]).to_le_bytes());
+        want[19..23].copy_from_slice(&(i + 1).to_le_bytes());
+        assert_eq!(&got[r * SIZE..(r + 1) * SIZE], &want[..], "record {r}");
+    }
+    unsafe {
+        for m in [mp, mo, md] {
+            cl!(clReleaseMemObject)(m);
+        }
+        cl!(clReleaseKernel)(k);
+    }
+}
