@@ -4707,3 +4707,86 @@ __kernel void k(__global P *p, __global float *o, __global uint *d) {
         cl!(clReleaseKernel)(k);
     }
 }
+
+/// `convert_float_rtp/rtn/rtz` of `int` and `uint` (scalar, 4 and 8 components): the
+/// conversion itself rounds to nearest, the directed modes are made from it (CTS conversions
+/// `convert_floatn_rtp(uintn)` and friends). Host: round to nearest, then one step towards
+/// the mode when that passed the exact value.
+#[test]
+fn int_to_float_with_directed_rounding() {
+    let env = Env::new();
+    let mut src = String::new();
+    for (t, f) in [("int", "float"), ("uint", "float")] {
+        for m in ["rtp", "rtn", "rtz"] {
+            src += &format!(
+                "__kernel void {t}_{m}(__global const {t} *x, __global {f} *a, __global {f} *b,\n\
+                                      __global {f} *c) {{\n\
+                     size_t i = get_global_id(0);\n\
+                     a[i] = convert_{f}_{m}(x[i]);\n\
+                     vstore4(convert_{f}4_{m}(vload4(i, x)), i, b);\n\
+                     vstore8(convert_{f}8_{m}(vload8(i, x)), i, c);\n\
+                 }}\n"
+            );
+        }
+    }
+    let p = env.build(&src);
+    let mut rng = Rng(0xf10a);
+    let n = 64usize;
+    let bits: Vec<u32> = (0..n * 8)
+        .map(|k| match k % 4 {
+            0 => rng.next_u32(),
+            1 => 0x8000_0000u32
+                .wrapping_add(rng.next_u32() % 16)
+                .wrapping_sub(8),
+            2 => 0xffff_ff00 | (rng.next_u32() & 0xff),
+            _ => rng.next_u32() >> (rng.next_u32() % 32),
+        })
+        .collect();
+    let step = |f: f32, up: bool| -> f32 {
+        let b = f.to_bits();
+        let pos = f > 0.0;
+        f32::from_bits(if pos == up { b + 1 } else { b - 1 })
+    };
+    let xb = env.buf(&bits);
+    for signed in [true, false] {
+        for m in ["rtp", "rtn", "rtz"] {
+            let name = format!("{}_{m}", if signed { "int" } else { "uint" });
+            let k = env.kernel(p, &name);
+            let outs = [
+                env.zeros::<f32>(n),
+                env.zeros::<f32>(n * 4),
+                env.zeros::<f32>(n * 8),
+            ];
+            arg_mem(k, 0, xb);
+            for (j, o) in outs.iter().enumerate() {
+                arg_mem(k, j as u32 + 1, *o);
+            }
+            env.run(k, &[n], None, None);
+            for (j, len) in [n, n * 4, n * 8].into_iter().enumerate() {
+                let got: Vec<f32> = env.read(outs[j], len);
+                for i in 0..len {
+                    let exact = if signed {
+                        bits[i] as i32 as f64
+                    } else {
+                        bits[i] as f64
+                    };
+                    let near = exact as f32;
+                    let want = match m {
+                        "rtp" if (near as f64) < exact => step(near, true),
+                        "rtn" if (near as f64) > exact => step(near, false),
+                        "rtz" if (near as f64).abs() > exact.abs() => step(near, near < 0.0),
+                        _ => near,
+                    };
+                    assert_eq!(got[i], want, "{name} width {len}: {exact}");
+                }
+            }
+            unsafe {
+                for o in outs {
+                    cl!(clReleaseMemObject)(o);
+                }
+                cl!(clReleaseKernel)(k);
+            }
+        }
+    }
+    unsafe { cl!(clReleaseMemObject)(xb) };
+}
