@@ -4708,23 +4708,29 @@ __kernel void k(__global P *p, __global float *o, __global uint *d) {
     }
 }
 
-/// `convert_float_rtp/rtn/rtz` of `int` and `uint` (scalar, 4 and 8 components): the
-/// conversion itself rounds to nearest, the directed modes are made from it (CTS conversions
-/// `convert_floatn_rtp(uintn)` and friends). Host: round to nearest, then one step towards
-/// the mode when that passed the exact value.
+/// `convert_float_rtp/rtn/rtz` of `int`, `uint`, `long` and `ulong` (scalar, 4 and 8
+/// components): the conversion itself rounds to nearest, the directed modes are made from it
+/// (CTS conversions `convert_floatn_rtp(uintn)` and friends). Host: round to nearest, then one
+/// step towards the mode when that passed the exact value (compared in i128).
 #[test]
 fn int_to_float_with_directed_rounding() {
     let env = Env::new();
+    let types = [
+        ("int", true),
+        ("uint", false),
+        ("long", true),
+        ("ulong", false),
+    ];
     let mut src = String::new();
-    for (t, f) in [("int", "float"), ("uint", "float")] {
+    for (t, _) in types {
         for m in ["rtp", "rtn", "rtz"] {
             src += &format!(
-                "__kernel void {t}_{m}(__global const {t} *x, __global {f} *a, __global {f} *b,\n\
-                                      __global {f} *c) {{\n\
+                "__kernel void {t}_{m}(__global const {t} *x, __global float *a,\n\
+                                      __global float *b, __global float *c) {{\n\
                      size_t i = get_global_id(0);\n\
-                     a[i] = convert_{f}_{m}(x[i]);\n\
-                     vstore4(convert_{f}4_{m}(vload4(i, x)), i, b);\n\
-                     vstore8(convert_{f}8_{m}(vload8(i, x)), i, c);\n\
+                     a[i] = convert_float_{m}(x[i]);\n\
+                     vstore4(convert_float4_{m}(vload4(i, x)), i, b);\n\
+                     vstore8(convert_float8_{m}(vload8(i, x)), i, c);\n\
                  }}\n"
             );
         }
@@ -4742,22 +4748,32 @@ fn int_to_float_with_directed_rounding() {
             _ => rng.next_u32() >> (rng.next_u32() % 32),
         })
         .collect();
+    let wide: Vec<u64> = (0..n * 8)
+        .map(|k| {
+            let r = ((rng.next_u32() as u64) << 32) | rng.next_u32() as u64;
+            match k % 4 {
+                0 => r,
+                1 => (1u64 << 63).wrapping_add(r % 16).wrapping_sub(8),
+                2 => u64::MAX - (r & 0xff),
+                _ => r >> (r % 64),
+            }
+        })
+        .collect();
     let step = |f: f32, up: bool| -> f32 {
         let b = f.to_bits();
-        let pos = f > 0.0;
-        f32::from_bits(if pos == up { b + 1 } else { b - 1 })
+        f32::from_bits(if (f > 0.0) == up { b + 1 } else { b - 1 })
     };
-    let xb = env.buf(&bits);
-    for signed in [true, false] {
+    let (xb, xw) = (env.buf(&bits), env.buf(&wide));
+    for (t, signed) in types {
         for m in ["rtp", "rtn", "rtz"] {
-            let name = format!("{}_{m}", if signed { "int" } else { "uint" });
+            let name = format!("{t}_{m}");
             let k = env.kernel(p, &name);
             let outs = [
                 env.zeros::<f32>(n),
                 env.zeros::<f32>(n * 4),
                 env.zeros::<f32>(n * 8),
             ];
-            arg_mem(k, 0, xb);
+            arg_mem(k, 0, if t.contains("long") { xw } else { xb });
             for (j, o) in outs.iter().enumerate() {
                 arg_mem(k, j as u32 + 1, *o);
             }
@@ -4765,19 +4781,20 @@ fn int_to_float_with_directed_rounding() {
             for (j, len) in [n, n * 4, n * 8].into_iter().enumerate() {
                 let got: Vec<f32> = env.read(outs[j], len);
                 for i in 0..len {
-                    let exact = if signed {
-                        bits[i] as i32 as f64
-                    } else {
-                        bits[i] as f64
+                    let (x, near): (i128, f32) = match (t, signed) {
+                        ("int", _) => (bits[i] as i32 as i128, bits[i] as i32 as f32),
+                        ("uint", _) => (bits[i] as i128, bits[i] as f32),
+                        (_, true) => (wide[i] as i64 as i128, wide[i] as i64 as f32),
+                        _ => (wide[i] as i128, wide[i] as f32),
                     };
-                    let near = exact as f32;
+                    let nearx = near as f64 as i128;
                     let want = match m {
-                        "rtp" if (near as f64) < exact => step(near, true),
-                        "rtn" if (near as f64) > exact => step(near, false),
-                        "rtz" if (near as f64).abs() > exact.abs() => step(near, near < 0.0),
+                        "rtp" if nearx < x => step(near, true),
+                        "rtn" if nearx > x => step(near, false),
+                        "rtz" if nearx.abs() > x.abs() => step(near, near < 0.0),
                         _ => near,
                     };
-                    assert_eq!(got[i], want, "{name} width {len}: {exact}");
+                    assert_eq!(got[i], want, "{name} width {len}: {x}");
                 }
             }
             unsafe {
@@ -4788,5 +4805,8 @@ fn int_to_float_with_directed_rounding() {
             }
         }
     }
-    unsafe { cl!(clReleaseMemObject)(xb) };
+    unsafe {
+        cl!(clReleaseMemObject)(xb);
+        cl!(clReleaseMemObject)(xw);
+    }
 }
