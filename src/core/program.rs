@@ -286,8 +286,9 @@ impl Program {
     }
 
     /// Runs one build step (`f`) for the devices `targets` (indices into `devices`, not
-    /// empty) with their build states kept as the API requires: in progress, then success
-    /// with the result or error with the log. The first target's capabilities decide.
+    /// empty) and the program's devices partitioned from them (sub-devices, at any depth),
+    /// with their build states kept as the API requires: in progress, then success with the
+    /// result or error with the log. The first target's capabilities decide.
     fn run_step(
         &self,
         step: BuildStep,
@@ -299,6 +300,26 @@ impl Program {
         if self.kernel_count.load(Ordering::Acquire) > 0 {
             return Err(ClError(CL_INVALID_OPERATION));
         }
+        // A build for a device also serves the program's devices partitioned from it (its
+        // sub-devices run the same code; the CTS's device_partition builds for the parent
+        // device and then expects CL_BUILD_SUCCESS on the sub-devices of the context).
+        let targets: Vec<usize> = (0..self.devices.len())
+            .filter(|&k| {
+                targets.contains(&k) || {
+                    let mut up = self.devices[k].parent.clone();
+                    let mut found = false;
+                    while let Some(p) = up {
+                        if targets.iter().any(|&t| Arc::ptr_eq(&self.devices[t], &p)) {
+                            found = true;
+                            break;
+                        }
+                        up = p.parent.clone();
+                    }
+                    found
+                }
+            })
+            .collect();
+        let targets = targets.as_slice();
         let first = &self.devices[targets.first().copied().unwrap_or(0)];
         let caps = device_caps(first);
         let key = device_key(first);
