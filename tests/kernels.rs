@@ -4810,3 +4810,58 @@ fn int_to_float_with_directed_rounding() {
         cl!(clReleaseMemObject)(xw);
     }
 }
+
+/// `(ulong)&x` of private and local variables (CTS basic kernel_memory_alignment_private /
+/// _local, vectors vec_align_struct): Vulkan gives such memory no address, so vkcl hands out
+/// synthetic ones. They must be aligned like the type (vec3 like vec4), and differences
+/// within one variable must be the OpenCL C layout's byte offsets (host-computed).
+#[test]
+fn addresses_of_private_and_local_memory() {
+    let env = Env::new();
+    let src = r#"
+typedef struct { char c; float4 v; short s[3]; } S;
+kernel void addrs(global ulong *r, int k) {
+    char mem0[3]; short2 mem2[3]; int3 mem3[3]; float4 mem4[3]; long8 mem8[3];
+    local uchar16 lmem[3];
+    S st[2];
+    r[0] = (ulong)&mem0[0];
+    r[1] = (ulong)&mem2[0];
+    r[2] = (ulong)&mem3[0];
+    r[3] = (ulong)&mem4[0];
+    r[4] = (ulong)&mem8[0];
+    r[5] = (ulong)&lmem[0];
+    r[6] = (ulong)&mem4[k] - (ulong)&mem4[0];
+    r[7] = (ulong)&st[k].s[2] - (ulong)&st[0];
+    r[8] = (ulong)&st[0].v - (ulong)&st[0];
+    r[9] = (uint)(&mem3[k]) - (uint)(&mem3[0]);
+    mem0[k] = 1; mem2[k].x = 2; mem3[k].y = 3; mem4[k].z = 4; mem8[k].s7 = 5;
+    lmem[k].s3 = 6; st[k].c = 7;
+    r[10] = mem0[k] + mem2[k].x + mem3[k].y + mem4[k].z + mem8[k].s7 + lmem[k].s3 + st[k].c;
+}
+"#;
+    let k = env.kern(src, "addrs");
+    let out = env.zeros::<u64>(11);
+    arg_mem(k, 0, out);
+    set_arg(k, 1, &2i32);
+    env.run(k, &[1], None, None);
+    let r: Vec<u64> = env.read(out, 11);
+    for (j, align) in [(0usize, 1u64), (1, 4), (2, 16), (3, 16), (4, 64), (5, 16)] {
+        assert_eq!(
+            r[j] % align,
+            0,
+            "address {j} = {:#x} not aligned to {align}",
+            r[j]
+        );
+        assert_ne!(r[j], 0, "address {j}");
+    }
+    // float4 stride 16; S is { char @0, float4 @16, short[3] @32 }, 48 bytes.
+    assert_eq!(r[6], 2 * 16);
+    assert_eq!(r[7], 2 * 48 + 32 + 2 * 2);
+    assert_eq!(r[8], 16);
+    assert_eq!(r[9], 2 * 16);
+    assert_eq!(r[10], 1 + 2 + 3 + 4 + 5 + 6 + 7);
+    unsafe {
+        cl!(clReleaseMemObject)(out);
+        cl!(clReleaseKernel)(k);
+    }
+}

@@ -493,6 +493,12 @@ impl Walk<'_> {
                 .concat();
             }
             Op::CopyMemory | Op::CopyMemorySized => return self.copy_memory(&i),
+            Op::ConvertPtrToU
+                if id_operand(&i, 0).is_some_and(|p| self.logical.contains_key(&p)) =>
+            {
+                let p = id_operand(&i, 0).ok_or("ConvertPtrToU operand")?;
+                return self.logical_ptr_to_u(&i, p);
+            }
             Op::Phi
             | Op::Select
             | Op::PtrEqual

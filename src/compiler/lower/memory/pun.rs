@@ -349,3 +349,72 @@ impl Walk<'_> {
         Ok(())
     }
 }
+
+impl Walk<'_> {
+    /// `OpConvertPtrToU` of a pointer into private or local memory (`(uintptr_t)&x`): Vulkan
+    /// has no address for it, so the value is a synthetic one: the byte offset of the
+    /// pointee within its variable (OpenCL C layout, dynamic array indices included) plus a
+    /// per-variable base, a multiple of 2^20 (2^32 for 64-bit results). Differences within
+    /// one variable and alignments (up to 1 MiB) are those of a real layout; the value cannot
+    /// be converted back to a pointer.
+    pub(super) fn logical_ptr_to_u(&mut self, i: &Instruction, ptr: Word) -> Result<(), String> {
+        let l = self.logical.get(&ptr).cloned().ok_or("pointer")?;
+        let rt = i.result_type.ok_or("ConvertPtrToU type")?;
+        let rid = i.result_id.ok_or("ConvertPtrToU id")?;
+        let w = self.ctx.scalar_width(rt).ok_or("ConvertPtrToU width")?;
+        let types = self.path_types(&l)?;
+        let shift = if w == 64 { 32 } else { 20 };
+        let base = u64::from(l.root % 4096 + 1) << shift;
+        let konst = |s: &mut Self, v: u64| {
+            if w == 64 {
+                s.ctx.c_u64(v)
+            } else {
+                s.ctx.c_u32(v as u32)
+            }
+        };
+        let mut fixed = base;
+        let mut dynamic: Option<Word> = None;
+        for (k, idx) in l.idx.iter().enumerate() {
+            let cur = types[k];
+            let d = self.ctx.def(cur).ok_or("pointer path type")?;
+            match (d.class.opcode, self.const_value(*idx)) {
+                (_, Some(c)) => fixed += self.child_offset(cur, c)?,
+                (Op::TypeArray | Op::TypeVector, None) => {
+                    let elem = id_operand(d, 0).ok_or("element type")?;
+                    let size = self.size_of(elem)?;
+                    let it = self.ty(*idx).ok_or("index type")?;
+                    let iw = self.ctx.scalar_width(it).ok_or("index width")?;
+                    let x = if iw == w {
+                        *idx
+                    } else {
+                        self.emit(Op::SConvert, rt, vec![Operand::IdRef(*idx)])
+                    };
+                    let sz = konst(self, size);
+                    let term = self.emit(Op::IMul, rt, vec![Operand::IdRef(x), Operand::IdRef(sz)]);
+                    dynamic = Some(match dynamic {
+                        Some(acc) => self.emit(
+                            Op::IAdd,
+                            rt,
+                            vec![Operand::IdRef(acc), Operand::IdRef(term)],
+                        ),
+                        None => term,
+                    });
+                }
+                _ => return Err(UNSUPPORTED.into()),
+            }
+        }
+        let c = konst(self, fixed);
+        let value = match dynamic {
+            Some(d) => self.emit(Op::IAdd, rt, vec![Operand::IdRef(c), Operand::IdRef(d)]),
+            None => c,
+        };
+        self.types.insert(rid, rt);
+        self.out.push(inst(
+            Op::CopyObject,
+            Some(rt),
+            Some(rid),
+            vec![Operand::IdRef(value)],
+        ));
+        Ok(())
+    }
+}
