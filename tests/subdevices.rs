@@ -895,3 +895,138 @@ fn released_sub_devices_live_while_referenced() {
     };
     assert_eq!(r, CL_INVALID_DEVICE);
 }
+
+fn build_status(p: cl_program, d: cl_device_id) -> cl_build_status {
+    info_scalar(|s, v, r| unsafe {
+        cl!(clGetProgramBuildInfo)(p, d, CL_PROGRAM_BUILD_STATUS, s, v, r)
+    })
+}
+
+fn binary_sizes(p: cl_program, n: usize) -> Vec<usize> {
+    let mut sizes = vec![0usize; n];
+    ok(unsafe {
+        cl!(clGetProgramInfo)(
+            p,
+            CL_PROGRAM_BINARY_SIZES,
+            n * std::mem::size_of::<usize>(),
+            sizes.as_mut_ptr() as *mut c_void,
+            null_mut(),
+        )
+    });
+    sizes
+}
+
+/// OpenCL 3.0 clBuildProgram / clGetProgramBuildInfo: build state is per device. A program of
+/// a context of the root device and a sub-device, built for the sub-device only, reports
+/// CL_BUILD_NONE, no binary and no executable for the root (a launch on its queue is
+/// CL_INVALID_PROGRAM_EXECUTABLE) while the sub-device's launch computes the host's answer;
+/// a build for the root then serves the root and its sub-devices (what the CTS's
+/// device_partition expects); a program never built has no kernels.
+#[test]
+fn build_state_is_per_device() {
+    init();
+    let d = device();
+    let subs = split(d, &[CL_DEVICE_PARTITION_EQUALLY, 1, 0]).unwrap();
+    let devices = [d, subs[0]];
+    let mut err = 1;
+    let context =
+        unsafe { cl!(clCreateContext)(null(), 2, devices.as_ptr(), None, null_mut(), &mut err) };
+    ok(err);
+    let src = CString::new(KERNELS).unwrap();
+    let ptrs = [src.as_ptr()];
+    let program = unsafe {
+        cl!(clCreateProgramWithSource)(
+            context,
+            1,
+            ptrs.as_ptr() as *mut *const c_char,
+            null(),
+            &mut err,
+        )
+    };
+    ok(err);
+    let name = CString::new("early_exit").unwrap();
+    // No executable for any device: no kernel.
+    let k = unsafe { cl!(clCreateKernel)(program, name.as_ptr(), &mut err) };
+    assert!(k.is_null());
+    assert_eq!(err, CL_INVALID_PROGRAM_EXECUTABLE);
+    let mut nk = 0u32;
+    assert_eq!(
+        unsafe { cl!(clCreateKernelsInProgram)(program, 0, null_mut(), &mut nk) },
+        CL_INVALID_PROGRAM_EXECUTABLE
+    );
+
+    // Built for the sub-device only.
+    ok(unsafe { cl!(clBuildProgram)(program, 1, &subs[0], null(), None, null_mut()) });
+    assert_eq!(build_status(program, subs[0]), CL_BUILD_SUCCESS);
+    assert_eq!(build_status(program, d), CL_BUILD_NONE);
+    let sizes = binary_sizes(program, 2);
+    assert_eq!(sizes[0], 0, "{sizes:?}");
+    assert!(sizes[1] > 0, "{sizes:?}");
+    let bt: cl_program_binary_type = info_scalar(|s, v, r| unsafe {
+        cl!(clGetProgramBuildInfo)(program, d, CL_PROGRAM_BINARY_TYPE, s, v, r)
+    });
+    assert_eq!(bt, CL_PROGRAM_BINARY_TYPE_NONE as cl_program_binary_type);
+
+    let n = 64usize;
+    let mem =
+        unsafe { cl!(clCreateBuffer)(context, CL_MEM_READ_WRITE, n * 4, null_mut(), &mut err) };
+    ok(err);
+    let run = |q: cl_command_queue| -> cl_int {
+        let mut e = 1;
+        let k = unsafe { cl!(clCreateKernel)(program, name.as_ptr(), &mut e) };
+        ok(e);
+        set_arg(k, 0, &mem);
+        set_arg(k, 1, &(n as i32));
+        let r = unsafe {
+            cl!(clEnqueueNDRangeKernel)(q, k, 1, null(), &n, null(), 0, null(), null_mut())
+        };
+        ok(unsafe { cl!(clReleaseKernel)(k) });
+        r
+    };
+    let queues: Vec<cl_command_queue> = devices
+        .iter()
+        .map(|&x| {
+            let mut e = 1;
+            let q = unsafe { cl!(clCreateCommandQueueWithProperties)(context, x, null(), &mut e) };
+            ok(e);
+            q
+        })
+        .collect();
+    assert_eq!(run(queues[0]), CL_INVALID_PROGRAM_EXECUTABLE);
+    ok(run(queues[1]));
+    let got: Vec<i32> = read(queues[1], mem, n);
+    assert_eq!(got, (0..n as i32).map(|i| i * 3).collect::<Vec<_>>());
+
+    // Now built for the root: that build serves its sub-device too.
+    ok(unsafe { cl!(clBuildProgram)(program, 1, &d, null(), None, null_mut()) });
+    assert_eq!(build_status(program, d), CL_BUILD_SUCCESS);
+    assert_eq!(build_status(program, subs[0]), CL_BUILD_SUCCESS);
+    assert!(binary_sizes(program, 2).iter().all(|&s| s > 0));
+    let zero = vec![0i32; n];
+    ok(unsafe {
+        cl!(clEnqueueWriteBuffer)(
+            queues[1],
+            mem,
+            CL_TRUE,
+            0,
+            n * 4,
+            zero.as_ptr() as *const c_void,
+            0,
+            null(),
+            null_mut(),
+        )
+    });
+    ok(run(queues[1]));
+    let got: Vec<i32> = read(queues[1], mem, n);
+    assert_eq!(got, (0..n as i32).map(|i| i * 3).collect::<Vec<_>>());
+
+    unsafe {
+        for q in queues {
+            cl!(clReleaseCommandQueue)(q);
+        }
+        cl!(clReleaseMemObject)(mem);
+        cl!(clReleaseProgram)(program);
+        cl!(clReleaseContext)(context);
+    }
+    release_all(&subs);
+}

@@ -761,3 +761,127 @@ fn inserts_selects_and_narrow_reinterpretation() {
     release(&[ma, mc, mu]);
     release_kernel(p, kern);
 }
+
+/// Saturating conversions of 8- and 16-component vectors (`convert_uchar8_sat(ushort8)`,
+/// `convert_uchar16_sat_rte(uint16)`, `convert_char8_sat(int8)`, `convert_short16_sat(float16)`,
+/// `convert_int8_sat_rtn(float8)`): the split halves keep the conversion's
+/// `SaturatedConversion` / `FPRoundingMode` decorations (the CTS conversions suite found
+/// 0x100 -> 0x00 instead of 0xff). Host-computed saturation and rounding.
+#[test]
+fn saturating_conversions_of_wide_vectors() {
+    let env = Env::new();
+    let src = r#"
+__kernel void sat(__global const ushort *us, __global uchar *a,
+                  __global const uint *ui, __global uchar *b,
+                  __global const int *si, __global char *c,
+                  __global const float *f, __global short *d, __global int *e) {
+    size_t i = get_global_id(0);
+    vstore8(convert_uchar8_sat(vload8(i, us)), i, a);
+    vstore16(convert_uchar16_sat_rte(vload16(i, ui)), i, b);
+    vstore8(convert_char8_sat(vload8(i, si)), i, c);
+    vstore16(convert_short16_sat(vload16(i, f)), i, d);
+    vstore8(convert_int8_sat_rtn(vload8(i, f)), i, e);
+}
+"#;
+    let p = env.build(src);
+    let k = env.kernel(p, "sat");
+    let mut rng = Rng(0x5a78);
+    let us: Vec<u16> = (0..N * 8)
+        .map(|_| rng.next_u32() as u16 >> (rng.next_u32() % 9))
+        .collect();
+    let ui: Vec<u32> = (0..N * 16)
+        .map(|_| rng.next_u32() >> (rng.next_u32() % 25))
+        .collect();
+    let si: Vec<i32> = (0..N * 8)
+        .map(|_| (rng.next_u32() as i32) >> (rng.next_u32() % 25))
+        .collect();
+    let f: Vec<f32> = (0..N * 16)
+        .map(|_| (rng.next_f32() - 0.5) * [10.0, 1e5, 1e10][rng.next_u32() as usize % 3])
+        .collect();
+    let bufs = [
+        input(&env, &us),
+        output::<u8>(&env, N * 8),
+        input(&env, &ui),
+        output::<u8>(&env, N * 16),
+        input(&env, &si),
+        output::<i8>(&env, N * 8),
+        input(&env, &f),
+        output::<i16>(&env, N * 16),
+        output::<i32>(&env, N * 8),
+    ];
+    for (j, m) in bufs.iter().enumerate() {
+        set_arg(k, j as u32, m);
+    }
+    run(&env, k, N);
+    let a: Vec<u8> = env.read(bufs[1], N * 8);
+    let b: Vec<u8> = env.read(bufs[3], N * 16);
+    let c: Vec<i8> = env.read(bufs[5], N * 8);
+    let d: Vec<i16> = env.read(bufs[7], N * 16);
+    let e: Vec<i32> = env.read(bufs[8], N * 8);
+    for i in 0..N * 8 {
+        assert_eq!(a[i], us[i].min(255) as u8, "uchar8_sat({})", us[i]);
+        assert_eq!(c[i], si[i].clamp(-128, 127) as i8, "char8_sat({})", si[i]);
+        // Rust's float-to-int `as` saturates; floor() is round-towards-negative-infinity.
+        assert_eq!(e[i], f[i].floor() as i32, "int8_sat_rtn({})", f[i]);
+    }
+    for i in 0..N * 16 {
+        assert_eq!(b[i], ui[i].min(255) as u8, "uchar16_sat_rte({})", ui[i]);
+        assert_eq!(d[i], f[i].trunc() as i16, "short16_sat({})", f[i]);
+    }
+    release(&bufs);
+    unsafe { cl!(clReleaseKernel)(k) };
+}
+
+/// `vload16(offsets[tid], src + alignmentOffsets[tid])` in the CTS's basic vload_global kernel:
+/// llvm-spirv's literal 16 of `vloadn` was read as the id `%16`, which is also a kernel
+/// parameter's id, and renamed with it ("36 components for a 16-component vector"). Host
+/// answers for char16, int16 and float16.
+#[test]
+fn vload16_with_offsets_like_the_cts() {
+    let env = Env::new();
+    let mut rng = Rng(0x716);
+    for ty in ["char", "int", "float"] {
+        let src = format!(
+            "#define STYPE {ty}\n\
+             __kernel void test_fn(__global STYPE *src, __global uint *offsets,\n\
+                                   __global uint *alignmentOffsets, __global {ty}16 *results) {{\n\
+                 int tid = get_global_id(0);\n\
+                 {ty}16 tmp = vload16(offsets[tid], ((__global STYPE *)src) + alignmentOffsets[tid]);\n\
+                 results[tid] = tmp;\n\
+             }}\n"
+        );
+        let p = env.build(&src);
+        let k = env.kernel(p, "test_fn");
+        let size = if ty == "char" { 1 } else { 4 };
+        let words: Vec<u32> = (0..N * 16 + 16).map(|_| rng.next_u32()).collect();
+        let data: Vec<u8> = if size == 1 {
+            words.iter().map(|w| *w as u8).collect()
+        } else {
+            words.iter().flat_map(|w| w.to_le_bytes()).collect()
+        };
+        let offsets: Vec<u32> = (0..N as u32).map(|_| rng.next_u32() % N as u32).collect();
+        let align: Vec<u32> = (0..N).map(|_| rng.next_u32() % 16).collect();
+        let bufs = [
+            input(&env, &data),
+            input(&env, &offsets),
+            input(&env, &align),
+            output::<u8>(&env, N * 16 * size),
+        ];
+        for (j, m) in bufs.iter().enumerate() {
+            set_arg(k, j as u32, m);
+        }
+        run(&env, k, N);
+        let got: Vec<u8> = env.read(bufs[3], N * 16 * size);
+        for t in 0..N {
+            let first = offsets[t] as usize * 16 + align[t] as usize;
+            let want = &data[first * size..(first + 16) * size];
+            assert_eq!(
+                &got[t * 16 * size..(t + 1) * 16 * size],
+                want,
+                "{ty}16 work-item {t}"
+            );
+        }
+        release(&bufs);
+        unsafe { cl!(clReleaseKernel)(k) };
+    }
+}

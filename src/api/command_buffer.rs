@@ -622,7 +622,7 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
             return Err(ClError(CL_INVALID_CONTEXT));
         }
         let device = &cb.queue.device;
-        if !k.program.devices.iter().any(|d| Arc::ptr_eq(d, device)) {
+        if !k.program.has_executable_for(device) {
             return Err(ClError(CL_INVALID_PROGRAM_EXECUTABLE));
         }
         let n = work_dim.min(3) as usize;

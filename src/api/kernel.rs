@@ -338,10 +338,7 @@ pub unsafe extern "C" fn clGetKernelArgInfo(
             .clone();
         let with_info = k
             .program
-            .build
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .options
+            .executable_options()
             .contains("-cl-kernel-arg-info");
         if !with_info {
             return Err(ClError(CL_KERNEL_ARG_INFO_NOT_AVAILABLE));
@@ -519,7 +516,9 @@ pub(crate) fn queue_and_kernel(
     if !Arc::ptr_eq(&q.context, &k.program.context) {
         return Err(ClError(CL_INVALID_CONTEXT));
     }
-    if !k.program.devices.iter().any(|d| Arc::ptr_eq(d, &q.device)) {
+    // CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built program executable
+    // available for the device associated with command_queue.
+    if !k.program.has_executable_for(&q.device) {
         return Err(ClError(CL_INVALID_PROGRAM_EXECUTABLE));
     }
     Ok((q, k))

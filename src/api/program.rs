@@ -28,8 +28,10 @@ unsafe fn options(p: *const c_char) -> String {
     }
 }
 
-/// Checks a device list against a program's devices. Errors: `CL_INVALID_VALUE` (NULL list
-/// with num > 0 or a list with num 0), `CL_INVALID_DEVICE` (a device not of the program).
+/// Checks a device list against a program's (or context's) devices and returns the indices
+/// into `devices` it names: every index for a NULL list (duplicates removed, in list order).
+/// Errors: `CL_INVALID_VALUE` (NULL list with num > 0 or a list with num 0),
+/// `CL_INVALID_DEVICE` (a device not of the program).
 ///
 /// # Safety
 /// `list` must be NULL or hold `num` handles.
@@ -37,18 +39,26 @@ unsafe fn check_devices(
     devices: &[Arc<Device>],
     num: cl_uint,
     list: *const cl_device_id,
-) -> ClResult<()> {
+) -> ClResult<Vec<usize>> {
     if (list.is_null() && num > 0) || (!list.is_null() && num == 0) {
         return Err(ClError(CL_INVALID_VALUE));
     }
+    if list.is_null() {
+        return Ok((0..devices.len()).collect());
+    }
+    let mut out = Vec::new();
     // SAFETY: forwarded.
     for &h in unsafe { slice_from(list, num as usize) } {
         let d = lookup::<Device>(h as *const c_void)?;
-        if !devices.iter().any(|x| Arc::ptr_eq(x, &d)) {
-            return Err(ClError(CL_INVALID_DEVICE));
+        let i = devices
+            .iter()
+            .position(|x| Arc::ptr_eq(x, &d))
+            .ok_or(ClError(CL_INVALID_DEVICE))?;
+        if !out.contains(&i) {
+            out.push(i);
         }
     }
-    Ok(())
+    Ok(out)
 }
 
 fn new_program(c: Arc<Context>, source: ProgramSource) -> *mut c_void {
@@ -249,14 +259,14 @@ fn build_common(
 ) -> ClResult<()> {
     let p = lookup::<Program>(program as *const c_void)?;
     // SAFETY: forwarded.
-    unsafe { check_devices(&p.devices, num_devices, device_list) }?;
+    let targets = unsafe { check_devices(&p.devices, num_devices, device_list) }?;
     // CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL.
     if pfn_notify.is_none() && !user_data.is_null() {
         return Err(ClError(CL_INVALID_VALUE));
     }
     // SAFETY: NUL-terminated per the API.
     let o = unsafe { options(opts) };
-    let r = p.build(&o);
+    let r = p.build(&targets, &o);
     if let Some(f) = pfn_notify {
         // SAFETY: the application's callback for this program.
         unsafe { f(program, user_data) };
@@ -316,7 +326,7 @@ pub unsafe extern "C" fn clCompileProgram(
     status(|| {
         let p = lookup::<Program>(program as *const c_void)?;
         // SAFETY: forwarded.
-        unsafe { check_devices(&p.devices, num_devices, device_list) }?;
+        let targets = unsafe { check_devices(&p.devices, num_devices, device_list) }?;
         // CL_INVALID_VALUE if num_input_headers is zero and header_include_names or
         // input_headers are not NULL, or if num_input_headers is not zero and either is NULL.
         if (num_input_headers == 0 && (!input_headers.is_null() || !header_include_names.is_null()))
@@ -350,7 +360,7 @@ pub unsafe extern "C" fn clCompileProgram(
         }
         // SAFETY: NUL-terminated per the API.
         let o = unsafe { options(opts) };
-        let r = p.compile(&o, &headers);
+        let r = p.compile(&targets, &o, &headers);
         if let Some(f) = pfn_notify {
             // SAFETY: the application's callback for this program.
             unsafe { f(program, user_data) };
@@ -510,7 +520,6 @@ pub unsafe extern "C" fn clGetProgramInfo(
     status(|| {
         let p = lookup::<Program>(program as *const c_void)?;
         let out = InfoOut::new(size, value, size_ret);
-        let binary = || p.binary();
         match param_name {
             CL_PROGRAM_REFERENCE_COUNT => out.scalar(p.header().ref_count()),
             CL_PROGRAM_CONTEXT => out.scalar(handle_of(&p.context)),
@@ -525,17 +534,16 @@ pub unsafe extern "C" fn clGetProgramInfo(
                 _ => out.bytes(&[]),
             },
             CL_PROGRAM_BINARY_SIZES => {
-                let n = binary().len();
-                out.slice(&vec![n; p.devices.len()])
+                out.slice(&p.binaries().iter().map(|b| b.len()).collect::<Vec<_>>())
             }
             CL_PROGRAM_BINARIES => {
-                let b = binary();
-                let n = p.devices.len();
+                let bins = p.binaries();
+                let n = bins.len();
                 if !value.is_null() {
                     if size < n * std::mem::size_of::<*mut u8>() {
                         return Err(ClError(CL_INVALID_VALUE));
                     }
-                    for i in 0..n {
+                    for (i, b) in bins.iter().enumerate() {
                         // SAFETY: value holds n pointers; each non-NULL one points to a buffer
                         // of CL_PROGRAM_BINARY_SIZES bytes per the API.
                         unsafe {
@@ -584,10 +592,8 @@ pub unsafe extern "C" fn clGetProgramBuildInfo(
     status(|| {
         let p = lookup::<Program>(program as *const c_void)?;
         let d = lookup::<Device>(device as *const c_void)?;
-        if !p.devices.iter().any(|x| Arc::ptr_eq(x, &d)) {
-            return Err(ClError(CL_INVALID_DEVICE));
-        }
-        let st = p.build.lock().unwrap_or_else(|e| e.into_inner());
+        // CL_INVALID_DEVICE if device is not in the list of devices associated with program.
+        let st = p.build_state(&d)?;
         let out = InfoOut::new(size, value, size_ret);
         match param_name {
             CL_PROGRAM_BUILD_STATUS => out.scalar(st.status),

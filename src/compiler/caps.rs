@@ -14,6 +14,9 @@ pub struct DeviceCaps {
     /// `shaderBufferInt64Atomics` and `shaderSharedInt64Atomics` (`cl_khr_int64_base_atomics`,
     /// `cl_khr_int64_extended_atomics`).
     pub int64_atomics: bool,
+    /// `shaderSharedFloat32Atomics` (`VK_EXT_shader_atomic_float`): atomic load, store and
+    /// exchange (`atomic_xchg`, `atomic_load`, `atomic_store`, `atomic_init`) on `__local float`.
+    pub shared_float32_atomics: bool,
     /// `maxPushConstantsSize` in bytes (the ABI uses 32 of them).
     pub max_push_constants: u32,
     /// `maxComputeSharedMemorySize` in bytes (`CL_DEVICE_LOCAL_MEM_SIZE`).
@@ -33,6 +36,7 @@ impl Default for DeviceCaps {
             fp64: true,
             fp16: true,
             int64_atomics: true,
+            shared_float32_atomics: true,
             max_push_constants: 128,
             max_local_mem_bytes: 32768,
             opencl_c_names: None,

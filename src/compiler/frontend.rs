@@ -19,6 +19,53 @@ use super::tools::{run, Tools};
 const OPT_PIPELINE: &str = "default<O2>,function(lowerswitch,mergereturn,fix-irreducible,\
 unify-loop-exits,structurizecfg)";
 
+/// The passes after the O2 pipeline (see [`OPT_PIPELINE`]).
+const STRUCTURIZE: &str = "function(lowerswitch,mergereturn,fix-irreducible,unify-loop-exits,\
+structurizecfg)";
+
+/// The `-passes=` pipeline given to opt: [`OPT_PIPELINE`] with O2 spelled out (as opt prints
+/// it, `-print-pipeline-passes`) and its one SimplifyCFG that turns switches into lookup tables
+/// (`switch-to-lookup`) told not to. Those tables are constant arrays, or, for small tables,
+/// "bitmaps": an integer of `cases * element bits` (`i24` for three `char` results, made from
+/// an `if`/`else` chain on a `char`), shifted and truncated, which llvm-spirv-15 refuses
+/// ("InvalidBitWidth"); the switch becomes branches (`lowerswitch`) instead. Asked of opt once
+/// per opt path; when opt cannot print its pipeline, or prints no such pass, [`OPT_PIPELINE`].
+fn opt_pipeline(tools: &Tools) -> String {
+    use std::collections::HashMap;
+    use std::path::PathBuf;
+    use std::sync::{Mutex, OnceLock};
+    static PIPELINES: OnceLock<Mutex<HashMap<PathBuf, String>>> = OnceLock::new();
+    let map = PIPELINES.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(p) = map
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&tools.opt)
+    {
+        return p.clone();
+    }
+    let args = [
+        "-passes=default<O2>".to_string(),
+        "-print-pipeline-passes".to_string(),
+        "-disable-output".to_string(),
+        "-".to_string(),
+    ];
+    let printed = run(&tools.opt, &args, Some(b""))
+        .ok()
+        .filter(|o| o.success)
+        .map(|o| o.stdout.trim().to_string());
+    let pipeline = match printed {
+        Some(o2) if o2.matches(";switch-to-lookup;").count() == 1 => format!(
+            "{},{STRUCTURIZE}",
+            o2.replace(";switch-to-lookup;", ";no-switch-to-lookup;")
+        ),
+        _ => OPT_PIPELINE.to_string(),
+    };
+    map.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(tools.opt.clone(), pipeline.clone());
+    pipeline
+}
+
 /// OpenCL C definitions of built-ins without a Vulkan counterpart (async copies, prefetch),
 /// included before every program.
 const PRELUDE: &str = include_str!("prelude.cl");
@@ -278,12 +325,21 @@ fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, Build
         // widths (`i33` for a triangular sum), which SPIR-V cannot express.
         "-replexitval=never".to_string(),
         format!("--data-layout={DATA_LAYOUT}"),
-        format!("-passes={OPT_PIPELINE}"),
+        format!("-passes={}", opt_pipeline(tools)),
         path_arg(bc),
         "-o".to_string(),
         path_arg(&structured),
     ];
     run_opt(tools, &args)?;
+    // Saturating intrinsics: their names are plain bytes in the bitcode's string table.
+    let io = |e: std::io::Error| BuildFailure::compile(format!("temporary file: {e}"));
+    let bitcode = std::fs::read(&structured).map_err(io)?;
+    if SAT_INTRINSICS.iter().any(|(p, _, _)| {
+        let name = &p.as_bytes()[1..];
+        bitcode.windows(name.len()).any(|w| w == name)
+    }) {
+        thaw(tools, dir, &structured)?;
+    }
     let spv = dir.join("kernel.spv");
     let args = vec![
         "--preserve-ocl-kernel-arg-type-metadata-through-string".to_string(),
@@ -292,8 +348,9 @@ fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, Build
         path_arg(&spv),
     ];
     let mut out = run(&tools.llvm_spirv, &args, None).map_err(BuildFailure::compile)?;
-    if !out.success && out.stderr.contains("freeze") {
-        // Rare (O2 makes `freeze` for some idioms): rewrite it away in text form and retry.
+    if !out.success && (out.stderr.contains("freeze") || out.stderr.contains("llvm intrinsic")) {
+        // Rare (O2 makes `freeze` for some idioms, InstCombine saturating-arithmetic
+        // intrinsics from clamps): rewrite them away in text form and retry.
         thaw(tools, dir, &structured)?;
         out = run(&tools.llvm_spirv, &args, None).map_err(BuildFailure::compile)?;
     }
@@ -321,7 +378,8 @@ fn run_opt(tools: &Tools, args: &[String]) -> Result<(), BuildFailure> {
 }
 
 /// Replaces bitcode file `bc` by the same module without `freeze` instructions
-/// ([`remove_freeze`]), going through text IR with opt-15.
+/// ([`remove_freeze`]) and with the saturating intrinsics llvm-spirv-15 refuses renamed to
+/// OpenCL built-ins ([`rename_sat_intrinsics`]), going through text IR with opt-15.
 fn thaw(tools: &Tools, dir: &Path, bc: &Path) -> Result<(), BuildFailure> {
     let ll = dir.join("frozen.ll");
     let to_text = [
@@ -334,7 +392,8 @@ fn thaw(tools: &Tools, dir: &Path, bc: &Path) -> Result<(), BuildFailure> {
     run_opt(tools, &to_text)?;
     let io = |e: std::io::Error| BuildFailure::compile(format!("temporary file: {e}"));
     let text = std::fs::read_to_string(&ll).map_err(io)?;
-    std::fs::write(&ll, remove_freeze(&text).as_bytes()).map_err(io)?;
+    let text = remove_freeze(&text);
+    std::fs::write(&ll, rename_sat_intrinsics(&text).as_bytes()).map_err(io)?;
     let to_bitcode = [
         "-passes=verify".to_string(),
         path_arg(&ll),
@@ -372,6 +431,98 @@ pub(crate) fn remove_freeze(text: &str) -> std::borrow::Cow<'_, str> {
                 out.push_str(&line[body.len()..]);
             }
             None => out.push_str(line),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The saturating LLVM intrinsics InstCombine makes from clamped arithmetic, and the OpenCL C
+/// built-in each one is: (intrinsic prefix, built-in name, unsigned). llvm-spirv-15 refuses
+/// `uadd.sat` and `ssub.sat` ("Unexpected llvm intrinsic") and turns `sadd.sat` into a call of
+/// a helper function of its own, which vkcl does not inline; as built-ins they become
+/// OpenCL.std `*_add_sat` / `*_sub_sat`.
+const SAT_INTRINSICS: [(&str, &str, bool); 4] = [
+    ("@llvm.uadd.sat.", "add_sat", true),
+    ("@llvm.sadd.sat.", "add_sat", false),
+    ("@llvm.usub.sat.", "sub_sat", true),
+    ("@llvm.ssub.sat.", "sub_sat", false),
+];
+
+/// The Itanium-mangled OpenCL C built-in `name(T, T)` for the LLVM type suffix `suffix` of an
+/// overloaded intrinsic (`i16`, `v4i32`), or `None` for another type.
+fn mangle_binary(name: &str, suffix: &str, unsigned: bool) -> Option<String> {
+    let (lanes, scalar) = match suffix.strip_prefix('v') {
+        Some(rest) => {
+            let at = rest.find('i')?;
+            (Some(&rest[..at]), &rest[at..])
+        }
+        None => (None, suffix),
+    };
+    let code = match (scalar, unsigned) {
+        ("i8", true) => 'h',
+        ("i8", false) => 'c',
+        ("i16", true) => 't',
+        ("i16", false) => 's',
+        ("i32", true) => 'j',
+        ("i32", false) => 'i',
+        ("i64", true) => 'm',
+        ("i64", false) => 'l',
+        _ => return None,
+    };
+    let args = match lanes {
+        Some(n) if n.parse::<u32>().is_ok() => format!("Dv{n}_{code}S_"),
+        Some(_) => return None,
+        None => format!("{code}{code}"),
+    };
+    Some(format!("_Z{}{name}{args}", name.len()))
+}
+
+/// Renames calls and declarations of the intrinsics of [`SAT_INTRINSICS`] in textual LLVM IR
+/// to the OpenCL C built-ins with the same meaning (`llvm.uadd.sat.i32` is `add_sat(uint,
+/// uint)`, `_Z7add_satjj`), which llvm-spirv-15 translates to OpenCL.std `u_add_sat` /
+/// `s_sub_sat`. A declaration the module already has is not repeated.
+pub(crate) fn rename_sat_intrinsics(text: &str) -> std::borrow::Cow<'_, str> {
+    if !SAT_INTRINSICS.iter().any(|(p, _, _)| text.contains(p)) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut renamed = text.to_string();
+    let mut names = Vec::new();
+    for (prefix, name, unsigned) in SAT_INTRINSICS {
+        while let Some(at) = renamed.find(prefix) {
+            let rest = &renamed[at + prefix.len()..];
+            let Some(end) = rest.find('(') else { break };
+            let suffix = rest[..end].to_string();
+            let Some(mangled) = mangle_binary(name, &suffix, unsigned) else {
+                break;
+            };
+            let from = format!("{prefix}{suffix}(");
+            let to = format!("@{mangled}(");
+            renamed = renamed.replace(&from, &to);
+            names.push(to);
+        }
+    }
+    let mut out = String::with_capacity(renamed.len());
+    let mut declared = Vec::new();
+    for line in renamed.split_inclusive('\n') {
+        let Some(name) = names.iter().find(|n| line.contains(n.as_str())) else {
+            out.push_str(line);
+            continue;
+        };
+        if line.starts_with("declare ") {
+            if declared.contains(name) {
+                continue;
+            }
+            declared.push(name.clone());
+            if line.starts_with("declare spir_func ") {
+                out.push_str(line);
+            } else {
+                out.push_str("declare spir_func ");
+                out.push_str(&line["declare ".len()..]);
+            }
+        } else if !line.contains("call spir_func ") {
+            out.push_str(&line.replacen("call ", "call spir_func ", 1));
+        } else {
+            out.push_str(line);
         }
     }
     std::borrow::Cow::Owned(out)

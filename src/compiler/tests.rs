@@ -350,3 +350,22 @@ __kernel void k(__global int *o) {
     );
     assert_eq!(k.printf.calls[1].format, "x=%d %hhd\n");
 }
+
+#[test]
+fn saturating_intrinsics_are_renamed_to_opencl_builtins() {
+    let ir = "  %12 = tail call i32 @llvm.uadd.sat.i32(i32 %9, i32 %11)\n  \
+              %13 = tail call <4 x i16> @llvm.ssub.sat.v4i16(<4 x i16> %a, <4 x i16> %b)\n  \
+              %14 = call i32 @llvm.smax.i32(i32 %9, i32 %11)\n\
+              declare i32 @llvm.uadd.sat.i32(i32, i32) #2\n\
+              declare <4 x i16> @llvm.ssub.sat.v4i16(<4 x i16>, <4 x i16>) #2\n\
+              declare spir_func i32 @_Z7add_satjj(i32, i32)\n";
+    let out = frontend::rename_sat_intrinsics(ir);
+    assert_eq!(
+        out,
+        "  %12 = tail call spir_func i32 @_Z7add_satjj(i32 %9, i32 %11)\n  \
+         %13 = tail call spir_func <4 x i16> @_Z7sub_satDv4_sS_(<4 x i16> %a, <4 x i16> %b)\n  \
+         %14 = call i32 @llvm.smax.i32(i32 %9, i32 %11)\n\
+         declare spir_func i32 @_Z7add_satjj(i32, i32) #2\n\
+         declare spir_func <4 x i16> @_Z7sub_satDv4_sS_(<4 x i16>, <4 x i16>) #2\n"
+    );
+}

@@ -101,7 +101,10 @@ fn search_path(name: &OsStr) -> Option<PathBuf> {
 /// Output of one tool run.
 pub(crate) struct ToolOutput {
     pub success: bool,
+    /// stderr then stdout (diagnostics for build logs).
     pub stderr: String,
+    /// stdout alone.
+    pub stdout: String,
 }
 
 /// Runs `program` with `args`, feeding `stdin` if given; never panics.
@@ -140,10 +143,12 @@ pub(crate) fn run(
         child.wait_with_output()
     })
     .map_err(|e| format!("waiting for {}: {e}", program.display()))?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let mut stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    stderr.push_str(&String::from_utf8_lossy(&out.stdout));
+    stderr.push_str(&stdout);
     Ok(ToolOutput {
         success: out.status.success(),
         stderr,
+        stdout,
     })
 }

@@ -56,10 +56,7 @@ impl Kernel {
         let n = compiled.kernels[index].args.len();
         program.kernel_count.fetch_add(1, Ordering::AcqRel);
         let uniform_work_groups = program
-            .build
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .options
+            .executable_options()
             .split_whitespace()
             .any(|o| o == "-cl-uniform-work-group-size");
         Ok(Kernel {

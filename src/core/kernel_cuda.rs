@@ -234,13 +234,7 @@ pub(crate) fn prepare_green_launch(
     if shared > device.local_mem_size() {
         return Ok(None);
     }
-    let options = kernel
-        .program
-        .build
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .options
-        .clone();
+    let options = kernel.program.executable_options();
     let locals: Vec<(String, Vec<usize>)> = match kernel.program.compiled() {
         Ok(c) => c
             .kernels

@@ -1,5 +1,5 @@
-//! Programs (OpenCL 3.0 section 5.8): source or IL, a build per program, and the Vulkan
-//! shader modules and pipelines of its kernels.
+//! Programs (OpenCL 3.0 section 5.8): source or IL, a build state per device (status, options,
+//! log, binary, executable), and the Vulkan shader modules and pipelines of its kernels.
 
 use super::binary::{BinaryKind, ProgramBinary};
 use super::context::Context;
@@ -27,7 +27,10 @@ pub enum ProgramSource {
     Linked,
 }
 
-/// The state of the program's build (`CL_PROGRAM_BUILD_*`).
+/// The state of the program's build for one device (`CL_PROGRAM_BUILD_*` of
+/// clGetProgramBuildInfo). A step run for several devices at once shares its results (the
+/// `Arc`s) between their states.
+#[derive(Clone)]
 pub struct BuildState {
     pub status: cl_build_status,
     pub options: String,
@@ -78,7 +81,9 @@ pub struct Program {
     pub context: Arc<Context>,
     pub devices: Vec<Arc<Device>>,
     pub source: ProgramSource,
-    pub build: Mutex<BuildState>,
+    /// One build state per device of `devices` (same order): OpenCL 3.0 clBuildProgram builds
+    /// for the devices it names only, and the others keep their state.
+    build: Mutex<Vec<BuildState>>,
     /// Kernel objects alive for this program (clBuildProgram fails while any exist).
     pub kernel_count: AtomicU32,
     modules: Mutex<HashMap<(String, bool), Arc<ShaderModule>>>,
@@ -102,6 +107,7 @@ pub fn device_caps(d: &Device) -> DeviceCaps {
         fp64: p.shader_float64,
         fp16: p.shader_float16,
         int64_atomics: p.shader_int64_atomics && p.shader_shared_int64_atomics,
+        shared_float32_atomics: p.shader_shared_float32_atomics,
         max_push_constants: p.limits.max_push_constants_size,
         max_local_mem_bytes: p.limits.max_compute_shared_memory_size,
         opencl_c_names: Some(
@@ -144,47 +150,82 @@ impl Program {
         Program {
             header: Header::new(Kind::Program),
             context,
-            devices,
             source,
-            build: Mutex::new(BuildState {
-                status: CL_BUILD_NONE,
-                options: String::new(),
-                log: String::new(),
-                binary_type,
-                compiled: None,
-                object,
-            }),
+            build: Mutex::new(vec![
+                BuildState {
+                    status: CL_BUILD_NONE,
+                    options: String::new(),
+                    log: String::new(),
+                    binary_type,
+                    compiled: None,
+                    object,
+                };
+                devices.len()
+            ]),
+            devices,
             kernel_count: AtomicU32::new(0),
             modules: Mutex::new(HashMap::new()),
             pipelines: Mutex::new(HashMap::new()),
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BuildState> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<BuildState>> {
         self.build.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The index of `device` in `devices`, if it is one of the program's devices.
+    pub fn device_index(&self, device: &Device) -> Option<usize> {
+        self.devices
+            .iter()
+            .position(|d| std::ptr::eq(Arc::as_ptr(d), device))
+    }
+
+    /// A copy of the build state for `device` (clGetProgramBuildInfo). Errors:
+    /// `CL_INVALID_DEVICE` if `device` is not one of the program's devices.
+    pub fn build_state(&self, device: &Device) -> ClResult<BuildState> {
+        let i = self
+            .device_index(device)
+            .ok_or(ClError(CL_INVALID_DEVICE))?;
+        Ok(self.lock()[i].clone())
+    }
+
+    /// The build options of the executable that [`Program::compiled`] returns ("" when
+    /// there is none).
+    pub fn executable_options(&self) -> String {
+        self.lock()
+            .iter()
+            .find(|s| s.compiled.is_some())
+            .map(|s| s.options.clone())
+            .unwrap_or_default()
+    }
+
     /// clBuildProgram: compiles (or, for a compiled-object or library binary, links) for the
-    /// program's devices (one build serves all of them). Errors: `CL_INVALID_OPERATION` while
-    /// kernels exist or for a program made by clLinkProgram, `CL_COMPILER_NOT_AVAILABLE`,
+    /// devices `targets` (indices into `devices`; one build serves all of them, the other
+    /// devices keep their state). Errors: `CL_INVALID_OPERATION` while kernels exist or for a
+    /// program made by clLinkProgram, `CL_COMPILER_NOT_AVAILABLE`,
     /// `CL_INVALID_BUILD_OPTIONS`, `CL_BUILD_PROGRAM_FAILURE` (the log says why).
-    pub fn build(&self, options: &str) -> ClResult<()> {
+    pub fn build(&self, targets: &[usize], options: &str) -> ClResult<()> {
         if matches!(self.source, ProgramSource::Linked) {
             return Err(ClError(CL_INVALID_OPERATION));
         }
-        self.run_step(BuildStep::Build, options, |env| match &self.source {
-            ProgramSource::Source(src) => {
-                compiler::build_source(env, src, options).map(Outcome::Executable)
+        self.run_step(BuildStep::Build, targets, options, |env| {
+            match &self.source {
+                ProgramSource::Source(src) => {
+                    compiler::build_source(env, src, options).map(Outcome::Executable)
+                }
+                ProgramSource::Il(il) => {
+                    compiler::build_il(env, il, options).map(Outcome::Executable)
+                }
+                ProgramSource::Binary(b) if b.kind == BinaryKind::Executable => {
+                    compiler::build_structured(&b.payload, options, env.caps)
+                        .map(Outcome::Executable)
+                }
+                ProgramSource::Binary(b) => {
+                    compiler::check_options(options, env.caps)?;
+                    compiler::link_executable(env, &[&b.payload], "").map(Outcome::Executable)
+                }
+                ProgramSource::Linked => Err(BuildFailure::compile("not buildable")),
             }
-            ProgramSource::Il(il) => compiler::build_il(env, il, options).map(Outcome::Executable),
-            ProgramSource::Binary(b) if b.kind == BinaryKind::Executable => {
-                compiler::build_structured(&b.payload, options, env.caps).map(Outcome::Executable)
-            }
-            ProgramSource::Binary(b) => {
-                compiler::check_options(options, env.caps)?;
-                compiler::link_executable(env, &[&b.payload], "").map(Outcome::Executable)
-            }
-            ProgramSource::Linked => Err(BuildFailure::compile("not buildable")),
         })
     }
 
@@ -192,12 +233,18 @@ impl Program {
     /// or IL to a compiled object. Errors: `CL_INVALID_OPERATION` while kernels exist or when
     /// the program has neither source nor IL, `CL_COMPILER_NOT_AVAILABLE`,
     /// `CL_INVALID_COMPILER_OPTIONS`, `CL_COMPILE_PROGRAM_FAILURE`.
-    pub fn compile(&self, options: &str, headers: &[(String, String)]) -> ClResult<()> {
+    /// `targets`: indices into `devices`, as for [`Program::build`].
+    pub fn compile(
+        &self,
+        targets: &[usize],
+        options: &str,
+        headers: &[(String, String)],
+    ) -> ClResult<()> {
         // CL_INVALID_OPERATION if program has no source or IL available.
         if !matches!(self.source, ProgramSource::Source(_) | ProgramSource::Il(_)) {
             return Err(ClError(CL_INVALID_OPERATION));
         }
-        self.run_step(BuildStep::Compile, options, |env| {
+        self.run_step(BuildStep::Compile, targets, options, |env| {
             let o = match &self.source {
                 ProgramSource::Source(src) => compiler::compile_object(env, src, headers, options),
                 ProgramSource::Il(il) => compiler::il_object(env, il, options),
@@ -216,10 +263,7 @@ impl Program {
     /// `-create-library`. Errors: `CL_INVALID_LINKER_OPTIONS`, `CL_COMPILER_NOT_AVAILABLE`,
     /// `CL_LINK_PROGRAM_FAILURE` (the log says why); the program records the failure.
     pub fn link(&self, options: &str, inputs: &[Arc<Program>]) -> ClResult<()> {
-        let objects: Vec<Arc<Vec<u8>>> = inputs
-            .iter()
-            .filter_map(|p| p.lock().object.clone())
-            .collect();
+        let objects: Vec<Arc<Vec<u8>>> = inputs.iter().filter_map(|p| p.object()).collect();
         let sources: String = inputs
             .iter()
             .filter_map(|p| match &p.source {
@@ -228,7 +272,8 @@ impl Program {
             })
             .collect::<Vec<_>>()
             .join("\n");
-        self.run_step(BuildStep::Link, options, |env| {
+        let all: Vec<usize> = (0..self.devices.len()).collect();
+        self.run_step(BuildStep::Link, &all, options, |env| {
             let o = compiler::parse_link_options(options).map_err(BuildFailure::options)?;
             let refs: Vec<&[u8]> = objects.iter().map(|o| o.as_slice()).collect();
             if o.create_library {
@@ -240,11 +285,14 @@ impl Program {
         })
     }
 
-    /// Runs one build step (`f`) with the build state kept as the API requires: in progress,
-    /// then success with the result or error with the log.
+    /// Runs one build step (`f`) for the devices `targets` (indices into `devices`, not
+    /// empty) and the program's devices partitioned from them (sub-devices, at any depth),
+    /// with their build states kept as the API requires: in progress, then success with the
+    /// result or error with the log. The first target's capabilities decide.
     fn run_step(
         &self,
         step: BuildStep,
+        targets: &[usize],
         options: &str,
         f: impl FnOnce(&BuildEnv) -> Result<Outcome, BuildFailure>,
     ) -> ClResult<()> {
@@ -252,19 +300,44 @@ impl Program {
         if self.kernel_count.load(Ordering::Acquire) > 0 {
             return Err(ClError(CL_INVALID_OPERATION));
         }
-        let caps = device_caps(&self.devices[0]);
-        let key = device_key(&self.devices[0]);
+        // A build for a device also serves the program's devices partitioned from it (its
+        // sub-devices run the same code; the CTS's device_partition builds for the parent
+        // device and then expects CL_BUILD_SUCCESS on the sub-devices of the context).
+        let targets: Vec<usize> = (0..self.devices.len())
+            .filter(|&k| {
+                targets.contains(&k) || {
+                    let mut up = self.devices[k].parent.clone();
+                    let mut found = false;
+                    while let Some(p) = up {
+                        if targets.iter().any(|&t| Arc::ptr_eq(&self.devices[t], &p)) {
+                            found = true;
+                            break;
+                        }
+                        up = p.parent.clone();
+                    }
+                    found
+                }
+            })
+            .collect();
+        let targets = targets.as_slice();
+        let first = &self.devices[targets.first().copied().unwrap_or(0)];
+        let caps = device_caps(first);
+        let key = device_key(first);
         {
-            let mut st = self.lock();
-            st.status = CL_BUILD_IN_PROGRESS;
-            st.options = options.to_string();
+            let mut all = self.lock();
+            for &i in targets {
+                all[i].status = CL_BUILD_IN_PROGRESS;
+                all[i].options = options.to_string();
+            }
         }
         let tools = match compiler::find_tools() {
             Ok(t) => t,
             Err(e) => {
-                let mut st = self.lock();
-                st.status = CL_BUILD_ERROR;
-                st.log = e.to_string();
+                let mut all = self.lock();
+                for &i in targets {
+                    all[i].status = CL_BUILD_ERROR;
+                    all[i].log = e.to_string();
+                }
                 return Err(ClError(CL_COMPILER_NOT_AVAILABLE));
             }
         };
@@ -283,39 +356,55 @@ impl Program {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
-        let mut st = self.lock();
-        match result {
-            Ok(Outcome::Executable(p)) => {
-                st.status = CL_BUILD_SUCCESS;
-                st.log = p.build_log.clone();
-                st.binary_type = BinaryKind::Executable.cl();
-                st.compiled = Some(Arc::new(p));
-                st.object = None;
-                Ok(())
-            }
-            Ok(Outcome::Object(kind, bitcode, log)) => {
-                st.status = CL_BUILD_SUCCESS;
-                st.log = log;
-                st.binary_type = kind.cl();
-                st.compiled = None;
-                st.object = Some(Arc::new(bitcode));
-                Ok(())
-            }
-            Err(f) => {
-                st.status = CL_BUILD_ERROR;
-                st.log = f.log;
-                st.compiled = None;
-                st.object = None;
-                st.binary_type = CL_PROGRAM_BINARY_TYPE_NONE as cl_program_binary_type;
-                Err(step.error(f.kind))
-            }
+        let mut all = self.lock();
+        let (state, r) = match result {
+            Ok(Outcome::Executable(p)) => (
+                BuildState {
+                    status: CL_BUILD_SUCCESS,
+                    options: options.to_string(),
+                    log: p.build_log.clone(),
+                    binary_type: BinaryKind::Executable.cl(),
+                    compiled: Some(Arc::new(p)),
+                    object: None,
+                },
+                Ok(()),
+            ),
+            Ok(Outcome::Object(kind, bitcode, log)) => (
+                BuildState {
+                    status: CL_BUILD_SUCCESS,
+                    options: options.to_string(),
+                    log,
+                    binary_type: kind.cl(),
+                    compiled: None,
+                    object: Some(Arc::new(bitcode)),
+                },
+                Ok(()),
+            ),
+            Err(f) => (
+                BuildState {
+                    status: CL_BUILD_ERROR,
+                    options: options.to_string(),
+                    log: f.log,
+                    binary_type: CL_PROGRAM_BINARY_TYPE_NONE as cl_program_binary_type,
+                    compiled: None,
+                    object: None,
+                },
+                Err(step.error(f.kind)),
+            ),
+        };
+        for &i in targets {
+            all[i] = state.clone();
         }
+        r
     }
 
-    /// `CL_PROGRAM_BINARIES` of this program: vkcl's container of the executable, compiled
-    /// object or library; empty when there is none.
-    pub fn binary(&self) -> Vec<u8> {
-        let st = self.lock();
+    /// `CL_PROGRAM_BINARIES` of this program, one per device of `devices`: vkcl's container
+    /// of that device's executable, compiled object or library; empty where there is none.
+    pub fn binaries(&self) -> Vec<Vec<u8>> {
+        self.lock().iter().map(Self::binary_of).collect()
+    }
+
+    fn binary_of(st: &BuildState) -> Vec<u8> {
         if let Some(o) = &st.object {
             let kind = if st.binary_type == BinaryKind::Library.cl() {
                 BinaryKind::Library
@@ -337,19 +426,32 @@ impl Program {
         }
     }
 
-    /// Whether this program can be an input of clLinkProgram (a successfully compiled
-    /// object or library, or a program made from one's binary).
-    pub fn is_linkable(&self) -> bool {
-        self.lock().object.is_some()
+    /// The compiled object or library of the first device that has one.
+    fn object(&self) -> Option<Arc<Vec<u8>>> {
+        self.lock().iter().find_map(|s| s.object.clone())
     }
 
-    /// The built program. Errors: `CL_INVALID_PROGRAM_EXECUTABLE` if there is no successful
-    /// build.
+    /// Whether this program can be an input of clLinkProgram (a successfully compiled
+    /// object or library for some device, or a program made from one's binary).
+    pub fn is_linkable(&self) -> bool {
+        self.object().is_some()
+    }
+
+    /// The executable of the first device that has one (clCreateKernel needs one for at
+    /// least one device). Errors: `CL_INVALID_PROGRAM_EXECUTABLE` if no device has a
+    /// successfully built executable.
     pub fn compiled(&self) -> ClResult<Arc<CompiledProgram>> {
         self.lock()
-            .compiled
-            .clone()
+            .iter()
+            .find_map(|s| s.compiled.clone())
             .ok_or(ClError(CL_INVALID_PROGRAM_EXECUTABLE))
+    }
+
+    /// Whether `device` (one of the program's devices) has a successfully built executable:
+    /// kernels of this program can run on it. False for any other device.
+    pub fn has_executable_for(&self, device: &Device) -> bool {
+        self.device_index(device)
+            .is_some_and(|i| self.lock()[i].compiled.is_some())
     }
 
     /// The kernel named `name`. Errors: `CL_INVALID_PROGRAM_EXECUTABLE` (not built),

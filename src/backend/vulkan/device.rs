@@ -71,6 +71,11 @@ impl Device {
             .shader_shared_int64_atomics(phys.shader_shared_int64_atomics)
             .host_query_reset(true);
         let mut enabled_extensions: Vec<&'static std::ffi::CStr> = Vec::new();
+        let mut atomic_float = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default()
+            .shader_shared_float32_atomics(true);
+        if phys.shader_shared_float32_atomics {
+            enabled_extensions.push(ash::ext::shader_atomic_float::NAME);
+        }
         if phys.has_extension(ash::nv::shader_sm_builtins::NAME) {
             enabled_extensions.push(ash::nv::shader_sm_builtins::NAME);
         }
@@ -91,12 +96,15 @@ impl Device {
             enabled_extensions.push(ash::khr::external_semaphore_fd::NAME);
         }
         let ext_ptrs: Vec<_> = enabled_extensions.iter().map(|e| e.as_ptr()).collect();
-        let info = vk::DeviceCreateInfo::default()
+        let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queue_info)
             .enabled_features(&features)
             .enabled_extension_names(&ext_ptrs)
             .push_next(&mut f11)
             .push_next(&mut f12);
+        if phys.shader_shared_float32_atomics {
+            info = info.push_next(&mut atomic_float);
+        }
         // SAFETY: the physical device belongs to the instance; the create info outlives the call.
         let raw = unsafe { instance.raw.create_device(phys.raw, &info, None) }?;
         let queues: Vec<_> = (0..phys.compute_queue_count)

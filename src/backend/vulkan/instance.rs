@@ -184,6 +184,9 @@ pub struct PhysicalDevice {
     pub shader_int64_atomics: bool,
     /// `shaderSharedInt64Atomics`: 64-bit integer atomics on workgroup (shared) memory.
     pub shader_shared_int64_atomics: bool,
+    /// `VK_EXT_shader_atomic_float` `shaderSharedFloat32Atomics`: 32-bit float atomic load,
+    /// store and exchange on workgroup (shared) memory.
+    pub shader_shared_float32_atomics: bool,
     /// `VK_NV_shader_sm_builtins` shaderSMCount, when exposed.
     pub sm_count: Option<u32>,
     pub compute_queue_family: u32,
@@ -230,9 +233,14 @@ impl PhysicalDevice {
         unsafe { instance.get_physical_device_properties2(pd, &mut props2) };
         let mut f11 = vk::PhysicalDeviceVulkan11Features::default();
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
+        let mut af = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
         let mut f2 = vk::PhysicalDeviceFeatures2::default()
             .push_next(&mut f11)
             .push_next(&mut f12);
+        let has_af = has(ash::ext::shader_atomic_float::NAME);
+        if has_af {
+            f2 = f2.push_next(&mut af);
+        }
         // SAFETY: as above.
         unsafe { instance.get_physical_device_features2(pd, &mut f2) };
         let f = f2.features;
@@ -309,6 +317,7 @@ impl PhysicalDevice {
             vulkan_memory_model: f12.vulkan_memory_model != 0,
             shader_int64_atomics: f12.shader_buffer_int64_atomics != 0,
             shader_shared_int64_atomics: f12.shader_shared_int64_atomics != 0,
+            shader_shared_float32_atomics: has_af && af.shader_shared_float32_atomics != 0,
             sm_count: has_sm.then_some(sm.shader_sm_count),
             compute_queue_family: family as u32,
             compute_queue_count: families[family].queue_count,

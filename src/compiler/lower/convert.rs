@@ -259,6 +259,100 @@ impl Lower<'_> {
     }
 }
 
+impl Lower<'_> {
+    /// 32- or 64-bit integer -> `float` with a directed rounding mode (`convert_float_rtp(int)`
+    /// and friends): the conversion rounds to nearest; converted back (exactly, in 64 bits;
+    /// a result of 2^63 or 2^64, beyond the 64-bit source's range, is above it) and compared
+    /// with the source it says whether the result lies above or below, and a step to the
+    /// neighbouring float gives the directed result. Other widths (exact for 8 and 16 bits,
+    /// `double` results) and round-to-nearest stay one conversion.
+    fn int_to_float(&mut self, i: Instruction, mode: Mode) -> Result<(), String> {
+        let (ty, rid) = (i.result_type.ok_or("type")?, i.result_id.ok_or("id")?);
+        let signed = i.class.opcode == Op::ConvertSToF;
+        let x = id_operand(&i, 0).ok_or("conversion operand")?;
+        let xt = self
+            .types
+            .get(&x)
+            .copied()
+            .ok_or("conversion operand type")?;
+        let directed = matches!(
+            mode.rounding,
+            Some(FPRoundingMode::RTZ | FPRoundingMode::RTP | FPRoundingMode::RTN)
+        );
+        let wi = self.width(xt)?;
+        if !directed || !(wi == 32 || wi == 64) || self.width(ty)? != 32 {
+            self.out.push(i);
+            return Ok(());
+        }
+        let f = self.emit(i.class.opcode, ty, vec![Operand::IdRef(x)]);
+        let i64_scalar = self.ctx.t_int(64);
+        let i64t = self.shaped(ty, i64_scalar);
+        let bool_scalar = self.ctx.t_bool();
+        let bt = self.shaped(ty, bool_scalar);
+        let (above, below) = if wi == 32 {
+            let widen = if signed { Op::SConvert } else { Op::UConvert };
+            let x64 = self.emit(widen, i64t, vec![Operand::IdRef(x)]);
+            let back = self.emit(Op::ConvertFToS, i64t, vec![Operand::IdRef(f)]);
+            (
+                self.bin(Op::SGreaterThan, bt, back, x64),
+                self.bin(Op::SLessThan, bt, back, x64),
+            )
+        } else {
+            // f may be 2^63 (signed) or 2^64 (unsigned): above every source value.
+            let limit = if signed { 2f64.powi(63) } else { 2f64.powi(64) };
+            let flimit = self.float_const(ty, 32, limit)?;
+            let fbelow = self.float_const(ty, 32, limit * (1.0 - 2f64.powi(-24)))?;
+            let big = self.bin(Op::FOrdGreaterThanEqual, bt, f, flimit);
+            let fmin = self.glsl(37, ty, &[f, fbelow]); // FMin
+            let (to_int, gt, lt) = if signed {
+                (Op::ConvertFToS, Op::SGreaterThan, Op::SLessThan)
+            } else {
+                (Op::ConvertFToU, Op::UGreaterThan, Op::ULessThan)
+            };
+            let back = self.emit(to_int, i64t, vec![Operand::IdRef(fmin)]);
+            let gt = self.bin(gt, bt, back, x);
+            let lt = self.bin(lt, bt, back, x);
+            let small = self.emit(Op::LogicalNot, bt, vec![Operand::IdRef(big)]);
+            (
+                self.bin(Op::LogicalOr, bt, big, gt),
+                self.bin(Op::LogicalAnd, bt, small, lt),
+            )
+        };
+        // The neighbours of f (not 0 whenever the conversion was inexact).
+        let u32_scalar = self.ctx.t_int(32);
+        let ut = self.shaped(ty, u32_scalar);
+        let bits = self.emit(Op::Bitcast, ut, vec![Operand::IdRef(f)]);
+        let one = self.int_const(ut, 32, 1);
+        let inc = self.bin(Op::IAdd, ut, bits, one);
+        let dec = self.bin(Op::ISub, ut, bits, one);
+        let fzero = self.float_const(ty, 32, 0.0)?;
+        let pos = self.bin(Op::FOrdGreaterThan, bt, f, fzero);
+        let up_bits = self.select(ut, pos, inc, dec);
+        let down_bits = self.select(ut, pos, dec, inc);
+        let up = self.emit(Op::Bitcast, ty, vec![Operand::IdRef(up_bits)]);
+        let down = self.emit(Op::Bitcast, ty, vec![Operand::IdRef(down_bits)]);
+        let r = match mode.rounding {
+            Some(FPRoundingMode::RTP) => self.select(ty, below, up, f),
+            Some(FPRoundingMode::RTN) => self.select(ty, above, down, f),
+            _ => {
+                // Towards zero: down when f > x > 0, up when f < x < 0.
+                let neg = self.emit(Op::LogicalNot, bt, vec![Operand::IdRef(pos)]);
+                let go_down = self.bin(Op::LogicalAnd, bt, above, pos);
+                let go_up = self.bin(Op::LogicalAnd, bt, below, neg);
+                let r = self.select(ty, go_up, up, f);
+                self.select(ty, go_down, down, r)
+            }
+        };
+        self.out.push(inst(
+            Op::CopyObject,
+            Some(ty),
+            Some(rid),
+            vec![Operand::IdRef(r)],
+        ));
+        Ok(())
+    }
+}
+
 /// The GLSL.std.450 import (added when missing).
 fn glsl_import(ctx: &mut Ctx) -> Word {
     let existing = ctx
@@ -315,7 +409,12 @@ pub(crate) fn lower_conversions(ctx: &mut Ctx) -> Result<(), String> {
             matches!(i.class.opcode, Op::SatConvertSToU | Op::SatConvertUToS)
                 || (matches!(
                     i.class.opcode,
-                    Op::ConvertFToS | Op::ConvertFToU | Op::SConvert | Op::UConvert
+                    Op::ConvertFToS
+                        | Op::ConvertFToU
+                        | Op::SConvert
+                        | Op::UConvert
+                        | Op::ConvertSToF
+                        | Op::ConvertUToF
                 ) && i.result_id.is_some_and(|r| modes.contains_key(&r)))
         });
     if !needed {
@@ -340,6 +439,7 @@ pub(crate) fn lower_conversions(ctx: &mut Ctx) -> Result<(), String> {
                 (Op::SConvert, Some(m)) if m.saturate => l.sat_int(&i, true, true)?,
                 (Op::UConvert, Some(m)) if m.saturate => l.sat_int(&i, false, false)?,
                 (Op::ConvertFToS | Op::ConvertFToU, Some(m)) => l.float_to_int(&i, m)?,
+                (Op::ConvertSToF | Op::ConvertUToF, Some(m)) => l.int_to_float(i, m)?,
                 _ => l.out.push(i),
             }
         }

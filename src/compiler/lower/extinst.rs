@@ -622,14 +622,15 @@ impl Lower<'_> {
                 r
             }
             45 => {
-                // modf: x - trunc(x) (signed zero for infinities), *ptr = trunc(x)
+                // modf: x - trunc(x) with the sign of x (-0 for -0 and negative integers,
+                // a signed zero for infinities), *ptr = trunc(x)
                 let t = self.glsl(3, ty, &[x]);
                 let d = self.bin(Op::FSub, ty, x, t);
                 let bt = self.bool_like(ty);
                 let inf = self.emit(Op::IsInf, bt, vec![Operand::IdRef(x)]);
                 let zero = self.splat(ty, 0.0, false)?;
-                let signed_zero = self.float_builtin(13, ty, &[zero, x])?;
-                let r = self.select(ty, inf, signed_zero, d);
+                let d = self.select(ty, inf, zero, d);
+                let r = self.float_builtin(13, ty, &[d, x])?;
                 self.store(ptr, t, ty)?;
                 r
             }

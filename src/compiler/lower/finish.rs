@@ -265,6 +265,26 @@ fn capabilities(ctx: &mut Ctx, caps: &DeviceCaps) -> Result<(), String> {
         .flat_map(|b| b.instructions.iter())
         .filter(|i| format!("{:?}", i.class.opcode).starts_with("Atomic"))
         .any(|i| i.result_type.and_then(|t| ctx.scalar_width(t)) == Some(64));
+    // Float atomics left on __local memory (see memory::float_atomic_as_int).
+    let types = ctx.value_types();
+    let shared_float_atomic = ctx.module.functions[0]
+        .blocks
+        .iter()
+        .flat_map(|b| b.instructions.iter())
+        .filter(|i| format!("{:?}", i.class.opcode).starts_with("Atomic"))
+        .filter_map(|i| id_operand(i, 0).and_then(|p| types.get(&p)).copied())
+        .filter_map(|t| ctx.ptr_info(t))
+        .any(|(sc, pointee)| {
+            sc == StorageClass::Workgroup
+                && ctx
+                    .def(pointee)
+                    .is_some_and(|d| d.class.opcode == Op::TypeFloat)
+        });
+    if shared_float_atomic && !caps.shared_float32_atomics {
+        return Err("atomics on __local float need shaderSharedFloat32Atomics \
+                    (VK_EXT_shader_atomic_float), which this device lacks"
+            .into());
+    }
     if atomic64 {
         if !caps.int64_atomics {
             return Err("64-bit atomics are not supported by this device".into());

@@ -44,6 +44,11 @@ fn forwarded_callee(f: &Function) -> Option<Word> {
 pub(crate) fn select_kernel(module: &Module, info: &KernelInfo) -> Result<Module, String> {
     let mut m = module.clone();
     expand_decoration_groups(&mut m);
+    // Before any id is renamed: a literal read as an id (vloadn's 16) may equal a parameter's.
+    let cl = opencl_std(&m);
+    for f in m.functions.iter_mut() {
+        literal_ext_inst_operands(cl, f);
+    }
     let wrapper = m
         .functions
         .iter()
@@ -85,24 +90,27 @@ pub(crate) fn select_kernel(module: &Module, info: &KernelInfo) -> Result<Module
     if let Some(def) = body.def.as_mut() {
         def.result_id = Some(info.function);
     }
-    literal_ext_inst_operands(&m, &mut body);
     m.functions = vec![body];
     Ok(m)
 }
 
-/// rspirv parses every trailing `OpExtInst` operand as an id; the OpenCL.std instructions
-/// whose last operand is a literal (`vloadn`'s component count, rounding modes) get it back as
-/// a literal here, before any pass could mistake it for an id.
-fn literal_ext_inst_operands(m: &Module, body: &mut Function) {
-    const LAST_IS_LITERAL: &[u32] = &[171, 174, 176, 178, 179, 181];
-    let Some(cl) = m
-        .ext_inst_imports
+/// The id of the module's `OpenCL.std` import.
+fn opencl_std(m: &Module) -> Option<Word> {
+    m.ext_inst_imports
         .iter()
         .find_map(|i| match i.operands.first() {
             Some(Operand::LiteralString(s)) if s == "OpenCL.std" => i.result_id,
             _ => None,
         })
-    else {
+}
+
+/// rspirv parses every trailing `OpExtInst` operand as an id; the OpenCL.std instructions
+/// whose last operand is a literal (`vloadn`'s component count, rounding modes) get it back as
+/// a literal here, before any id is renamed (`vload16`'s 16 read as `%16` was renamed with a
+/// kernel parameter of that id).
+fn literal_ext_inst_operands(cl: Option<Word>, body: &mut Function) {
+    const LAST_IS_LITERAL: &[u32] = &[171, 174, 176, 178, 179, 181];
+    let Some(cl) = cl else {
         return;
     };
     for i in body

@@ -763,6 +763,23 @@ impl Split<'_> {
                 .collect::<Result<Vec<_>, _>>()?;
             parts.push(self.emit(i.class.opcode, w.part, ops));
         }
+        // Decorations of the result (`SaturatedConversion`, `FPRoundingMode` of conversions)
+        // hold for every part.
+        let decos: Vec<Instruction> = self
+            .ctx
+            .module
+            .annotations
+            .iter()
+            .filter(|a| a.class.opcode == Op::Decorate && id_operand(a, 0) == Some(rid))
+            .cloned()
+            .collect();
+        for d in decos {
+            for p in &parts {
+                let mut c = d.clone();
+                c.operands[0] = Operand::IdRef(*p);
+                self.ctx.module.annotations.push(c);
+            }
+        }
         self.define(rid, parts);
         Ok(())
     }

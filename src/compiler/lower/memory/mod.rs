@@ -288,9 +288,11 @@ impl Walk<'_> {
             .is_some_and(|c| c.class.opcode == Op::ConstantNull)
     }
 
-    /// Emits atomic exchange, load or store `i`; on a float those need Vulkan's float-atomics
-    /// features, so they run on the integer of the same bits instead (a pointer cast, possible
-    /// on physical pointers only).
+    /// Emits atomic exchange, load or store `i`; on a float in global memory those would need
+    /// Vulkan's float-atomics features, so they run on the integer of the same bits instead (a
+    /// pointer cast, possible on physical pointers only). On `__local` (Workgroup) memory,
+    /// whose logical pointers cannot be cast, the float atomic stays as it is: it needs
+    /// `shaderSharedFloat32Atomics`, which [`super::finish`] checks.
     fn float_atomic_as_int(&mut self, mut i: Instruction) -> Result<(), String> {
         // Operands that were folded away to their root.
         crate::compiler::spv::for_each_used_id_mut(&mut i, |w| {
@@ -321,8 +323,20 @@ impl Walk<'_> {
             self.out.push(i);
             return Ok(());
         }
-        if self.sc_of(p) != Some(StorageClass::PhysicalStorageBuffer) {
-            return Err("atomics on __local float are not supported yet".into());
+        match self.sc_of(p) {
+            Some(StorageClass::PhysicalStorageBuffer) => {}
+            Some(StorageClass::Workgroup) if self.ctx.scalar_width(ty) == Some(32) => {
+                if let (Some(r), Some(t)) = (i.result_id, i.result_type) {
+                    self.types.insert(r, t);
+                }
+                self.out.push(i);
+                return Ok(());
+            }
+            _ => {
+                return Err(
+                    "atomics on this float in private or local memory are not supported".into(),
+                )
+            }
         }
         let w = self.ctx.scalar_width(ty).unwrap_or(32);
         let it = self.ctx.t_int(w);
@@ -479,6 +493,12 @@ impl Walk<'_> {
                 .concat();
             }
             Op::CopyMemory | Op::CopyMemorySized => return self.copy_memory(&i),
+            Op::ConvertPtrToU
+                if id_operand(&i, 0).is_some_and(|p| self.logical.contains_key(&p)) =>
+            {
+                let p = id_operand(&i, 0).ok_or("ConvertPtrToU operand")?;
+                return self.logical_ptr_to_u(&i, p);
+            }
             Op::Phi
             | Op::Select
             | Op::PtrEqual
@@ -493,6 +513,59 @@ impl Walk<'_> {
                         "{op:?} on pointers to private or local memory is not supported yet"
                     ));
                 }
+            }
+            // C11 atomic_flag (an `int`): test-and-set is an exchange with 1 whose old value
+            // is compared with 0, clear a store of 0 (AtomicFlag* need the Kernel capability).
+            Op::AtomicFlagTestAndSet => {
+                let (Some(p), Some(sc), Some(sem)) =
+                    (id_operand(&i, 0), id_operand(&i, 1), id_operand(&i, 2))
+                else {
+                    return Err("atomic_flag operands".into());
+                };
+                let bool_ty = i.result_type.ok_or("atomic_flag result type")?;
+                let uint = self.ctx.t_int(32);
+                let one = self.ctx.c_u32(1);
+                let zero = self.ctx.c_u32(0);
+                let old = self.ctx.id();
+                self.instruction(inst(
+                    Op::AtomicExchange,
+                    Some(uint),
+                    Some(old),
+                    vec![
+                        Operand::IdRef(p),
+                        Operand::IdScope(sc),
+                        Operand::IdMemorySemantics(sem),
+                        Operand::IdRef(one),
+                    ],
+                ))?;
+                self.types.insert(old, uint);
+                self.types.insert(rid, bool_ty);
+                self.out.push(inst(
+                    Op::INotEqual,
+                    Some(bool_ty),
+                    Some(rid),
+                    vec![Operand::IdRef(old), Operand::IdRef(zero)],
+                ));
+                return Ok(());
+            }
+            Op::AtomicFlagClear => {
+                let (Some(p), Some(sc), Some(sem)) =
+                    (id_operand(&i, 0), id_operand(&i, 1), id_operand(&i, 2))
+                else {
+                    return Err("atomic_flag operands".into());
+                };
+                let zero = self.ctx.c_u32(0);
+                return self.instruction(inst(
+                    Op::AtomicStore,
+                    None,
+                    None,
+                    vec![
+                        Operand::IdRef(p),
+                        Operand::IdScope(sc),
+                        Operand::IdMemorySemantics(sem),
+                        Operand::IdRef(zero),
+                    ],
+                ));
             }
             Op::AtomicLoad
             | Op::AtomicStore

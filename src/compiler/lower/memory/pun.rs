@@ -11,12 +11,14 @@ use crate::compiler::layout::Layout;
 use crate::compiler::spv::{id_operand, inst, lit_operand, Defs};
 
 /// A scalar of the viewed object: its constant index path below the anchor, type, byte
-/// offset within the anchor and width in bits.
+/// offset within the anchor and width in bits; or (`pad`) a 32-bit word of padding the view
+/// covers (the fourth component of a `vec3`, struct padding), read as 0 and never written.
 struct Leaf {
     path: Vec<u32>,
     ty: Word,
     offset: u64,
     bits: u32,
+    pad: bool,
 }
 
 const UNSUPPORTED: &str =
@@ -111,6 +113,7 @@ impl Walk<'_> {
                     ty,
                     offset: base,
                     bits: lit_operand(d, 0).unwrap_or(32),
+                    pad: false,
                 });
                 return Ok(());
             }
@@ -155,24 +158,48 @@ impl Walk<'_> {
     }
 
     /// The leaves a view of `size` bytes at `l` covers, their anchor prefix length, checked to
-    /// tile the view exactly with 32- and 64-bit scalars.
+    /// tile the view exactly with 32- and 64-bit scalars and whole 32-bit words of padding
+    /// (clang reads and writes a private `float3` as a `float4`, its size).
     fn view_leaves(&self, l: &Logical, size: u64) -> Result<(usize, Vec<Leaf>), String> {
         let (k, off) = self.anchor(l, size)?;
         let types = self.path_types(l)?;
+        let mut found = Vec::new();
+        self.leaves(types[k], 0, (off, off + size), &mut Vec::new(), &mut found)?;
+        let end = off + size;
         let mut leaves = Vec::new();
-        self.leaves(types[k], 0, (off, off + size), &mut Vec::new(), &mut leaves)?;
         let mut at = off;
-        for leaf in &leaves {
-            if leaf.offset != at || (leaf.bits != 32 && leaf.bits != 64) {
+        let pad_to = |at: &mut u64, to: u64, leaves: &mut Vec<Leaf>| -> Result<(), String> {
+            if to < *at || (to - *at) % 4 != 0 || *at % 4 != 0 {
                 return Err(format!(
                     "{UNSUPPORTED}: the view does not cover whole 32- or 64-bit scalars"
                 ));
             }
+            while *at < to {
+                leaves.push(Leaf {
+                    path: Vec::new(),
+                    ty: 0,
+                    offset: *at,
+                    bits: 32,
+                    pad: true,
+                });
+                *at += 4;
+            }
+            Ok(())
+        };
+        for leaf in found {
+            if leaf.bits != 32 && leaf.bits != 64 {
+                return Err(format!(
+                    "{UNSUPPORTED}: the view does not cover whole 32- or 64-bit scalars"
+                ));
+            }
+            pad_to(&mut at, leaf.offset, &mut leaves)?;
             at += u64::from(leaf.bits / 8);
+            leaves.push(leaf);
         }
-        if at != off + size {
+        if at > end {
             return Err(format!("{UNSUPPORTED}: the view ends inside a scalar"));
         }
+        pad_to(&mut at, end, &mut leaves)?;
         Ok((k, leaves))
     }
 
@@ -250,6 +277,10 @@ impl Walk<'_> {
         let (k, leaves) = self.view_leaves(&l, self.size_of(ty)?)?;
         let mut words = Vec::new();
         for leaf in &leaves {
+            if leaf.pad {
+                words.push(self.ctx.c_u32(0));
+                continue;
+            }
             let p = self.leaf_ptr(&l, k, leaf);
             let v = self.emit(Op::Load, leaf.ty, vec![Operand::IdRef(p)]);
             self.split_words(v, leaf.ty, leaf.bits, &mut words);
@@ -302,6 +333,10 @@ impl Walk<'_> {
         }
         let mut it = words.into_iter();
         for leaf in &leaves {
+            if leaf.pad {
+                it.next();
+                continue;
+            }
             let x = self.join_words(leaf.ty, leaf.bits, &mut it);
             let p = self.leaf_ptr(&l, k, leaf);
             self.out.push(inst(
@@ -311,6 +346,75 @@ impl Walk<'_> {
                 vec![Operand::IdRef(p), Operand::IdRef(x)],
             ));
         }
+        Ok(())
+    }
+}
+
+impl Walk<'_> {
+    /// `OpConvertPtrToU` of a pointer into private or local memory (`(uintptr_t)&x`): Vulkan
+    /// has no address for it, so the value is a synthetic one: the byte offset of the
+    /// pointee within its variable (OpenCL C layout, dynamic array indices included) plus a
+    /// per-variable base, a multiple of 2^20 (2^32 for 64-bit results). Differences within
+    /// one variable and alignments (up to 1 MiB) are those of a real layout; the value cannot
+    /// be converted back to a pointer.
+    pub(super) fn logical_ptr_to_u(&mut self, i: &Instruction, ptr: Word) -> Result<(), String> {
+        let l = self.logical.get(&ptr).cloned().ok_or("pointer")?;
+        let rt = i.result_type.ok_or("ConvertPtrToU type")?;
+        let rid = i.result_id.ok_or("ConvertPtrToU id")?;
+        let w = self.ctx.scalar_width(rt).ok_or("ConvertPtrToU width")?;
+        let types = self.path_types(&l)?;
+        let shift = if w == 64 { 32 } else { 20 };
+        let base = u64::from(l.root % 4096 + 1) << shift;
+        let konst = |s: &mut Self, v: u64| {
+            if w == 64 {
+                s.ctx.c_u64(v)
+            } else {
+                s.ctx.c_u32(v as u32)
+            }
+        };
+        let mut fixed = base;
+        let mut dynamic: Option<Word> = None;
+        for (k, idx) in l.idx.iter().enumerate() {
+            let cur = types[k];
+            let d = self.ctx.def(cur).ok_or("pointer path type")?;
+            match (d.class.opcode, self.const_value(*idx)) {
+                (_, Some(c)) => fixed += self.child_offset(cur, c)?,
+                (Op::TypeArray | Op::TypeVector, None) => {
+                    let elem = id_operand(d, 0).ok_or("element type")?;
+                    let size = self.size_of(elem)?;
+                    let it = self.ty(*idx).ok_or("index type")?;
+                    let iw = self.ctx.scalar_width(it).ok_or("index width")?;
+                    let x = if iw == w {
+                        *idx
+                    } else {
+                        self.emit(Op::SConvert, rt, vec![Operand::IdRef(*idx)])
+                    };
+                    let sz = konst(self, size);
+                    let term = self.emit(Op::IMul, rt, vec![Operand::IdRef(x), Operand::IdRef(sz)]);
+                    dynamic = Some(match dynamic {
+                        Some(acc) => self.emit(
+                            Op::IAdd,
+                            rt,
+                            vec![Operand::IdRef(acc), Operand::IdRef(term)],
+                        ),
+                        None => term,
+                    });
+                }
+                _ => return Err(UNSUPPORTED.into()),
+            }
+        }
+        let c = konst(self, fixed);
+        let value = match dynamic {
+            Some(d) => self.emit(Op::IAdd, rt, vec![Operand::IdRef(c), Operand::IdRef(d)]),
+            None => c,
+        };
+        self.types.insert(rid, rt);
+        self.out.push(inst(
+            Op::CopyObject,
+            Some(rt),
+            Some(rid),
+            vec![Operand::IdRef(value)],
+        ));
         Ok(())
     }
 }
