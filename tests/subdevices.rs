@@ -770,8 +770,9 @@ fn command_buffer_on_a_sub_device() {
     init();
     let d = device();
     let subs = split(d, &[CL_DEVICE_PARTITION_EQUALLY, 1, 0]).unwrap();
-    let m = Multi::new(&subs[..1]);
+    let m = Multi::new(&[subs[0], subs[1]]);
     let mut q = m.queue(subs[0]);
+    let mut other = m.queue(subs[1]);
     let n = 512usize;
     let buf = m.buffer(n * 4, Some(&vec![0; n]));
     let k = m.kernel("early_exit");
@@ -819,6 +820,11 @@ fn command_buffer_on_a_sub_device() {
         )
     });
     ok(unsafe { ext!(clFinalizeCommandBufferKHR)(cb) });
+    // A queue of another device of the context is not compatible with the creation queue.
+    assert_eq!(
+        unsafe { ext!(clEnqueueCommandBufferKHR)(1, &mut other, cb, 0, null(), null_mut()) },
+        CL_INCOMPATIBLE_COMMAND_QUEUE_KHR
+    );
     ok(unsafe { ext!(clEnqueueCommandBufferKHR)(1, &mut q, cb, 0, null(), null_mut()) });
     let got: Vec<i32> = read(q, buf, n);
     assert!(got.iter().enumerate().all(|(i, v)| *v == i as i32 * 3));
@@ -830,6 +836,7 @@ fn command_buffer_on_a_sub_device() {
         cl!(clReleaseMemObject)(ids_out);
         cl!(clReleaseMemObject)(buf);
         cl!(clReleaseCommandQueue)(q);
+        cl!(clReleaseCommandQueue)(other);
     }
     drop(m);
     release_all(&subs);

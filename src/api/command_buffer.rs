@@ -160,8 +160,8 @@ fn compatible(props: cl_command_queue_properties) -> bool {
 /// `num_queues` not 1 when given), `CL_INVALID_COMMAND_QUEUE`,
 /// `CL_INCOMPATIBLE_COMMAND_QUEUE_KHR` (queue properties outside
 /// [`SUPPORTED_QUEUE_PROPERTIES`] or without [`REQUIRED_QUEUE_PROPERTIES`]),
-/// `CL_INVALID_DEVICE` / `CL_INVALID_CONTEXT` (queue of another device / context than the
-/// creation queue), `CL_INVALID_EVENT_WAIT_LIST`, `CL_INVALID_CONTEXT` (events of another
+/// `CL_INVALID_CONTEXT` / `CL_INCOMPATIBLE_COMMAND_QUEUE_KHR` (a queue of another context /
+/// device than the creation queue), `CL_INVALID_EVENT_WAIT_LIST`, `CL_INVALID_CONTEXT` (events of another
 /// context).
 ///
 /// # Safety
@@ -195,13 +195,14 @@ pub unsafe extern "C" fn clEnqueueCommandBufferKHR(
         if !compatible(props) {
             return Err(ClError(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR));
         }
-        // CL_INVALID_DEVICE if a queue does not have the device of the creation queue.
-        if !Arc::ptr_eq(&q.device, &cb.queue.device) {
-            return Err(ClError(CL_INVALID_DEVICE));
-        }
         // CL_INVALID_CONTEXT if a queue does not have the context of the creation queue.
         if !Arc::ptr_eq(&q.context, &cb.context) {
             return Err(ClError(CL_INVALID_CONTEXT));
+        }
+        // CL_INCOMPATIBLE_COMMAND_QUEUE_KHR if a queue is not compatible with the creation
+        // queue: a queue of another device is not (the CTS's negative_enqueue_inconsistent_device).
+        if !Arc::ptr_eq(&q.device, &cb.queue.device) {
+            return Err(ClError(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR));
         }
         // SAFETY: forwarded.
         let waits = unsafe { wait_list(&q, num_events, event_list) }?;

@@ -67,7 +67,8 @@ pub(crate) unsafe fn slice_from<'a, T>(p: *const T, n: usize) -> &'a [T] {
 }
 
 /// Reads a zero-terminated property list (pairs of key and value ending in 0).
-/// Errors: `CL_INVALID_PROPERTY` for a key given twice.
+/// Errors: `CL_INVALID_PROPERTY` for a key given twice; `CL_INVALID_VALUE` for a "pointer"
+/// below 64 KiB (an integer passed in its place).
 ///
 /// # Safety
 /// `p` must be NULL or point to a zero-terminated list of pairs.
@@ -77,6 +78,13 @@ pub(crate) unsafe fn properties<T: Copy + Default + PartialEq>(
     let mut out: Vec<(T, T)> = Vec::new();
     if p.is_null() {
         return Ok(out);
+    }
+    // No list lives in the first 64 KiB (Linux's mmap_min_addr): such a "pointer" is an
+    // integer passed where the list goes, e.g. a sync-point count from an application built
+    // against cl_khr_command_buffer 0.9.4's entry points (no `properties` parameter) while
+    // vkcl exposes 0.9.5+ (`VKCL_COMMAND_BUFFER_REVISION`): an error, not a crash.
+    if (p as usize) < 0x10000 {
+        return Err(ClError(CL_INVALID_VALUE));
     }
     let mut i = 0;
     loop {
