@@ -269,8 +269,11 @@ pub(crate) fn compile_il(
     })
 }
 
-/// opt-15 (inline + structurize) then llvm-spirv-15 on `bc`, in `dir`.
+/// The math library ([`super::mathlib`]) when `bc` needs it, then opt-15 (inline +
+/// structurize) then llvm-spirv-15 on `bc`, in `dir`.
 fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, BuildFailure> {
+    // Precise math built-ins (libclc) join the module before opt, which inlines them.
+    let bc = &super::mathlib::link(tools, dir, bc)?;
     let structured = dir.join("structured.bc");
     let args = vec![
         "-inline-threshold=1000000".to_string(),
