@@ -101,7 +101,12 @@ fn cases() -> Vec<Case> {
         Case { name: "sinpi", expr: "sinpi(a)", reference: |a, _| libm::sin(std::f64::consts::PI * f(a)), limit: 4.0, a: (-4.0, 4.0), b: (0.0, 0.0) },
         Case { name: "erf", expr: "erf(a)", reference: |a, _| libm::erf(f(a)), limit: 16.0, a: (-4.0, 4.0), b: (0.0, 0.0) },
         Case { name: "erfc", expr: "erfc(a)", reference: |a, _| libm::erfc(f(a)), limit: 16.0, a: (-4.0, 9.0), b: (0.0, 0.0) },
-        Case { name: "tgamma", expr: "tgamma(a)", reference: |a, _| libm::tgamma(f(a)), limit: 16.0, a: (0.1, 30.0), b: (0.0, 0.0) },
+        Case { name: "tgamma", expr: "tgamma(a)", reference: |a, _| libm::tgamma(f(a)), limit: 16.0, a: (0.1, 35.0), b: (0.0, 0.0) },
+        Case { name: "tgamma_negative", expr: "tgamma(a)", reference: |a, _| libm::tgamma(f(a)), limit: 16.0, a: (-30.0, -0.01), b: (0.0, 0.0) },
+        Case { name: "lgamma", expr: "lgamma(a)", reference: |a, _| libm::lgamma(f(a)), limit: 16.0, a: (0.1, 1.0e4), b: (0.0, 0.0) },
+        Case { name: "tanpi", expr: "tanpi(a)", reference: |a, _| libm::tan(std::f64::consts::PI * f(a)), limit: 6.0, a: (-0.45, 0.45), b: (0.0, 0.0) },
+        Case { name: "cospi", expr: "cospi(a)", reference: |a, _| libm::cos(std::f64::consts::PI * f(a)), limit: 4.0, a: (-0.45, 0.45), b: (0.0, 0.0) },
+        Case { name: "sin_float4", expr: "sin((float4)(a, a * 2.0f, -a, a * 0.5f)).s2", reference: |a, _| -f(a).sin(), limit: 4.0, a: (-1000.0, 1000.0), b: (0.0, 0.0) },
         Case { name: "fmod", expr: "fmod(a, b)", reference: |a, b| f(a) % f(b), limit: 0.0, a: (-3.0e7, 3.0e7), b: (0.001, 3.0) },
         Case { name: "remainder", expr: "remainder(a, b)", reference: |a, b| libm::remainder(f(a), f(b)), limit: 0.0, a: (-1.0e6, 1.0e6), b: (0.01, 3.0) },
         Case { name: "fma", expr: "fma(a, b, a * 0.75f)", reference: |a, b| libm::fmaf(a, b, a * 0.75) as f64, limit: 0.0, a: (-1.0e3, 1.0e3), b: (-1.0, 1.0) },
@@ -164,4 +169,62 @@ fn math_builtins_within_opencl_ulp_limits() {
         }
     }
     assert!(failures.is_empty(), "over the limit:\n{}", failures.join("\n"));
+}
+
+/// Special values the OpenCL C specification fixes (section 7.5.1 and the function
+/// descriptions): signed zeros of sinpi, cospi and tanpi at integers and half-integers, fma
+/// with an overflowing product plus infinity, tgamma's poles and overflows, erf at infinity.
+#[test]
+fn math_special_values() {
+    // (expression of x, x, expected bits)
+    let inf = f32::INFINITY;
+    let cases: &[(&str, f32, f32)] = &[
+        ("sinpi(x)", 1.0, 0.0),
+        ("sinpi(x)", -1.0, -0.0),
+        ("sinpi(x)", -0.0, -0.0),
+        ("cospi(x)", 0.5, 0.0),
+        ("cospi(x)", -0.5, 0.0),
+        ("cospi(x)", 2.5, 0.0),
+        ("tanpi(x)", 1.0, -0.0),
+        ("tanpi(x)", -1.0, 0.0),
+        ("tanpi(x)", 2.0, 0.0),
+        ("tanpi(x)", 3.0, -0.0),
+        ("tanpi(x)", -0.5, -inf),
+        ("tanpi(x)", 0.5, inf),
+        ("fma(x, 2.0f, -INFINITY)", f32::MAX, -inf),
+        ("fma(x, x, -x * x)", 1.0 + f32::EPSILON, f32::EPSILON * f32::EPSILON),
+        ("tgamma(x)", 0.0, inf),
+        ("tgamma(x)", -0.0, -inf),
+        ("tgamma(x)", 40.0, inf),
+        ("tgamma(x)", -512.03, -0.0),
+        ("tgamma(x)", 5.0, 24.0),
+        ("erf(x)", inf, 1.0),
+        ("erfc(x)", -inf, 2.0),
+        ("exp(x)", -inf, 0.0),
+        ("log(x)", 0.0, -inf),
+    ];
+    let mut body = String::new();
+    for (k, (e, _, _)) in cases.iter().enumerate() {
+        body.push_str(&format!("    {{ float x = in[{k}]; o[{k}] = {e}; }}\n"));
+    }
+    let src = format!(
+        "__kernel void s(__global const float *in, __global float *o) {{\n\
+         if (get_global_id(0) != 0) return;\n{body}}}\n"
+    );
+    let env = Env::new();
+    let xs: Vec<f32> = cases.iter().map(|c| c.1).collect();
+    let mi = env.buffer(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, xs.len() * 4, Some(bytes(&xs)));
+    let mo = env.buffer(CL_MEM_READ_WRITE, xs.len() * 4, None);
+    let k = env.kernel(env.build(&src), "s");
+    set_arg(k, 0, &mi);
+    set_arg(k, 1, &mo);
+    run1(&env, k, 1);
+    let out: Vec<f32> = env.read(mo, xs.len());
+    let mut bad = Vec::new();
+    for ((e, x, want), got) in cases.iter().zip(&out) {
+        if got.to_bits() != want.to_bits() {
+            bad.push(format!("{} at x = {x:e}: got {got:e}, want {want:e}", e));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

@@ -280,6 +280,9 @@ fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, Build
         // IndVarSimplify would replace loop exit values by closed forms computed in odd
         // widths (`i33` for a triangular sum), which SPIR-V cannot express.
         "-replexitval=never".to_string(),
+        // The SLP vectorizer joins scalar code into vectors of any length (`<32 x i32>` in
+        // libclc's cbrt on float8), which SPIR-V (2 to 16 components) cannot express.
+        "-vectorize-slp=false".to_string(),
         format!("--data-layout={DATA_LAYOUT}"),
         format!("-passes={OPT_PIPELINE}"),
         path_arg(bc),

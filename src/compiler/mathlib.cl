@@ -7,6 +7,16 @@
 // 2. sincos, lgamma_r, remquo with a generic-address-space pointer (OpenCL C 3.0 with
 //    __opencl_c_generic_address_space): libclc 15 defines only the private, global and local
 //    variants; the result goes through a private temporary.
+// 3. sinpi, cospi, tanpi: libclc's scalar functions (renamed __clc_sinpi... by mathlib.rs) with
+//    the signed zeros of OpenCL C 3.0 section 7.5.1 (sinpi(n) = copysign(0, n), cospi(n + 0.5)
+//    = +0, tanpi(n) = copysign(0, n) for even n and copysign(0, -n) for odd n), which libclc
+//    gets wrong.
+// 4. tgamma: libclc computes exp(lgamma(x)), whose error grows with |lgamma(x)| (over 100 ulp
+//    near x = 27; inf instead of -0 for large negative x). Here Γ(x) = Γ(t) (x-1)(x-2)...(x-n)
+//    with t = x - n in [1, 2): every factor is exact, the product is kept as a float-float pair
+//    (fma gives each product's rounding error exactly) scaled by powers of two, and only
+//    Γ(t) = exp(lgamma(t)), |lgamma(t)| < 0.13, comes from libclc. Negative x by reflection:
+//    Γ(x) = -π / (x sinpi(x) Γ(-x)).
 
 #define V2 __attribute__((ext_vector_type(2)))
 #define V3 __attribute__((ext_vector_type(3)))
@@ -27,6 +37,105 @@ typedef int V8 i8;
 typedef int V16 i16;
 
 #define OVL __attribute__((overloadable))
+
+#pragma OPENCL FP_CONTRACT OFF
+
+float OVL exp(float);
+float OVL lgamma(float);
+float OVL fma(float, float, float);
+float OVL floor(float);
+float OVL trunc(float);
+float OVL copysign(float, float);
+float OVL ldexp(float, int);
+float __clc_sinpi(float);
+float __clc_cospi(float);
+float __clc_tanpi(float);
+
+#define INF __builtin_inff()
+#define NAN __builtin_nanf("")
+
+float OVL sinpi(float x) {
+    float r = __clc_sinpi(x);
+    return r == 0.0f ? copysign(0.0f, x) : r;
+}
+
+float OVL cospi(float x) {
+    float r = __clc_cospi(x);
+    return r == 0.0f ? 0.0f : r;
+}
+
+float OVL tanpi(float x) {
+    float r = __clc_tanpi(x);
+    if (r == 0.0f && x == trunc(x)) {
+        float h = x * 0.5f;
+        return h == trunc(h) ? copysign(0.0f, x) : copysign(0.0f, -x);
+    }
+    return r;
+}
+
+// Γ(t) for t in [1, 2]: lgamma(t) is in [-0.1215, 0], so exp adds little to its error.
+static float gamma12(float t) { return exp(lgamma(t)); }
+
+// Γ(x) for x in [1, 64) as (hi + *lo) * 2^*e.
+static float gamma_ge1(float x, float *lo, int *e) {
+    float n = floor(x) - 1.0f;
+    float hi = gamma12(x - n);
+    float l = 0.0f;
+    int ex = 0;
+    for (float k = 1.0f; k <= n; k += 1.0f) {
+        float f = x - k; // exact: x and the result share an exponent range
+        float p = hi * f;
+        float err = fma(hi, f, -p);
+        float q = fma(l, f, err);
+        float s = p + q;
+        l = q - (s - p);
+        hi = s;
+        if (hi > 0x1p64f) {
+            hi *= 0x1p-64f;
+            l *= 0x1p-64f;
+            ex += 64;
+        }
+    }
+    *lo = l;
+    *e = ex;
+    return hi;
+}
+
+float OVL tgamma(float x) {
+    if (x != x) {
+        return x;
+    }
+    if (x == 0.0f) {
+        return copysign(INF, x);
+    }
+    float lo;
+    int e;
+    if (x > 0.0f) {
+        if (x > 36.0f) {
+            return INF;
+        }
+        if (x < 1.0f) {
+            return gamma12(1.0f + x) / x;
+        }
+        float hi = gamma_ge1(x, &lo, &e);
+        return ldexp(hi + lo, e);
+    }
+    if (x == trunc(x)) {
+        return NAN; // negative integers and -inf
+    }
+    float ax = -x;
+    float s = __clc_sinpi(x);
+    if (ax < 1.0f) {
+        // Γ(-x) = Γ(1 + ax) / ax, so x sinpi(x) Γ(-x) = -sinpi(x) Γ(1 + ax).
+        return 0x1.921fb6p+1f / (s * gamma12(1.0f + ax));
+    }
+    if (ax > 60.0f) {
+        return copysign(0.0f, s);
+    }
+    float hi = gamma_ge1(ax, &lo, &e);
+    float m = (x * s) * (hi + lo);
+    return ldexp(-0x1.921fb6p+1f / m, -e);
+}
 
 #define HALF_UNARY(name, full, T)                                                             \
     T OVL full(T);                                                                            \
@@ -50,6 +159,26 @@ typedef int V16 i16;
         *p = t;                                                                               \
         return r;                                                                             \
     }
+
+#define VEC_UNARY(name, N)                                                                    \
+    f##N OVL name(f##N x) {                                                                   \
+        f##N r;                                                                               \
+        for (int i = 0; i < N; i++) {                                                         \
+            r[i] = name(x[i]);                                                                \
+        }                                                                                     \
+        return r;                                                                             \
+    }
+#define VECTORS(N)                                                                            \
+    VEC_UNARY(sinpi, N)                                                                       \
+    VEC_UNARY(cospi, N)                                                                       \
+    VEC_UNARY(tanpi, N)                                                                       \
+    VEC_UNARY(tgamma, N)
+
+VECTORS(2)
+VECTORS(3)
+VECTORS(4)
+VECTORS(8)
+VECTORS(16)
 
 #define ALL(N)                                                                                \
     HALF_UNARY(half_log, log, f##N)                                                           \

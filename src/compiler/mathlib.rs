@@ -39,18 +39,24 @@ use std::sync::OnceLock;
 use super::error::BuildFailure;
 use super::tools::{run, Tools};
 
-/// The built-ins whose 32-bit float variants come from libclc: those whose `GLSL.std.450`
-/// lowering misses the OpenCL limits on llvmpipe, or that have no lowering at all.
+/// The built-ins whose 32-bit float variants (scalar and vectors) come from libclc: those whose
+/// `GLSL.std.450` lowering misses the OpenCL limits on llvmpipe, or that have no lowering at
+/// all.
 pub(crate) const FUNCTIONS: &[&str] = &[
     "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atan2", "atan2pi", "atanh",
-    "atanpi", "cbrt", "cos", "cosh", "cospi", "erf", "erfc", "exp", "exp2", "exp10", "expm1",
-    "fma", "fmod", "lgamma", "lgamma_r", "log", "log10", "log1p", "log2", "pow", "pown", "powr",
-    "remainder", "remquo", "rootn", "sin", "sincos", "sinh", "sinpi", "tan", "tanh", "tanpi",
-    "tgamma",
+    "atanpi", "cbrt", "cos", "cosh", "erf", "erfc", "exp", "exp2", "exp10", "expm1", "fma",
+    "fmod", "lgamma", "lgamma_r", "log", "log10", "log1p", "log2", "pow", "pown", "powr",
+    "remainder", "remquo", "rootn", "sin", "sincos", "sinh", "tan", "tanh",
 ];
 
-/// The functions `mathlib.cl` defines (names only; their signatures are OpenCL C's).
-const SHIM_FUNCTIONS: &[&str] = &["half_log", "half_log2", "half_log10", "half_powr"];
+/// libclc functions taken as scalars only and renamed `__clc_<name>`: `mathlib.cl` defines
+/// the built-in (every width) around them.
+const RENAMED: &[&str] = &["sinpi", "cospi", "tanpi"];
+
+/// The built-ins `mathlib.cl` defines (names only; their signatures are OpenCL C's).
+const SHIM_FUNCTIONS: &[&str] = &[
+    "half_log", "half_log2", "half_log10", "half_powr", "sinpi", "cospi", "tanpi", "tgamma",
+];
 
 /// The shim compiled with the library (see the module doc).
 const SHIM: &str = include_str!("mathlib.cl");
@@ -199,7 +205,7 @@ fn prepare(tools: &Tools, libclc: &Path) -> Result<Vec<u8>, BuildFailure> {
     )?;
     let shim_src = d.join("mathlib.cl");
     std::fs::write(&shim_src, SHIM).map_err(io)?;
-    let shim = d.join("shim.bc");
+    let shim = d.join("shim.ll");
     let args: Vec<String> = [
         "-x",
         "cl",
@@ -207,7 +213,7 @@ fn prepare(tools: &Tools, libclc: &Path) -> Result<Vec<u8>, BuildFailure> {
         "-target",
         "spir64",
         "-emit-llvm",
-        "-c",
+        "-S",
         "-O2",
         "-Xclang",
         "-disable-llvm-passes",
@@ -221,20 +227,19 @@ fn prepare(tools: &Tools, libclc: &Path) -> Result<Vec<u8>, BuildFailure> {
     .chain([path_arg(&shim_src), "-o".into(), path_arg(&shim)])
     .collect();
     step(&tools.clang, &args, "clang of mathlib.cl")?;
-    let both = d.join("both.bc");
-    step(
-        &tools.llvm_link,
-        &[path_arg(&clc), path_arg(&shim), "-o".into(), path_arg(&both)],
-        "llvm-link of libclc and the shim",
-    )?;
+    let shim_ir = clean_ir(&std::fs::read_to_string(&shim).map_err(io)?);
+    std::fs::write(&shim, shim_ir).map_err(io)?;
     let extract = extract_tool(tools);
     let selected = d.join("selected.bc");
     let mut args = vec!["--recursive".to_string(), "--rglob=.".to_string()];
-    for f in FUNCTIONS.iter().chain(SHIM_FUNCTIONS) {
+    for f in FUNCTIONS {
         // Scalar float (`f`, then the other parameters) or float vectors (`Dv4_f`).
         args.push(format!("--rfunc=^_Z{}{f}(f|Dv[0-9]+_f)", f.len()));
     }
-    args.extend([path_arg(&both), "-o".into(), path_arg(&selected)]);
+    for f in RENAMED {
+        args.push(format!("--func=_Z{}{f}f", f.len()));
+    }
+    args.extend([path_arg(&clc), "-o".into(), path_arg(&selected)]);
     step(&extract, &args, "llvm-extract of the math functions")?;
     let text = d.join("selected.ll");
     step(
@@ -248,18 +253,32 @@ fn prepare(tools: &Tools, libclc: &Path) -> Result<Vec<u8>, BuildFailure> {
         ],
         "opt -S of the math library",
     )?;
-    let ir = std::fs::read_to_string(&text).map_err(io)?;
-    std::fs::write(&text, clean_ir(&ir)).map_err(io)?;
-    let lib = d.join("mathlib.bc");
+    let mut ir = clean_ir(&std::fs::read_to_string(&text).map_err(io)?);
+    for f in RENAMED {
+        ir = ir.replace(&format!("@_Z{}{f}f(", f.len()), &format!("@__clc_{f}("));
+    }
+    std::fs::write(&text, ir).map_err(io)?;
+    let clc_selected = d.join("clc-selected.bc");
     step(
         &tools.opt,
         &[
             "-passes=verify".into(),
             path_arg(&text),
             "-o".into(),
-            path_arg(&lib),
+            path_arg(&clc_selected),
         ],
         "opt of the math library",
+    )?;
+    let lib = d.join("mathlib.bc");
+    step(
+        &tools.llvm_link,
+        &[
+            path_arg(&clc_selected),
+            path_arg(&shim),
+            "-o".into(),
+            path_arg(&lib),
+        ],
+        "llvm-link of libclc and the shim",
     )?;
     std::fs::read(&lib).map_err(io)
 }
