@@ -101,6 +101,8 @@ fn cases() -> Vec<Case> {
         Case { name: "sinpi", expr: "sinpi(a)", reference: |a, _| libm::sin(std::f64::consts::PI * f(a)), limit: 4.0, a: (-4.0, 4.0), b: (0.0, 0.0) },
         Case { name: "erf", expr: "erf(a)", reference: |a, _| libm::erf(f(a)), limit: 16.0, a: (-4.0, 4.0), b: (0.0, 0.0) },
         Case { name: "erfc", expr: "erfc(a)", reference: |a, _| libm::erfc(f(a)), limit: 16.0, a: (-4.0, 9.0), b: (0.0, 0.0) },
+        Case { name: "erfc_near_8", expr: "erfc(a)", reference: |a, _| libm::erfc(f(a)), limit: 16.0, a: (7.9, 8.0), b: (0.0, 0.0) },
+        Case { name: "erfc_near_4", expr: "erfc(a)", reference: |a, _| libm::erfc(f(a)), limit: 16.0, a: (3.9, 4.0), b: (0.0, 0.0) },
         Case { name: "tgamma", expr: "tgamma(a)", reference: |a, _| libm::tgamma(f(a)), limit: 16.0, a: (0.1, 35.0), b: (0.0, 0.0) },
         Case { name: "tgamma_negative", expr: "tgamma(a)", reference: |a, _| libm::tgamma(f(a)), limit: 16.0, a: (-30.0, -0.01), b: (0.0, 0.0) },
         Case { name: "lgamma", expr: "lgamma(a)", reference: |a, _| libm::lgamma(f(a)), limit: 16.0, a: (0.1, 1.0e4), b: (0.0, 0.0) },
@@ -227,4 +229,61 @@ fn math_special_values() {
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// Shift-or idioms that LLVM turns into funnel shifts (`llvm.fshl`/`llvm.fshr`, which
+/// llvm-spirv writes as helper functions that vkcl expands): constant and variable amounts,
+/// 32 and 64 bits, against the host's.
+#[test]
+fn funnel_shift_idioms() {
+    const SRC: &str = r#"
+__kernel void f(__global const uint *a, __global const uint *b, __global const ulong *c,
+                __global uint *o, __global ulong *o64) {
+    size_t i = get_global_id(0);
+    uint x = a[i], y = b[i];
+    uint s = y & 31;
+    o[i * 4 + 0] = (x << 2) | (y >> 30);
+    o[i * 4 + 1] = (x >> 7) | (y << 25);
+    o[i * 4 + 2] = s ? (x << s) | (y >> (32 - s)) : x;
+    o[i * 4 + 3] = (x << 9) | (x >> 23);
+    ulong u = c[i];
+    o64[i * 2 + 0] = (u << 13) | ((ulong)x >> 19);
+    o64[i * 2 + 1] = (u >> 40) | ((ulong)y << 24);
+}
+"#;
+    let env = Env::new();
+    let n = 64;
+    let mut rng = Rng(99);
+    let a: Vec<u32> = (0..n).map(|_| rng.next_u32()).collect();
+    let b: Vec<u32> = (0..n).map(|_| rng.next_u32()).collect();
+    let c: Vec<u64> = (0..n)
+        .map(|_| (u64::from(rng.next_u32()) << 32) | u64::from(rng.next_u32()))
+        .collect();
+    let ma = env.buffer(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, Some(bytes(&a)));
+    let mb = env.buffer(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, Some(bytes(&b)));
+    let mc = env.buffer(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 8, Some(bytes(&c)));
+    let mo = env.buffer(CL_MEM_READ_WRITE, n * 16, None);
+    let mo64 = env.buffer(CL_MEM_READ_WRITE, n * 16, None);
+    let k = env.kernel(env.build(SRC), "f");
+    set_arg(k, 0, &ma);
+    set_arg(k, 1, &mb);
+    set_arg(k, 2, &mc);
+    set_arg(k, 3, &mo);
+    set_arg(k, 4, &mo64);
+    run1(&env, k, n);
+    let o: Vec<u32> = env.read(mo, n * 4);
+    let o64: Vec<u64> = env.read(mo64, n * 2);
+    for i in 0..n {
+        let (x, y, u) = (a[i], b[i], c[i]);
+        let s = y & 31;
+        let want = [
+            (x << 2) | (y >> 30),
+            (x >> 7) | (y << 25),
+            if s != 0 { (x << s) | (y >> (32 - s)) } else { x },
+            x.rotate_left(9),
+        ];
+        assert_eq!(&o[i * 4..i * 4 + 4], &want, "32-bit, item {i}");
+        let want64 = [(u << 13) | (u64::from(x) >> 19), (u >> 40) | (u64::from(y) << 24)];
+        assert_eq!(&o64[i * 2..i * 2 + 2], &want64, "64-bit, item {i}");
+    }
 }

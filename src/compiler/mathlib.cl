@@ -17,6 +17,10 @@
 //    (fma gives each product's rounding error exactly) scaled by powers of two, and only
 //    Γ(t) = exp(lgamma(t)), |lgamma(t)| < 0.13, comes from libclc. Negative x by reflection:
 //    Γ(x) = -π / (x sinpi(x) Γ(-x)).
+// 5. erfc: libclc's (fdlibm's) erfc(x) for 1.25 <= x < 28 is exp(-z*z - 0.5625) exp(...) / x
+//    with z = x cut to 12 significant bits, so that z*z is exact, but -z*z - 0.5625 is not
+//    exact where it crosses a power of two (x just below 4 or 8: 64 ulp at x = 7.97). The
+//    rounding error e of that sum is found exactly (two-sum) and the result scaled by 1 + e.
 
 #define V2 __attribute__((ext_vector_type(2)))
 #define V3 __attribute__((ext_vector_type(3)))
@@ -50,6 +54,7 @@ float OVL ldexp(float, int);
 float __clc_sinpi(float);
 float __clc_cospi(float);
 float __clc_tanpi(float);
+float __clc_erfc(float);
 
 #define INF __builtin_inff()
 #define NAN __builtin_nanf("")
@@ -69,6 +74,20 @@ float OVL tanpi(float x) {
     if (r == 0.0f && x == trunc(x)) {
         float h = x * 0.5f;
         return h == trunc(h) ? copysign(0.0f, x) : copysign(0.0f, -x);
+    }
+    return r;
+}
+
+float OVL erfc(float x) {
+    float r = __clc_erfc(x);
+    if (x >= 1.25f && x < 28.0f) {
+        float z = __builtin_astype(__builtin_astype(x, int) & (int)0xfffff000, float);
+        float t = -(z * z); // exact
+        float a = t - 0.5625f;
+        // Two-sum: a + e == t - 0.5625 exactly.
+        float bv = a - t;
+        float e = (t - (a - bv)) + (-0.5625f - bv);
+        r = r + r * e;
     }
     return r;
 }
@@ -172,7 +191,8 @@ float OVL tgamma(float x) {
     VEC_UNARY(sinpi, N)                                                                       \
     VEC_UNARY(cospi, N)                                                                       \
     VEC_UNARY(tanpi, N)                                                                       \
-    VEC_UNARY(tgamma, N)
+    VEC_UNARY(tgamma, N)                                                                      \
+    VEC_UNARY(erfc, N)
 
 VECTORS(2)
 VECTORS(3)

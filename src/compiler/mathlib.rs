@@ -44,18 +44,19 @@ use super::tools::{run, Tools};
 /// all.
 pub(crate) const FUNCTIONS: &[&str] = &[
     "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atan2", "atan2pi", "atanh",
-    "atanpi", "cbrt", "cos", "cosh", "erf", "erfc", "exp", "exp2", "exp10", "expm1", "fma",
+    "atanpi", "cbrt", "cos", "cosh", "erf", "exp", "exp2", "exp10", "expm1", "fma",
     "fmod", "lgamma", "lgamma_r", "log", "log10", "log1p", "log2", "pow", "pown", "powr",
     "remainder", "remquo", "rootn", "sin", "sincos", "sinh", "tan", "tanh",
 ];
 
 /// libclc functions taken as scalars only and renamed `__clc_<name>`: `mathlib.cl` defines
 /// the built-in (every width) around them.
-const RENAMED: &[&str] = &["sinpi", "cospi", "tanpi"];
+const RENAMED: &[&str] = &["sinpi", "cospi", "tanpi", "erfc"];
 
 /// The built-ins `mathlib.cl` defines (names only; their signatures are OpenCL C's).
 const SHIM_FUNCTIONS: &[&str] = &[
     "half_log", "half_log2", "half_log10", "half_powr", "sinpi", "cospi", "tanpi", "tgamma",
+    "erfc",
 ];
 
 /// The shim compiled with the library (see the module doc).
