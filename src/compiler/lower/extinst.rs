@@ -1,6 +1,11 @@
 //! `OpenCL.std` extended instructions -> `GLSL.std.450` and core instructions. Precision is
-//! whatever the Vulkan device gives for the GLSL instruction (full OpenCL precision is later
-//! work, through libclc or our own implementations).
+//! whatever the Vulkan device gives for the GLSL instruction. The `float` math functions whose
+//! GLSL precision misses the OpenCL limits (`sin`, `exp`, `pow`... list in
+//! `compiler/mathlib.rs`) normally never get here: libclc's implementations are linked and
+//! inlined at the LLVM level, and only the simple built-ins they use (`fabs`, `mad`, `trunc`,
+//! `mul_hi`...) arrive as `OpenCL.std`. The lowerings below for those functions serve
+//! `double`/`half` operands, `native_*`/`half_*` variants and builds without libclc
+//! (`VKCL_LIBCLC=0`).
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Op, Word};
