@@ -287,3 +287,71 @@ __kernel void f(__global const uint *a, __global const uint *b, __global const u
         assert_eq!(&o64[i * 2..i * 2 + 2], &want64, "64-bit, item {i}");
     }
 }
+
+/// fract, modf and frexp on `float3` through a private `float3`/`int3` (clang accesses those
+/// as 4-component vectors: the fourth is padding), including NaN, infinities, signed zero and
+/// a subnormal, against the host's.
+#[test]
+fn fract_modf_frexp_float3() {
+    const SRC: &str = r#"
+__kernel void f(__global const float *in, __global float *o, __global int *e) {
+    size_t i = get_global_id(0);
+    float3 x = vload3(i, in);
+    float3 ip = (float3)(0.0f), mp = (float3)(0.0f);
+    int3 ex = (int3)(7);
+    float3 fr = fract(x, &ip);
+    float3 md = modf(x, &mp);
+    float3 m = frexp(x, &ex);
+    vstore3(fr, i * 5 + 0, o);
+    vstore3(ip, i * 5 + 1, o);
+    vstore3(md, i * 5 + 2, o);
+    vstore3(mp, i * 5 + 3, o);
+    vstore3(m, i * 5 + 4, o);
+    vstore3(ex, i, e);
+}
+"#;
+    let xs: Vec<f32> = vec![
+        1.25, -1.25, 0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 3.0e-40, -7.5e5,
+        1.0e30, -0.1, 5.0,
+    ];
+    let n = xs.len() / 3;
+    let env = Env::new();
+    let mi = env.buffer(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, xs.len() * 4, Some(bytes(&xs)));
+    let mo = env.buffer(CL_MEM_READ_WRITE, xs.len() * 5 * 4, None);
+    let me = env.buffer(CL_MEM_READ_WRITE, xs.len() * 4, None);
+    let k = env.kernel(env.build(SRC), "f");
+    set_arg(k, 0, &mi);
+    set_arg(k, 1, &mo);
+    set_arg(k, 2, &me);
+    run1(&env, k, n);
+    let o: Vec<f32> = env.read(mo, xs.len() * 5);
+    let e: Vec<i32> = env.read(me, xs.len());
+    let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+    for (j, &x) in xs.iter().enumerate() {
+        let (i, c) = (j / 3, j % 3);
+        let at = |slot: usize| o[i * 15 + slot * 3 + c];
+        let fl = x.floor();
+        let want_fract = if x.is_nan() || x == 0.0 {
+            x
+        } else if x.is_infinite() {
+            0f32.copysign(x)
+        } else {
+            (x - fl).min(1.0 - f32::EPSILON / 2.0)
+        };
+        assert!(same(at(0), want_fract), "fract({x:e}) = {:e}", at(0));
+        assert!(same(at(1), fl), "fract({x:e}) floor = {:e}", at(1));
+        let t = x.trunc();
+        // C's modf: the fraction has the sign of x (-0 for negative integers).
+        let want_modf = if x.is_infinite() { 0f32.copysign(x) } else { (x - t).copysign(x) };
+        assert!(same(at(2), want_modf), "modf({x:e}) = {:e}", at(2));
+        assert!(same(at(3), t), "modf({x:e}) integral = {:e}", at(3));
+        let (want_m, want_e) = if x == 0.0 || !x.is_finite() {
+            (x, 0)
+        } else {
+            let e = (x.abs() as f64).log2().floor() as i32 + 1;
+            ((x as f64 / 2f64.powi(e)) as f32, e)
+        };
+        assert!(same(at(4), want_m), "frexp({x:e}) mantissa = {:e}", at(4));
+        assert_eq!(e[j], want_e, "frexp({x:e}) exponent");
+    }
+}

@@ -155,7 +155,7 @@ impl Walk<'_> {
     }
 
     /// The leaves a view of `size` bytes at `l` covers, their anchor prefix length, checked to
-    /// tile the view exactly with 32- and 64-bit scalars.
+    /// tile the view with 32- and 64-bit scalars, up to trailing padding.
     fn view_leaves(&self, l: &Logical, size: u64) -> Result<(usize, Vec<Leaf>), String> {
         let (k, off) = self.anchor(l, size)?;
         let types = self.path_types(l)?;
@@ -170,7 +170,10 @@ impl Walk<'_> {
             }
             at += u64::from(leaf.bits / 8);
         }
-        if at != off + size {
+        // Bytes past the last scalar are padding (a `vec3`'s fourth element, which clang
+        // loads and stores with the vector as a `vec4`): loads read them as zero, stores drop
+        // them.
+        if at > off + size {
             return Err(format!("{UNSUPPORTED}: the view ends inside a scalar"));
         }
         Ok((k, leaves))
@@ -253,6 +256,12 @@ impl Walk<'_> {
             let p = self.leaf_ptr(&l, k, leaf);
             let v = self.emit(Op::Load, leaf.ty, vec![Operand::IdRef(p)]);
             self.split_words(v, leaf.ty, leaf.bits, &mut words);
+        }
+        let needed: u32 = parts.iter().map(|(_, bits)| bits / 32).sum();
+        if words.len() < needed as usize {
+            // Trailing padding (see `view_leaves`) reads as zero.
+            let zero = self.ctx.c_u32(0);
+            words.resize(needed as usize, zero);
         }
         let mut it = words.into_iter();
         let comps: Vec<Word> = parts
