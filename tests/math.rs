@@ -30,7 +30,11 @@ fn ulps(got: f32, want: f64) -> f64 {
         return f64::INFINITY;
     }
     let a = want.abs();
-    let e = if a == 0.0 { -126 } else { (a.log2().floor() as i32).max(-126) };
+    let e = if a == 0.0 {
+        -126
+    } else {
+        (a.log2().floor() as i32).max(-126)
+    };
     let ulp = 2f64.powi(e - 23);
     (got as f64 - want).abs() / ulp
 }
@@ -69,9 +73,8 @@ fn f(x: f32) -> f64 {
     x as f64
 }
 
+#[rustfmt::skip]
 fn cases() -> Vec<Case> {
-    let pi = std::f64::consts::PI;
-    let _ = pi;
     vec![
         Case { name: "sin", expr: "sin(a)", reference: |a, _| f(a).sin(), limit: 4.0, a: (-100.0, 100.0), b: (0.0, 0.0) },
         Case { name: "sin_large", expr: "sin(a * 65536.0f)", reference: |a, _| f(a * 65536.0).sin(), limit: 4.0, a: (-1.0e6, 1.0e6), b: (0.0, 0.0) },
@@ -142,8 +145,16 @@ fn math_builtins_within_opencl_ulp_limits() {
             ib[i * n_cases + k] = c.b.0 + rng.next_f32() * (c.b.1 - c.b.0);
         }
     }
-    let ma = env.buffer(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, ia.len() * 4, Some(bytes(&ia)));
-    let mb = env.buffer(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, ib.len() * 4, Some(bytes(&ib)));
+    let ma = env.buffer(
+        CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+        ia.len() * 4,
+        Some(bytes(&ia)),
+    );
+    let mb = env.buffer(
+        CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+        ib.len() * 4,
+        Some(bytes(&ib)),
+    );
     let mo = env.buffer(CL_MEM_READ_WRITE, ia.len() * 4, None);
     let k = env.kernel(env.build(&src), "m");
     set_arg(k, 0, &ma);
@@ -170,7 +181,11 @@ fn math_builtins_within_opencl_ulp_limits() {
             ));
         }
     }
-    assert!(failures.is_empty(), "over the limit:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "over the limit:\n{}",
+        failures.join("\n")
+    );
 }
 
 /// Special values the OpenCL C specification fixes (section 7.5.1 and the function
@@ -194,7 +209,11 @@ fn math_special_values() {
         ("tanpi(x)", -0.5, -inf),
         ("tanpi(x)", 0.5, inf),
         ("fma(x, 2.0f, -INFINITY)", f32::MAX, -inf),
-        ("fma(x, x, -x * x)", 1.0 + f32::EPSILON, f32::EPSILON * f32::EPSILON),
+        (
+            "fma(x, x, -x * x)",
+            1.0 + f32::EPSILON,
+            f32::EPSILON * f32::EPSILON,
+        ),
         ("tgamma(x)", 0.0, inf),
         ("tgamma(x)", -0.0, -inf),
         ("tgamma(x)", 40.0, inf),
@@ -215,7 +234,11 @@ fn math_special_values() {
     );
     let env = Env::new();
     let xs: Vec<f32> = cases.iter().map(|c| c.1).collect();
-    let mi = env.buffer(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, xs.len() * 4, Some(bytes(&xs)));
+    let mi = env.buffer(
+        CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+        xs.len() * 4,
+        Some(bytes(&xs)),
+    );
     let mo = env.buffer(CL_MEM_READ_WRITE, xs.len() * 4, None);
     let k = env.kernel(env.build(&src), "s");
     set_arg(k, 0, &mi);
@@ -259,9 +282,21 @@ __kernel void f(__global const uint *a, __global const uint *b, __global const u
     let c: Vec<u64> = (0..n)
         .map(|_| (u64::from(rng.next_u32()) << 32) | u64::from(rng.next_u32()))
         .collect();
-    let ma = env.buffer(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, Some(bytes(&a)));
-    let mb = env.buffer(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, Some(bytes(&b)));
-    let mc = env.buffer(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 8, Some(bytes(&c)));
+    let ma = env.buffer(
+        CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+        n * 4,
+        Some(bytes(&a)),
+    );
+    let mb = env.buffer(
+        CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+        n * 4,
+        Some(bytes(&b)),
+    );
+    let mc = env.buffer(
+        CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+        n * 8,
+        Some(bytes(&c)),
+    );
     let mo = env.buffer(CL_MEM_READ_WRITE, n * 16, None);
     let mo64 = env.buffer(CL_MEM_READ_WRITE, n * 16, None);
     let k = env.kernel(env.build(SRC), "f");
@@ -279,11 +314,18 @@ __kernel void f(__global const uint *a, __global const uint *b, __global const u
         let want = [
             (x << 2) | (y >> 30),
             (x >> 7) | (y << 25),
-            if s != 0 { (x << s) | (y >> (32 - s)) } else { x },
+            if s != 0 {
+                (x << s) | (y >> (32 - s))
+            } else {
+                x
+            },
             x.rotate_left(9),
         ];
         assert_eq!(&o[i * 4..i * 4 + 4], &want, "32-bit, item {i}");
-        let want64 = [(u << 13) | (u64::from(x) >> 19), (u >> 40) | (u64::from(y) << 24)];
+        let want64 = [
+            (u << 13) | (u64::from(x) >> 19),
+            (u >> 40) | (u64::from(y) << 24),
+        ];
         assert_eq!(&o64[i * 2..i * 2 + 2], &want64, "64-bit, item {i}");
     }
 }
@@ -311,12 +353,26 @@ __kernel void f(__global const float *in, __global float *o, __global int *e) {
 }
 "#;
     let xs: Vec<f32> = vec![
-        1.25, -1.25, 0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 3.0e-40, -7.5e5,
-        1.0e30, -0.1, 5.0,
+        1.25,
+        -1.25,
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        3.0e-40,
+        -7.5e5,
+        1.0e30,
+        -0.1,
+        5.0,
     ];
     let n = xs.len() / 3;
     let env = Env::new();
-    let mi = env.buffer(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, xs.len() * 4, Some(bytes(&xs)));
+    let mi = env.buffer(
+        CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+        xs.len() * 4,
+        Some(bytes(&xs)),
+    );
     let mo = env.buffer(CL_MEM_READ_WRITE, xs.len() * 5 * 4, None);
     let me = env.buffer(CL_MEM_READ_WRITE, xs.len() * 4, None);
     let k = env.kernel(env.build(SRC), "f");
@@ -342,7 +398,11 @@ __kernel void f(__global const float *in, __global float *o, __global int *e) {
         assert!(same(at(1), fl), "fract({x:e}) floor = {:e}", at(1));
         let t = x.trunc();
         // C's modf: the fraction has the sign of x (-0 for negative integers).
-        let want_modf = if x.is_infinite() { 0f32.copysign(x) } else { (x - t).copysign(x) };
+        let want_modf = if x.is_infinite() {
+            0f32.copysign(x)
+        } else {
+            (x - t).copysign(x)
+        };
         assert!(same(at(2), want_modf), "modf({x:e}) = {:e}", at(2));
         assert!(same(at(3), t), "modf({x:e}) integral = {:e}", at(3));
         let (want_m, want_e) = if x == 0.0 || !x.is_finite() {

@@ -42,6 +42,7 @@ use super::tools::{run, Tools};
 /// The built-ins whose 32-bit float variants (scalar and vectors) come from libclc: those whose
 /// `GLSL.std.450` lowering misses the OpenCL limits on llvmpipe, or that have no lowering at
 /// all.
+#[rustfmt::skip]
 pub(crate) const FUNCTIONS: &[&str] = &[
     "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atan2", "atan2pi", "atanh",
     "atanpi", "cbrt", "cos", "cosh", "erf", "exp", "exp2", "exp10", "expm1", "fma",
@@ -54,6 +55,7 @@ pub(crate) const FUNCTIONS: &[&str] = &[
 const RENAMED: &[&str] = &["sinpi", "cospi", "tanpi", "erfc"];
 
 /// The built-ins `mathlib.cl` defines (names only; their signatures are OpenCL C's).
+#[rustfmt::skip]
 const SHIM_FUNCTIONS: &[&str] = &[
     "half_log", "half_log2", "half_log10", "half_powr", "sinpi", "cospi", "tanpi", "tgamma",
     "erfc",
