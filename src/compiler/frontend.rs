@@ -316,14 +316,20 @@ pub(crate) fn compile_il(
     })
 }
 
-/// opt-15 (inline + structurize) then llvm-spirv-15 on `bc`, in `dir`.
+/// The math library ([`super::mathlib`]) when `bc` needs it, then opt-15 (inline +
+/// structurize) then llvm-spirv-15 on `bc`, in `dir`.
 fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, BuildFailure> {
+    // Precise math built-ins (libclc) join the module before opt, which inlines them.
+    let bc = &super::mathlib::link(tools, dir, bc)?;
     let structured = dir.join("structured.bc");
     let args = vec![
         "-inline-threshold=1000000".to_string(),
         // IndVarSimplify would replace loop exit values by closed forms computed in odd
         // widths (`i33` for a triangular sum), which SPIR-V cannot express.
         "-replexitval=never".to_string(),
+        // The SLP vectorizer joins scalar code into vectors of any length (`<32 x i32>` in
+        // libclc's cbrt on float8), which SPIR-V (2 to 16 components) cannot express.
+        "-vectorize-slp=false".to_string(),
         format!("--data-layout={DATA_LAYOUT}"),
         format!("-passes={}", opt_pipeline(tools)),
         path_arg(bc),

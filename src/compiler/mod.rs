@@ -116,6 +116,7 @@ mod error;
 mod frontend;
 mod layout;
 mod lower;
+mod mathlib;
 mod options;
 mod printf;
 pub mod ptx;
@@ -223,6 +224,8 @@ fn frontend_id() -> &'static [u8; 32] {
             include_str!("options.rs").as_bytes(),
             include_str!("prelude.cl").as_bytes(),
             include_str!("tools.rs").as_bytes(),
+            include_str!("mathlib.rs").as_bytes(),
+            include_str!("mathlib.cl").as_bytes(),
         ])
     })
 }
@@ -230,7 +233,7 @@ fn frontend_id() -> &'static [u8; 32] {
 impl BuildEnv<'_> {
     /// The cache key of a front-end result of kind `tag` from `parts`.
     fn key(&self, tag: &str, parts: &[&[u8]]) -> [u8; 32] {
-        let tools = self.tools.identity();
+        let tools = self.tools.identity() + &mathlib::identity();
         let caps = format!("{:?}", self.caps);
         let mut all: Vec<&[u8]> = vec![
             tag.as_bytes(),

@@ -1,6 +1,11 @@
 //! `OpenCL.std` extended instructions -> `GLSL.std.450` and core instructions. Precision is
-//! whatever the Vulkan device gives for the GLSL instruction (full OpenCL precision is later
-//! work, through libclc or our own implementations).
+//! whatever the Vulkan device gives for the GLSL instruction. The `float` math functions whose
+//! GLSL precision misses the OpenCL limits (`sin`, `exp`, `pow`... list in
+//! `compiler/mathlib.rs`) normally never get here: libclc's implementations are linked and
+//! inlined at the LLVM level, and only the simple built-ins they use (`fabs`, `mad`, `trunc`,
+//! `mul_hi`...) arrive as `OpenCL.std`. The lowerings below for those functions serve
+//! `double`/`half` operands, `native_*`/`half_*` variants and builds without libclc
+//! (`VKCL_LIBCLC=0`).
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Op, Word};
@@ -607,7 +612,8 @@ impl Lower<'_> {
         };
         Ok(match n {
             30 => {
-                // fract: min(x - floor(x), 0x1.fffffep-1), *ptr = floor(x)
+                // fract: min(x - floor(x), 0x1.fffffep-1), *ptr = floor(x); x itself for NaN
+                // and ±0, ±0 for ±inf (x - floor(x) is NaN there, which FMin would drop).
                 let fl = self.glsl(8, ty, &[x]);
                 let d = self.bin(Op::FSub, ty, x, fl);
                 let w = self.ctx.scalar_width(ty).unwrap_or(32);
@@ -618,12 +624,21 @@ impl Lower<'_> {
                 };
                 let c = self.splat(ty, below_one, false)?;
                 let r = self.glsl(37, ty, &[d, c]);
+                let bt = self.bool_like(ty);
+                let inf = self.emit(Op::IsInf, bt, vec![Operand::IdRef(x)]);
+                let zero = self.splat(ty, 0.0, false)?;
+                let signed_zero = self.float_builtin(13, ty, &[zero, x])?;
+                let r = self.select(ty, inf, signed_zero, r);
+                let nan = self.emit(Op::IsNan, bt, vec![Operand::IdRef(x)]);
+                let is_zero = self.bin(Op::FOrdEqual, bt, x, zero);
+                let keep = self.bin(Op::LogicalOr, bt, nan, is_zero);
+                let r = self.select(ty, keep, x, r);
                 self.store(ptr, fl, ty)?;
                 r
             }
             45 => {
-                // modf: x - trunc(x) with the sign of x (-0 for -0 and negative integers,
-                // a signed zero for infinities), *ptr = trunc(x)
+                // modf: x - trunc(x) with the sign of x (so -0 for -0 and negative integers;
+                // signed zero for infinities), *ptr = trunc(x)
                 let t = self.glsl(3, ty, &[x]);
                 let d = self.bin(Op::FSub, ty, x, t);
                 let bt = self.bool_like(ty);
@@ -635,9 +650,27 @@ impl Lower<'_> {
                 r
             }
             _ => {
-                // frexp through FrexpStruct: { mantissa, exponent }.
+                // frexp through FrexpStruct: { mantissa, exponent }. 32-bit subnormals are
+                // first scaled by 2^24 (exact), their exponent lowered by 24: llvmpipe's
+                // Frexp reads the exponent field only.
                 let pty = self.types.get(&ptr).copied().ok_or("frexp pointer type")?;
                 let et = self.ctx.ptr_info(pty).ok_or("frexp pointer")?.1;
+                let sub = if self.ctx.scalar_width(ty) == Some(32) {
+                    let bt = self.bool_like(ty);
+                    let ax = self.glsl(4, ty, &[x]);
+                    let min = self.splat(ty, f64::from(f32::MIN_POSITIVE), false)?;
+                    let zero = self.splat(ty, 0.0, false)?;
+                    let below = self.bin(Op::FOrdLessThan, bt, ax, min);
+                    let nonzero = self.bin(Op::FOrdNotEqual, bt, x, zero);
+                    let sub = self.bin(Op::LogicalAnd, bt, below, nonzero);
+                    let k = self.splat(ty, 2f64.powi(24), false)?;
+                    let one = self.splat(ty, 1.0, false)?;
+                    let scale = self.select(ty, sub, k, one);
+                    Some((sub, self.bin(Op::FMul, ty, x, scale)))
+                } else {
+                    None
+                };
+                let x = sub.map_or(x, |(_, scaled)| scaled);
                 let st = self.ctx.id();
                 self.ctx.module.types_global_values.push(inst(
                     Op::TypeStruct,
@@ -656,6 +689,21 @@ impl Lower<'_> {
                     et,
                     vec![Operand::IdRef(r), Operand::LiteralBit32(1)],
                 );
+                let e = match sub {
+                    Some((is_sub, _)) => {
+                        let k = self.int_splat(et, 24)?;
+                        let lowered = self.bin(Op::ISub, et, e, k);
+                        self.select(et, is_sub, lowered, e)
+                    }
+                    None => e,
+                };
+                // *exp is 0 for ±inf and NaN.
+                let bt = self.bool_like(ty);
+                let inf = self.emit(Op::IsInf, bt, vec![Operand::IdRef(x)]);
+                let nan = self.emit(Op::IsNan, bt, vec![Operand::IdRef(x)]);
+                let special = self.bin(Op::LogicalOr, bt, inf, nan);
+                let ezero = self.int_splat(et, 0)?;
+                let e = self.select(et, special, ezero, e);
                 self.store(ptr, e, et)?;
                 m
             }

@@ -5,7 +5,7 @@ use rspirv::dr::{Function, Module, Operand};
 use rspirv::spirv::{Op, Word};
 
 use crate::compiler::reflect::KernelInfo;
-use crate::compiler::spv::{id_operand, inst};
+use crate::compiler::spv::{id_operand, inst, lit_operand, name_of, IdAlloc};
 
 fn fn_id(f: &Function) -> Option<Word> {
     f.def.as_ref().and_then(|d| d.result_id)
@@ -82,6 +82,7 @@ pub(crate) fn select_kernel(module: &Module, info: &KernelInfo) -> Result<Module
         }
         None => wrapper,
     };
+    expand_funnel_shifts(&mut m, &mut body)?;
     for i in body.blocks.iter().flat_map(|b| b.instructions.iter()) {
         if i.class.opcode == Op::FunctionCall {
             return Err("calls to functions that were not inlined are not supported yet".into());
@@ -177,4 +178,125 @@ fn expand_decoration_groups(m: &mut Module) {
         })
         .chain(out)
         .collect();
+}
+
+/// Replaces calls of the helper functions llvm-spirv writes for LLVM's funnel shifts
+/// (`spirv.llvm_fshl_i32`, `spirv.llvm_fshr_v2i64`...; opt makes `llvm.fshl` from shift-or
+/// idioms) by their value in core instructions. For width `w`, `s = c & (w - 1)`:
+/// `fshl(a, b, c) = (a << s) | ((b >> 1) >> (w - 1 - s))` and
+/// `fshr(a, b, c) = ((a << 1) << (w - 1 - s)) | (b >> s)` (LLVM semantics, and no shift by
+/// `w` or more).
+///
+/// # Errors
+/// When a helper's result type is not an integer scalar or vector.
+fn expand_funnel_shifts(m: &mut Module, body: &mut Function) -> Result<(), String> {
+    let helpers: Vec<(Word, bool)> = m
+        .functions
+        .iter()
+        .filter_map(|f| {
+            let id = fn_id(f)?;
+            let name = name_of(m, id)?;
+            if name.starts_with("spirv.llvm_fshl_") {
+                Some((id, true))
+            } else if name.starts_with("spirv.llvm_fshr_") {
+                Some((id, false))
+            } else {
+                None
+            }
+        })
+        .collect();
+    if helpers.is_empty() {
+        return Ok(());
+    }
+    let mut ids = IdAlloc::new(m);
+    let mut consts: std::collections::HashMap<(Word, u64), Word> = Default::default();
+    for block in &mut body.blocks {
+        let old = std::mem::take(&mut block.instructions);
+        for i in old {
+            let left = (i.class.opcode == Op::FunctionCall)
+                .then(|| id_operand(&i, 0))
+                .flatten()
+                .and_then(|callee| helpers.iter().find(|(h, _)| *h == callee))
+                .map(|(_, l)| *l);
+            let (Some(left), Some(ty), Some(rid)) = (left, i.result_type, i.result_id) else {
+                block.instructions.push(i);
+                continue;
+            };
+            let (a, b, c) = match (id_operand(&i, 1), id_operand(&i, 2), id_operand(&i, 3)) {
+                (Some(a), Some(b), Some(c)) => (a, b, c),
+                _ => return Err("funnel shift call without its operands".into()),
+            };
+            let tdef = m
+                .types_global_values
+                .iter()
+                .find(|d| d.result_id == Some(ty))
+                .cloned()
+                .ok_or("funnel shift type")?;
+            let (elem, n) = if tdef.class.opcode == Op::TypeVector {
+                (
+                    id_operand(&tdef, 0).ok_or("vector type")?,
+                    lit_operand(&tdef, 1).unwrap_or(1),
+                )
+            } else {
+                (ty, 1)
+            };
+            let width = m
+                .types_global_values
+                .iter()
+                .find(|d| d.result_id == Some(elem) && d.class.opcode == Op::TypeInt)
+                .and_then(|d| lit_operand(d, 0))
+                .ok_or("funnel shift on a non-integer type")?;
+            let mut constant = |m: &mut Module, v: u64| -> Word {
+                *consts.entry((ty, v)).or_insert_with(|| {
+                    let s = ids.next();
+                    let lit = if width == 64 {
+                        Operand::LiteralBit64(v)
+                    } else {
+                        Operand::LiteralBit32(v as u32)
+                    };
+                    m.types_global_values
+                        .push(inst(Op::Constant, Some(elem), Some(s), vec![lit]));
+                    if n == 1 {
+                        return s;
+                    }
+                    let vid = ids.next();
+                    m.types_global_values.push(inst(
+                        Op::ConstantComposite,
+                        Some(ty),
+                        Some(vid),
+                        vec![Operand::IdRef(s); n as usize],
+                    ));
+                    vid
+                })
+            };
+            let mask = constant(m, u64::from(width - 1));
+            let one = constant(m, 1);
+            let mut emit = |op: Op, x: Word, y: Word, id: Option<Word>| -> Word {
+                let r = id.unwrap_or_else(|| ids.next());
+                block.instructions.push(inst(
+                    op,
+                    Some(ty),
+                    Some(r),
+                    vec![Operand::IdRef(x), Operand::IdRef(y)],
+                ));
+                r
+            };
+            let s = emit(Op::BitwiseAnd, c, mask, None);
+            let t = emit(Op::ISub, mask, s, None);
+            let (hi, lo) = if left {
+                let hi = emit(Op::ShiftLeftLogical, a, s, None);
+                let b1 = emit(Op::ShiftRightLogical, b, one, None);
+                (hi, emit(Op::ShiftRightLogical, b1, t, None))
+            } else {
+                let a1 = emit(Op::ShiftLeftLogical, a, one, None);
+                let hi = emit(Op::ShiftLeftLogical, a1, t, None);
+                (hi, emit(Op::ShiftRightLogical, b, s, None))
+            };
+            emit(Op::BitwiseOr, hi, lo, Some(rid));
+        }
+    }
+    if let Some(h) = m.header.as_mut() {
+        h.bound = ids.bound();
+    }
+    Ok(())
 }

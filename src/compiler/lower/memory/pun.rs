@@ -285,6 +285,12 @@ impl Walk<'_> {
             let v = self.emit(Op::Load, leaf.ty, vec![Operand::IdRef(p)]);
             self.split_words(v, leaf.ty, leaf.bits, &mut words);
         }
+        let needed: u32 = parts.iter().map(|(_, bits)| bits / 32).sum();
+        if words.len() < needed as usize {
+            // Trailing padding (see `view_leaves`) reads as zero.
+            let zero = self.ctx.c_u32(0);
+            words.resize(needed as usize, zero);
+        }
         let mut it = words.into_iter();
         let comps: Vec<Word> = parts
             .iter()

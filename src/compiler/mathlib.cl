@@ -1,0 +1,217 @@
+// vkcl's math library shim, compiled once per process and linked with libclc's math functions
+// (see mathlib.rs). Built with -cl-no-stdinc: every built-in used is declared here.
+//
+// 1. half_log, half_log2, half_log10, half_powr: the full-precision functions (OpenCL allows
+//    8192 ulp; lavapipe's GLSL Log/Log2/Pow have an absolute error near x = 1 that exceeds
+//    even that).
+// 2. sincos, lgamma_r, remquo with a generic-address-space pointer (OpenCL C 3.0 with
+//    __opencl_c_generic_address_space): libclc 15 defines only the private, global and local
+//    variants; the result goes through a private temporary.
+// 3. sinpi, cospi, tanpi: libclc's scalar functions (renamed __clc_sinpi... by mathlib.rs) with
+//    the signed zeros of OpenCL C 3.0 section 7.5.1 (sinpi(n) = copysign(0, n), cospi(n + 0.5)
+//    = +0, tanpi(n) = copysign(0, n) for even n and copysign(0, -n) for odd n), which libclc
+//    gets wrong.
+// 4. tgamma: libclc computes exp(lgamma(x)), whose error grows with |lgamma(x)| (over 100 ulp
+//    near x = 27; inf instead of -0 for large negative x). Here Γ(x) = Γ(t) (x-1)(x-2)...(x-n)
+//    with t = x - n in [1, 2): every factor is exact, the product is kept as a float-float pair
+//    (fma gives each product's rounding error exactly) scaled by powers of two, and only
+//    Γ(t) = exp(lgamma(t)), |lgamma(t)| < 0.13, comes from libclc. Negative x by reflection:
+//    Γ(x) = -π / (x sinpi(x) Γ(-x)).
+// 5. erfc: libclc's (fdlibm's) erfc(x) for 1.25 <= x < 28 is exp(-z*z - 0.5625) exp(...) / x
+//    with z = x cut to 12 significant bits, so that z*z is exact, but -z*z - 0.5625 is not
+//    exact where it crosses a power of two (x just below 4 or 8: 64 ulp at x = 7.97). The
+//    rounding error e of that sum is found exactly (two-sum) and the result scaled by 1 + e.
+
+#define V2 __attribute__((ext_vector_type(2)))
+#define V3 __attribute__((ext_vector_type(3)))
+#define V4 __attribute__((ext_vector_type(4)))
+#define V8 __attribute__((ext_vector_type(8)))
+#define V16 __attribute__((ext_vector_type(16)))
+typedef float f1;
+typedef float V2 f2;
+typedef float V3 f3;
+typedef float V4 f4;
+typedef float V8 f8;
+typedef float V16 f16;
+typedef int i1;
+typedef int V2 i2;
+typedef int V3 i3;
+typedef int V4 i4;
+typedef int V8 i8;
+typedef int V16 i16;
+
+#define OVL __attribute__((overloadable))
+
+#pragma OPENCL FP_CONTRACT OFF
+
+float OVL exp(float);
+float OVL lgamma(float);
+float OVL fma(float, float, float);
+float OVL floor(float);
+float OVL trunc(float);
+float OVL copysign(float, float);
+float OVL ldexp(float, int);
+float __clc_sinpi(float);
+float __clc_cospi(float);
+float __clc_tanpi(float);
+float __clc_erfc(float);
+
+#define INF __builtin_inff()
+#define NAN __builtin_nanf("")
+
+float OVL sinpi(float x) {
+    float r = __clc_sinpi(x);
+    return r == 0.0f ? copysign(0.0f, x) : r;
+}
+
+float OVL cospi(float x) {
+    float r = __clc_cospi(x);
+    return r == 0.0f ? 0.0f : r;
+}
+
+float OVL tanpi(float x) {
+    float r = __clc_tanpi(x);
+    if (r == 0.0f && x == trunc(x)) {
+        float h = x * 0.5f;
+        return h == trunc(h) ? copysign(0.0f, x) : copysign(0.0f, -x);
+    }
+    return r;
+}
+
+float OVL erfc(float x) {
+    float r = __clc_erfc(x);
+    if (x >= 1.25f && x < 28.0f) {
+        float z = __builtin_astype(__builtin_astype(x, int) & (int)0xfffff000, float);
+        float t = -(z * z); // exact
+        float a = t - 0.5625f;
+        // Two-sum: a + e == t - 0.5625 exactly.
+        float bv = a - t;
+        float e = (t - (a - bv)) + (-0.5625f - bv);
+        r = r + r * e;
+    }
+    return r;
+}
+
+// Γ(t) for t in [1, 2]: lgamma(t) is in [-0.1215, 0], so exp adds little to its error.
+static float gamma12(float t) { return exp(lgamma(t)); }
+
+// Γ(x) for x in [1, 64) as (hi + *lo) * 2^*e.
+static float gamma_ge1(float x, float *lo, int *e) {
+    float n = floor(x) - 1.0f;
+    float hi = gamma12(x - n);
+    float l = 0.0f;
+    int ex = 0;
+    for (float k = 1.0f; k <= n; k += 1.0f) {
+        float f = x - k; // exact: x and the result share an exponent range
+        float p = hi * f;
+        float err = fma(hi, f, -p);
+        float q = fma(l, f, err);
+        float s = p + q;
+        l = q - (s - p);
+        hi = s;
+        if (hi > 0x1p64f) {
+            hi *= 0x1p-64f;
+            l *= 0x1p-64f;
+            ex += 64;
+        }
+    }
+    *lo = l;
+    *e = ex;
+    return hi;
+}
+
+float OVL tgamma(float x) {
+    if (x != x) {
+        return x;
+    }
+    if (x == 0.0f) {
+        return copysign(INF, x);
+    }
+    float lo;
+    int e;
+    if (x > 0.0f) {
+        if (x > 36.0f) {
+            return INF;
+        }
+        if (x < 1.0f) {
+            return gamma12(1.0f + x) / x;
+        }
+        float hi = gamma_ge1(x, &lo, &e);
+        return ldexp(hi + lo, e);
+    }
+    if (x == trunc(x)) {
+        return NAN; // negative integers and -inf
+    }
+    float ax = -x;
+    float s = __clc_sinpi(x);
+    if (ax < 1.0f) {
+        // Γ(-x) = Γ(1 + ax) / ax, so x sinpi(x) Γ(-x) = -sinpi(x) Γ(1 + ax).
+        return 0x1.921fb6p+1f / (s * gamma12(1.0f + ax));
+    }
+    if (ax > 60.0f) {
+        return copysign(0.0f, s);
+    }
+    float hi = gamma_ge1(ax, &lo, &e);
+    float m = (x * s) * (hi + lo);
+    return ldexp(-0x1.921fb6p+1f / m, -e);
+}
+
+#define HALF_UNARY(name, full, T)                                                             \
+    T OVL full(T);                                                                            \
+    T OVL name(T x) { return full(x); }
+#define HALF_BINARY(name, full, T)                                                            \
+    T OVL full(T, T);                                                                         \
+    T OVL name(T x, T y) { return full(x, y); }
+#define GENERIC_PTR(name, T, P)                                                               \
+    T OVL name(T x, __private P *p);                                                          \
+    T OVL name(T x, __generic P *p) {                                                         \
+        P t;                                                                                  \
+        T r = name(x, &t);                                                                    \
+        *p = t;                                                                               \
+        return r;                                                                             \
+    }
+#define REMQUO(T, P)                                                                          \
+    T OVL remquo(T x, T y, __private P *p);                                                   \
+    T OVL remquo(T x, T y, __generic P *p) {                                                  \
+        P t;                                                                                  \
+        T r = remquo(x, y, &t);                                                               \
+        *p = t;                                                                               \
+        return r;                                                                             \
+    }
+
+#define VEC_UNARY(name, N)                                                                    \
+    f##N OVL name(f##N x) {                                                                   \
+        f##N r;                                                                               \
+        for (int i = 0; i < N; i++) {                                                         \
+            r[i] = name(x[i]);                                                                \
+        }                                                                                     \
+        return r;                                                                             \
+    }
+#define VECTORS(N)                                                                            \
+    VEC_UNARY(sinpi, N)                                                                       \
+    VEC_UNARY(cospi, N)                                                                       \
+    VEC_UNARY(tanpi, N)                                                                       \
+    VEC_UNARY(tgamma, N)                                                                      \
+    VEC_UNARY(erfc, N)
+
+VECTORS(2)
+VECTORS(3)
+VECTORS(4)
+VECTORS(8)
+VECTORS(16)
+
+#define ALL(N)                                                                                \
+    HALF_UNARY(half_log, log, f##N)                                                           \
+    HALF_UNARY(half_log2, log2, f##N)                                                         \
+    HALF_UNARY(half_log10, log10, f##N)                                                       \
+    HALF_BINARY(half_powr, powr, f##N)                                                        \
+    GENERIC_PTR(sincos, f##N, f##N)                                                           \
+    GENERIC_PTR(lgamma_r, f##N, i##N)                                                         \
+    REMQUO(f##N, i##N)
+
+ALL(1)
+ALL(2)
+ALL(3)
+ALL(4)
+ALL(8)
+ALL(16)
