@@ -3712,9 +3712,14 @@ fn relational_classification_builtins() {
     for i in 0..n {
         let (a, b) = (xs[i], ys[i]);
         let got = &got[i * 12..i * 12 + 12];
-        let want = want_of(a, b, false);
+        let mut want = want_of(a, b, false);
         if got != want && !denorm && got == want_of(a, b, true) {
             continue;
+        }
+        // The sign of NaN * 0.5 is not defined (IEEE 754 does not carry it through
+        // arithmetic; NVIDIA's result is positive): signbit(half) may be either.
+        if a.is_nan() && (got[8] - want[8]).abs() == 2 {
+            want[8] = got[8];
         }
         assert_eq!(got, &want, "x = {a:e} ({:#x}), y = {b:e}", a.to_bits());
     }
