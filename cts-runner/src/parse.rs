@@ -79,7 +79,10 @@ pub fn parse(lines: &[Line], known: Option<&[String]>, skip_lines_mean_skip: boo
         // The binary does not know the name it was given and skips it (the conversions
         // binary's "Unable to parse function name conversions. Skipping"): never run, whatever
         // the closing line says.
-        if let Some(rest) = text.trim_start().strip_prefix("Unable to parse function name ") {
+        if let Some(rest) = text
+            .trim_start()
+            .strip_prefix("Unable to parse function name ")
+        {
             if let Some(name) = rest.split(['.', ' ']).next().filter(|n| is_name(n)) {
                 p.tests.push(TestResult {
                     name: name.to_string(),
@@ -274,11 +277,15 @@ mod tests {
     fn closing_lines() {
         assert!(is_closing("PASSED 9 of 9 tests."));
         // A name the binary does not know is not run, even though it closes with PASSED.
-        let lines: Vec<Line> = "Unable to parse function name conversions. Skipping\nPASSED 0 of 0 tests.\n"
-            .lines()
-            .enumerate()
-            .map(|(i, t)| Line { at: i as f64, text: t.to_string() })
-            .collect();
+        let lines: Vec<Line> =
+            "Unable to parse function name conversions. Skipping\nPASSED 0 of 0 tests.\n"
+                .lines()
+                .enumerate()
+                .map(|(i, t)| Line {
+                    at: i as f64,
+                    text: t.to_string(),
+                })
+                .collect();
         let p = parse(&lines, None, false);
         assert_eq!(p.tests.len(), 1);
         assert_eq!(p.tests[0].status, Status::NotRun);

@@ -66,7 +66,9 @@ impl Mem {
         properties: Vec<cl_mem_properties>,
     ) -> ClResult<Mem> {
         let device = context.devices[0].vk()?;
-        let storage = Buffer::new_shared(device, size as u64).map_err(|e| {
+        // Only a context with a green-context sub-device has CUDA kernels that may use it.
+        let export = context.devices.iter().any(|d| d.green_context().is_some());
+        let storage = Buffer::new_shared(device, size as u64, export).map_err(|e| {
             tracing::warn!("buffer of {size} bytes: {e}");
             ClError(CL_MEM_OBJECT_ALLOCATION_FAILURE)
         })?;

@@ -51,8 +51,13 @@ unsafe impl Send for Buffer {}
 // SAFETY: as above.
 unsafe impl Sync for Buffer {}
 
+/// Host-visible device buffers of at least this many bytes get a dedicated allocation instead
+/// of a part of the allocator's shared blocks.
+const DEDICATED_BYTES: u64 = 4 << 20;
+
 impl Buffer {
-    /// Allocates `size` bytes (> 0) of host-visible device memory (suballocated).
+    /// Allocates `size` bytes (> 0) of host-visible device memory (suballocated below
+    /// [`DEDICATED_BYTES`], dedicated from there).
     /// Errors: `MemoryError` when Vulkan or the allocator refuse (out of memory).
     pub fn new(device: &Arc<Device>, size: u64) -> Result<Buffer, MemoryError> {
         Buffer::new_suballocated(device, size, MemoryLocation::CpuToGpu)
@@ -65,11 +70,18 @@ impl Buffer {
         Buffer::new_suballocated(device, size, MemoryLocation::GpuToCpu)
     }
 
-    /// As [`Buffer::new`], for memory that CUDA kernels may use too (OpenCL buffers): on the
-    /// CUDA path a dedicated exportable allocation (the allocator's if the driver refuses).
+    /// As [`Buffer::new`], for an OpenCL buffer; `export`: CUDA kernels may use it too (its
+    /// context has a green-context sub-device), so on the CUDA path it is a dedicated
+    /// exportable allocation (the allocator's if the driver refuses). On the H200 the only
+    /// exportable host-visible memory type is system memory (about 75 GB/s from the GPU,
+    /// against 2 TB/s and more for the device-local memory of other buffers), hence only there.
     /// Errors: as [`Buffer::new`].
-    pub fn new_shared(device: &Arc<Device>, size: u64) -> Result<Buffer, MemoryError> {
-        if device.cuda.is_some() {
+    pub fn new_shared(
+        device: &Arc<Device>,
+        size: u64,
+        export: bool,
+    ) -> Result<Buffer, MemoryError> {
+        if export && device.cuda.is_some() {
             match Buffer::new_exported(device, size) {
                 Ok(b) => return Ok(b),
                 Err(e) => tracing::debug!("exportable buffer of {size} bytes: {e}"),
@@ -234,7 +246,19 @@ impl Buffer {
                 requirements,
                 location,
                 linear: true,
-                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+                // Large buffers get their own allocation: one that filled the allocator's
+                // shared block (64 MiB for host-visible memory) made every later small
+                // allocation (each launch's argument buffer) allocate and free a new block,
+                // about 1 ms per launch on the H200.
+                // (Readback staging keeps the shared blocks: the allocator keeps its last block,
+                // which a dedicated allocation would give back after every read.)
+                allocation_scheme: if size >= DEDICATED_BYTES
+                    && location == MemoryLocation::CpuToGpu
+                {
+                    AllocationScheme::DedicatedBuffer(raw)
+                } else {
+                    AllocationScheme::GpuAllocatorManaged
+                },
             });
         let alloc = match alloc {
             Ok(a) => a,
