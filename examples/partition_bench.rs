@@ -24,7 +24,7 @@ mod cl;
 use cl::{ok, try_split, units};
 use opencl_sys::*;
 use std::collections::BTreeSet;
-use std::ffi::{c_void, CString};
+use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 use std::time::Instant;
 
@@ -65,25 +65,7 @@ struct Ctx {
 
 impl Ctx {
     fn new(devices: &[cl_device_id]) -> Ctx {
-        let mut err = 0;
-        let context = unsafe {
-            cl!(clCreateContext)(
-                null(),
-                devices.len() as u32,
-                devices.as_ptr(),
-                None,
-                null_mut(),
-                &mut err,
-            )
-        };
-        ok(err);
-        let src = CString::new(SOURCE).unwrap();
-        let ptrs = [src.as_ptr()];
-        let program = unsafe {
-            cl!(clCreateProgramWithSource)(context, 1, ptrs.as_ptr() as *mut _, null(), &mut err)
-        };
-        ok(err);
-        ok(unsafe { cl!(clBuildProgram)(program, 0, null(), null(), None, null_mut()) });
+        let (context, program) = cl::context_with_program(devices, SOURCE);
         Ctx { context, program }
     }
     fn queue(&self, d: cl_device_id) -> cl_command_queue {

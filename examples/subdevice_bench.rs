@@ -11,7 +11,7 @@
 //! OCL_ICD_VENDORS="$PWD/target/icd" cargo run --example subdevice_bench
 //! ```
 use opencl_sys::*;
-use std::ffi::{c_char, c_void, CString};
+use std::ffi::{c_void, CString};
 use std::ptr::{null, null_mut};
 use std::time::Instant;
 
@@ -151,31 +151,8 @@ fn main() {
     let mut devices = vec![root];
     devices.extend(singles.iter().map(|s| s.1));
     devices.extend(halves.iter().take(2));
+    let (context, program) = cl::context_with_program(&devices, SOURCE);
     let mut err = 0;
-    let context = unsafe {
-        cl!(clCreateContext)(
-            null(),
-            devices.len() as u32,
-            devices.as_ptr(),
-            None,
-            null_mut(),
-            &mut err,
-        )
-    };
-    ok(err);
-    let src = CString::new(SOURCE).unwrap();
-    let ptrs = [src.as_ptr()];
-    let program = unsafe {
-        cl!(clCreateProgramWithSource)(
-            context,
-            1,
-            ptrs.as_ptr() as *mut *const c_char,
-            null(),
-            &mut err,
-        )
-    };
-    ok(err);
-    ok(unsafe { cl!(clBuildProgram)(program, 0, null(), null(), None, null_mut()) });
     let kname = CString::new("burn").unwrap();
     let kernel = unsafe { cl!(clCreateKernel)(program, kname.as_ptr(), &mut err) };
     ok(err);

@@ -18,38 +18,6 @@ const ALIGNED: Prop = 1;
 const FINE: Prop = 2;
 const BACKFILL: Prop = 3;
 
-fn units(d: cl_device_id) -> u32 {
-    info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_MAX_COMPUTE_UNITS, s, v, r) })
-}
-
-fn props_info(d: cl_device_id, name: cl_device_info) -> Vec<Prop> {
-    let mut n = 0;
-    ok(unsafe { cl!(clGetDeviceInfo)(d, name, 0, null_mut(), &mut n) });
-    let mut v = vec![0 as Prop; n / std::mem::size_of::<Prop>()];
-    ok(unsafe { cl!(clGetDeviceInfo)(d, name, n, v.as_mut_ptr() as *mut c_void, null_mut()) });
-    v
-}
-
-/// clCreateSubDevices: the count alone, then the devices.
-fn split(d: cl_device_id, props: &[Prop]) -> Result<Vec<cl_device_id>, cl_int> {
-    let mut n = 0;
-    let r = unsafe { cl!(clCreateSubDevices)(d, props.as_ptr(), 0, null_mut(), &mut n) };
-    if r != CL_SUCCESS {
-        return Err(r);
-    }
-    let mut out = vec![null_mut(); n as usize];
-    let mut n2 = 0;
-    ok(unsafe { cl!(clCreateSubDevices)(d, props.as_ptr(), n, out.as_mut_ptr(), &mut n2) });
-    assert_eq!(n, n2);
-    Ok(out)
-}
-
-fn release_all(ds: &[cl_device_id]) {
-    for &d in ds {
-        ok(unsafe { cl!(clReleaseDevice)(d) });
-    }
-}
-
 fn counts(list: &[u32], method: Prop) -> Vec<Prop> {
     let mut p = vec![CL_DEVICE_PARTITION_BY_COUNTS];
     p.extend(list.iter().map(|&c| c as Prop));
@@ -228,34 +196,13 @@ kernel void axpy(global float *y, global const float *x, float a, global uint *s
 fn kernels_on_green_contexts_run_as_ptx() {
     let Some(root) = cuda_device() else { return };
     let subs = split(root, &counts(&[16, 32], ALIGNED)).unwrap();
-    let devs = [root, subs[0], subs[1]];
+    let (ctx, prog) = context_with_program(&[root, subs[0], subs[1]], AXPY);
+    let (q_root, qa, qb) = (
+        queue_of(ctx, root),
+        queue_of(ctx, subs[0]),
+        queue_of(ctx, subs[1]),
+    );
     let mut err = 0;
-    let ctx = unsafe {
-        cl!(clCreateContext)(
-            std::ptr::null(),
-            3,
-            devs.as_ptr(),
-            None,
-            null_mut(),
-            &mut err,
-        )
-    };
-    ok(err);
-    let queue = |d: cl_device_id| {
-        let mut err = 0;
-        let q =
-            unsafe { cl!(clCreateCommandQueueWithProperties)(ctx, d, std::ptr::null(), &mut err) };
-        ok(err);
-        q
-    };
-    let (q_root, qa, qb) = (queue(root), queue(subs[0]), queue(subs[1]));
-    let src = std::ffi::CString::new(AXPY).unwrap();
-    let ptrs = [src.as_ptr()];
-    let prog = unsafe {
-        cl!(clCreateProgramWithSource)(ctx, 1, ptrs.as_ptr() as *mut _, std::ptr::null(), &mut err)
-    };
-    ok(err);
-    ok(unsafe { cl!(clBuildProgram)(prog, 0, std::ptr::null(), c"".as_ptr(), None, null_mut()) });
     const N: usize = 1 << 20;
     const LOCAL: usize = 256;
     let mut rng = Rng(7);

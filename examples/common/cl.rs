@@ -90,3 +90,42 @@ pub fn default_device() -> (cl_device_id, String) {
         .to_string();
     (root, name)
 }
+
+/// A context of `devices` with `source` built for all of them.
+pub fn context_with_program(devices: &[cl_device_id], source: &str) -> (cl_context, cl_program) {
+    let mut err = 0;
+    let context = unsafe {
+        cl!(clCreateContext)(
+            std::ptr::null(),
+            devices.len() as u32,
+            devices.as_ptr(),
+            None,
+            null_mut(),
+            &mut err,
+        )
+    };
+    ok(err);
+    let src = std::ffi::CString::new(source).unwrap();
+    let ptrs = [src.as_ptr()];
+    let program = unsafe {
+        cl!(clCreateProgramWithSource)(
+            context,
+            1,
+            ptrs.as_ptr() as *mut _,
+            std::ptr::null(),
+            &mut err,
+        )
+    };
+    ok(err);
+    ok(unsafe {
+        cl!(clBuildProgram)(
+            program,
+            0,
+            std::ptr::null(),
+            std::ptr::null(),
+            None,
+            null_mut(),
+        )
+    });
+    (context, program)
+}

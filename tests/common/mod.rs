@@ -350,3 +350,47 @@ impl Rng {
         (self.next_u32() >> 8) as f32 / (1u32 << 24) as f32
     }
 }
+
+/// `CL_DEVICE_MAX_COMPUTE_UNITS`.
+#[allow(dead_code)]
+pub fn units(d: cl_device_id) -> u32 {
+    info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_MAX_COMPUTE_UNITS, s, v, r) })
+}
+
+/// A device query answered with a list of partition properties.
+#[allow(dead_code)]
+pub fn props_info(d: cl_device_id, name: cl_device_info) -> Vec<cl_device_partition_property> {
+    type Prop = cl_device_partition_property;
+    let mut n = 0;
+    ok(unsafe { cl!(clGetDeviceInfo)(d, name, 0, null_mut(), &mut n) });
+    assert_eq!(n % std::mem::size_of::<Prop>(), 0);
+    let mut v = vec![0 as Prop; n / std::mem::size_of::<Prop>()];
+    ok(unsafe { cl!(clGetDeviceInfo)(d, name, n, v.as_mut_ptr() as *mut c_void, null_mut()) });
+    v
+}
+
+/// clCreateSubDevices: the count alone, then the devices.
+#[allow(dead_code)]
+pub fn split(
+    d: cl_device_id,
+    props: &[cl_device_partition_property],
+) -> Result<Vec<cl_device_id>, cl_int> {
+    let mut n = 0;
+    let r = unsafe { cl!(clCreateSubDevices)(d, props.as_ptr(), 0, null_mut(), &mut n) };
+    if r != CL_SUCCESS {
+        return Err(r);
+    }
+    let mut out = vec![null_mut(); n as usize];
+    let mut n2 = 0;
+    ok(unsafe { cl!(clCreateSubDevices)(d, props.as_ptr(), n, out.as_mut_ptr(), &mut n2) });
+    assert_eq!(n, n2);
+    Ok(out)
+}
+
+/// clReleaseDevice of each.
+#[allow(dead_code)]
+pub fn release_all(ds: &[cl_device_id]) {
+    for &d in ds {
+        ok(unsafe { cl!(clReleaseDevice)(d) });
+    }
+}
