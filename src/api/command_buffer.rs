@@ -13,14 +13,12 @@ use super::info::InfoOut;
 use super::kernel::check_range;
 use super::memory::{check_copy, check_copy_rect, check_fill, FillPlan};
 use super::{properties, slice_from, status};
-use crate::backend::cuda::{GreenContext, Stream};
 use crate::backend::vulkan::secondary::{self, pattern_buffer};
-use crate::core::command_buffer::{
-    CommandBuffer, CudaOp, Dispatch, Keep, KernelCommand, Op, SyncPoint,
-};
+use crate::core::command_buffer::{CommandBuffer, Dispatch, Keep, KernelCommand, Op, SyncPoint};
 use crate::core::error::{ClError, ClResult};
 use crate::core::kernel::ArgValue;
 use crate::core::kernel::Kernel;
+use crate::core::kernel_cuda::{self, CudaOp};
 use crate::core::memory::Mem;
 use crate::core::object::{self, handle_of, lookup, register, ClObject};
 use crate::core::queue::CommandQueue;
@@ -401,21 +399,10 @@ pub unsafe extern "C" fn clCommandCopyBufferKHR(
             }))
         };
         // On a green-context queue: the copy in CUDA too (for a CUDA graph).
-        let cuda = match (cb.queue.device.green_context(), size) {
-            (Some(_), 1..) => src
-                .storage
-                .cuda_address()
-                .zip(dst.storage.cuda_address())
-                .map(|(a, b)| {
-                    let (from, to) = (a + s, b + d);
-                    // SAFETY: both ranges lie in the buffers (checked), which the recording
-                    // keeps alive, and do not overlap (checked).
-                    Arc::new(move |g: &GreenContext, st: Stream| unsafe {
-                        g.copy_on(st, to, from, size)
-                    }) as CudaOp
-                }),
-            _ => None,
-        };
+        let n = size as u64;
+        let cuda = (size > 0)
+            .then(|| kernel_cuda::copy_op(&cb.queue.device, &src.storage, s, &dst.storage, d, n))
+            .flatten();
         // SAFETY: forwarded.
         unsafe { finish_with_cuda(&cb, &wait, op, vec![src, dst], cuda, sync_point) }
     })
@@ -522,16 +509,7 @@ pub unsafe extern "C" fn clCommandFillBufferKHR(
             FillPlan::Empty => Op::Order,
             FillPlan::Words { offset, size, word } => {
                 // On a green-context queue: the fill in CUDA too (for a CUDA graph).
-                if cb.queue.device.green_context().is_some() {
-                    cuda = storage.cuda_address().map(|a| {
-                        let at = a + offset;
-                        // SAFETY: the range lies in the buffer (checked), which the recording
-                        // keeps alive; 4-byte aligned.
-                        Arc::new(move |g: &GreenContext, st: Stream| unsafe {
-                            g.fill_on(st, at, &word.to_le_bytes(), (size / 4) as usize)
-                        }) as CudaOp
-                    });
-                }
+                cuda = kernel_cuda::fill_op(&cb.queue.device, &storage, offset, size, word);
                 Op::Gpu(Arc::new(move |r, _| {
                     r.fill_buffer(&storage, offset, size, word)
                 }))

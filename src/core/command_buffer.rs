@@ -18,6 +18,7 @@ use super::kernel::{
     push_constants, record_launch, single_region, ArgValue, Encoded, Kernel, NdRange, Region,
     GROUPS_OFFSET,
 };
+use super::kernel_cuda::CudaOp;
 use super::memory::Mem;
 use super::object::{ClObject, Header, Kind};
 use super::printf::PrintfBuffer;
@@ -50,11 +51,6 @@ pub enum Op {
     /// command only orders others.
     Order,
 }
-
-/// A command's work on a green-context queue's CUDA stream (the CUDA path, issue 7): enqueues
-/// it on the given stream of the green context. Recorded commands that have one can be
-/// captured into a CUDA graph (see [`CommandBuffer::finalize`]).
-pub type CudaOp = Arc<dyn Fn(&GreenContext, Stream) -> Result<(), CuError> + Send + Sync>;
 
 /// The CUDA form of a recorded command, where it has one.
 enum CudaForm {

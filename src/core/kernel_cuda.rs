@@ -4,13 +4,13 @@
 //! imported into CUDA, [`crate::backend::vulkan::memory::Buffer::cuda_address`]).
 //!
 //! `__local` pointer arguments become offsets into the launch's dynamic shared memory (the PTX
-//! is rewritten to add its address). Commands of a green-context queue are [`Work::Foreign`] of its engine ([`green_work`]): they
-//! wait for other queues' commands on the device, through the queues' Vulkan timeline
-//! semaphores imported into CUDA, and signal their own queue's timeline from CUDA, so events,
-//! wait lists, markers, barriers, `clFinish` and profiling behave as for any command. A launch that the CUDA path
-//! cannot take (a program from IL, a global offset, a non-uniform
-//! NDRange, a kernel that calls printf, a buffer that is not exportable, PTX that fails to build
-//! or load) runs through Vulkan as on any sub-device.
+//! is rewritten to add its address). Commands of a green-context queue are [`Work::Foreign`]
+//! of its engine ([`green_work`]): they wait for other queues' commands on the device, through
+//! the queues' Vulkan timeline semaphores imported into CUDA, and signal their own queue's
+//! timeline from CUDA, so events, wait lists, markers, barriers, `clFinish` and profiling
+//! behave as for any command. A launch that the CUDA path cannot take (a program from IL, a
+//! global offset, a non-uniform NDRange, a kernel that calls printf, a buffer that is not
+//! exportable, PTX that fails to build or load) runs through Vulkan as on any sub-device.
 
 use super::device::Device;
 use super::error::{ClError, ClResult};
@@ -37,12 +37,12 @@ struct Ptx {
 }
 
 /// PTX built per (source, options), shared by every green context; a failed build is
-/// remembered too (its launches take the Vulkan path). `locals`: per kernel of the program,
-/// the indices of its `__local` pointer arguments.
+/// remembered too (its launches take the Vulkan path). `locals` gives, per kernel of the
+/// program, the indices of its `__local` pointer arguments (asked only when building).
 fn ptx_for(
     source: &str,
     options: &str,
-    locals: &[(String, Vec<usize>)],
+    locals: impl FnOnce() -> Vec<(String, Vec<usize>)>,
 ) -> (u64, Option<Arc<Ptx>>) {
     static CACHE: OnceLock<Mutex<HashMap<u64, Option<Arc<Ptx>>>>> = OnceLock::new();
     let mut h = DefaultHasher::new();
@@ -54,8 +54,10 @@ fn ptx_for(
     }
     let built = match crate::compiler::ptx::compile_ptx(source, &clang_args(options)) {
         Ok(p) => {
-            let (text, local_ok) =
-                crate::compiler::ptx::local_params_to_dynamic_shared(&p.to_string_lossy(), locals);
+            let (text, local_ok) = crate::compiler::ptx::local_params_to_dynamic_shared(
+                &p.to_string_lossy(),
+                &locals(),
+            );
             CString::new(text)
                 .ok()
                 .map(|text| Arc::new(Ptx { text, local_ok }))
@@ -235,7 +237,7 @@ pub(crate) fn prepare_green_launch(
         return Ok(None);
     }
     let options = kernel.program.executable_options();
-    let locals: Vec<(String, Vec<usize>)> = match kernel.program.compiled() {
+    let locals = || match kernel.program.compiled() {
         Ok(c) => c
             .kernels
             .iter()
@@ -245,9 +247,9 @@ pub(crate) fn prepare_green_launch(
                 (k.name.clone(), v.map(|(i, _)| i).collect())
             })
             .collect(),
-        Err(_) => return Ok(None),
+        Err(_) => Vec::new(),
     };
-    let (key, Some(ptx)) = ptx_for(source, &options, &locals) else {
+    let (key, Some(ptx)) = ptx_for(source, &options, locals) else {
         return Ok(None);
     };
     if has_locals && !ptx.local_ok.contains(&info.name) {
@@ -281,44 +283,54 @@ pub(crate) fn prepare_green_launch(
     }))
 }
 
-/// clEnqueueCopyBuffer on a green-context queue as CUDA work (`cuMemcpyDtoDAsync`): `size`
-/// bytes from byte `s` of `src` to byte `d` of `dst` (storage offsets, regions already checked
-/// in bounds and not overlapping). None where the CUDA path cannot take it (not a green queue,
-/// a buffer not visible to CUDA): the copy then goes through Vulkan.
-pub(crate) fn copy_on_green(
-    device: &Arc<Device>,
+/// A command's work on a stream of a green context (the CUDA path): enqueues it on the given
+/// stream. Enqueued commands run it on the queue's stream ([`on_green`]); command buffers
+/// capture theirs into a CUDA graph.
+pub(crate) type CudaOp = Arc<dyn Fn(&GreenContext, Stream) -> Result<(), CuError> + Send + Sync>;
+
+/// A buffer copy in CUDA (`cuMemcpyDtoDAsync`) on `device`'s green context: `size` bytes from
+/// byte `s` of `src` to byte `d` of `dst` (storage offsets, already checked in bounds and not
+/// overlapping; the command keeps both buffers alive). None off a green context or for a buffer
+/// CUDA cannot see (the copy then goes through Vulkan).
+pub(crate) fn copy_op(
+    device: &Device,
     src: &Buffer,
     s: u64,
     dst: &Buffer,
     d: u64,
     size: u64,
-) -> Option<Work> {
-    let green = device.green_context()?.clone();
+) -> Option<CudaOp> {
+    device.green_context()?;
     let (from, to) = (src.cuda_address()? + s, dst.cuda_address()? + d);
-    let g = green.clone();
-    // SAFETY: both ranges lie inside live buffers (the command keeps them) and do not overlap.
-    Some(green_work(green, move || unsafe {
-        g.copy(to, from, size as usize)
+    // SAFETY: both ranges lie inside live buffers and do not overlap (the caller's checks).
+    Some(Arc::new(move |g: &GreenContext, st: Stream| unsafe {
+        g.copy_on(st, to, from, size as usize)
     }))
 }
 
-/// clEnqueueFillBuffer on a green-context queue as CUDA work (`cuMemsetD32Async`): `size`
-/// bytes from byte `offset` of `dst` (4-byte aligned) repeat `word`. None where the CUDA path
-/// cannot take it: the fill then goes through Vulkan.
-pub(crate) fn fill_on_green(
-    device: &Arc<Device>,
+/// A fill in CUDA (`cuMemsetD32Async`) on `device`'s green context: `size` bytes from byte
+/// `offset` of `dst` (4-byte aligned) repeat `word`. None as for [`copy_op`].
+pub(crate) fn fill_op(
+    device: &Device,
     dst: &Buffer,
     offset: u64,
     size: u64,
     word: u32,
-) -> Option<Work> {
-    let green = device.green_context()?.clone();
+) -> Option<CudaOp> {
+    device.green_context()?;
     let at = dst.cuda_address()? + offset;
-    let g = green.clone();
-    // SAFETY: the range lies inside a live buffer (the command keeps it); 4-byte aligned.
-    Some(green_work(green, move || unsafe {
-        g.fill(at, &word.to_le_bytes(), (size / 4) as usize)
+    // SAFETY: the range lies inside a live buffer (the caller's checks); 4-byte aligned.
+    Some(Arc::new(move |g: &GreenContext, st: Stream| unsafe {
+        g.fill_on(st, at, &word.to_le_bytes(), (size / 4) as usize)
     }))
+}
+
+/// `op` as an enqueued command of a queue of `device` (its green context's stream); None off a
+/// green context or without an op.
+pub(crate) fn on_green(device: &Device, op: Option<CudaOp>) -> Option<Work> {
+    let (green, op) = (device.green_context()?.clone(), op?);
+    let g = green.clone();
+    Some(green_work(green, move || op(&g, g.stream)))
 }
 
 /// Device work on `green`'s stream as a command of a green-context queue ([`Work::Foreign`]):

@@ -7,6 +7,7 @@ use crate::api::status;
 use crate::backend::vulkan::memory::Buffer;
 use crate::backend::vulkan::queue::Work;
 use crate::core::error::ClError;
+use crate::core::kernel_cuda;
 use crate::core::memory::Mem;
 use crate::core::object::lookup;
 use crate::core::UserPtr;
@@ -169,7 +170,8 @@ pub unsafe extern "C" fn clEnqueueCopyBuffer(
         let (s, d) = check_copy(&src, &dst, src_offset, dst_offset, size)?;
         let on_green = || {
             let n = size as u64;
-            crate::core::kernel_cuda::copy_on_green(&q.device, &src.storage, s, &dst.storage, d, n)
+            let op = kernel_cuda::copy_op(&q.device, &src.storage, s, &dst.storage, d, n);
+            kernel_cuda::on_green(&q.device, op)
         };
         let work = if size == 0 {
             Work::Nop
@@ -216,12 +218,12 @@ pub unsafe extern "C" fn clEnqueueFillBuffer(
             FillPlan::Empty => Work::Nop,
             FillPlan::Words { offset, size, word } => {
                 let storage = m.storage.clone();
-                crate::core::kernel_cuda::fill_on_green(&q.device, &storage, offset, size, word)
-                    .unwrap_or_else(|| {
-                        Work::Gpu(Box::new(move |r| {
-                            r.fill_buffer(&storage, offset, size, word)
-                        }))
-                    })
+                let op = kernel_cuda::fill_op(&q.device, &storage, offset, size, word);
+                kernel_cuda::on_green(&q.device, op).unwrap_or_else(|| {
+                    Work::Gpu(Box::new(move |r| {
+                        r.fill_buffer(&storage, offset, size, word)
+                    }))
+                })
             }
             FillPlan::Bytes(pat) => {
                 let dst = UserPtr(m.mapped().wrapping_add(offset) as *mut c_void);

@@ -579,7 +579,7 @@ impl GreenContext {
     /// imported into CUDA, waited for on the primary-context bridge stream
     /// (`cuWaitExternalSemaphoresAsync`) and passed to the green stream by an event; `body`
     /// enqueues the work on this context's stream ([`launch`](Self::launch),
-    /// [`copy`](Self::copy), [`fill`](Self::fill)); then the green stream's progress is passed
+    /// [`copy_on`](Self::copy_on), [`fill_on`](Self::fill_on)); then the green stream's progress is passed
     /// back to the bridge by an event and the bridge signals `signal`'s value
     /// (`cuSignalExternalSemaphoresAsync`; no signal when `signal` is None). With no waits the green stream's own order is the
     /// only ordering (the caller leaves out waits already reached or ordered by the stream).
@@ -668,20 +668,11 @@ impl GreenContext {
         Ok(())
     }
 
-    /// Enqueues a copy of `size` bytes from CUDA address `src` to `dst` on this context's
-    /// stream (`cuMemcpyDtoDAsync`).
+    /// Enqueues a copy of `size` bytes from CUDA address `src` to `dst` on `stream`, a stream
+    /// of this context (`cuMemcpyDtoDAsync`).
     ///
     /// # Safety
     /// Both ranges lie in live device memory until the copy ends; they may not overlap.
-    pub unsafe fn copy(&self, dst: u64, src: u64, size: usize) -> Result<(), CuError> {
-        // SAFETY: forwarded contract.
-        unsafe { self.copy_on(self.stream, dst, src, size) }
-    }
-
-    /// [`copy`](Self::copy) on `stream` (a stream of this context).
-    ///
-    /// # Safety
-    /// As [`copy`](Self::copy).
     pub unsafe fn copy_on(
         &self,
         stream: Stream,
@@ -697,20 +688,11 @@ impl GreenContext {
     }
 
     /// Enqueues a fill of `count` elements of `pattern` (1, 2 or 4 bytes wide) at CUDA address
-    /// `dst` on this context's stream (`cuMemsetD8/D16/D32Async`). Errors: the driver's
-    /// (`dst` misaligned for the width); `CUDA_ERROR_INVALID_VALUE` for another width.
+    /// `dst` on `stream`, a stream of this context (`cuMemsetD8/D16/D32Async`). Errors: the
+    /// driver's (`dst` misaligned for the width); `CUDA_ERROR_INVALID_VALUE` for another width.
     ///
     /// # Safety
     /// The range lies in live device memory until the fill ends.
-    pub unsafe fn fill(&self, dst: u64, pattern: &[u8], count: usize) -> Result<(), CuError> {
-        // SAFETY: forwarded contract.
-        unsafe { self.fill_on(self.stream, dst, pattern, count) }
-    }
-
-    /// [`fill`](Self::fill) on `stream` (a stream of this context).
-    ///
-    /// # Safety
-    /// As [`fill`](Self::fill).
     pub unsafe fn fill_on(
         &self,
         stream: Stream,
