@@ -23,7 +23,7 @@ use super::memory::Mem;
 use super::object::{ClObject, Header, Kind};
 use super::printf::PrintfBuffer;
 use super::queue::CommandQueue;
-use crate::backend::cuda::{CuError, Graph, GreenContext, Stream};
+use crate::backend::cuda::{Graph, GreenContext};
 use crate::backend::vulkan::memory::Buffer;
 use crate::backend::vulkan::pipeline::Pipeline;
 use crate::backend::vulkan::queue::{Recorder, Work};
@@ -373,16 +373,7 @@ impl CommandBuffer {
                 CudaForm::Kernel(_) => return None,
             }
         }
-        let calls: Vec<Box<dyn Fn(Stream) -> Result<(), CuError>>> = ops
-            .iter()
-            .map(|op| {
-                let (op, g) = (op.clone(), green.clone());
-                Box::new(move |s: Stream| op(&g, s)) as Box<dyn Fn(Stream) -> Result<(), CuError>>
-            })
-            .collect();
-        let refs: Vec<&dyn Fn(Stream) -> Result<(), CuError>> =
-            calls.iter().map(|c| c.as_ref()).collect();
-        match green.capture(&refs) {
+        match green.capture(|stream| ops.iter().try_for_each(|op| op(&green, stream))) {
             Ok(g) => {
                 tracing::debug!(
                     "command buffer captured into a CUDA graph ({} commands)",

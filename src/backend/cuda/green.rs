@@ -522,12 +522,13 @@ impl GreenContext {
         )
     }
 
-    /// Captures what `ops` enqueue, in order, on a new stream of this context into a CUDA graph
-    /// (`cuStreamBeginCapture`, `cuStreamEndCapture`, `cuGraphInstantiateWithFlags`): each
-    /// op's work depends on everything before it. Errors: the driver's.
+    /// Captures what `record` enqueues, in order, on a new stream of this context (given to
+    /// it) into a CUDA graph (`cuStreamBeginCapture`, `cuStreamEndCapture`,
+    /// `cuGraphInstantiateWithFlags`): each piece of work depends on everything before it.
+    /// Errors: the driver's, or `record`'s.
     pub fn capture(
         &self,
-        ops: &[&dyn Fn(Stream) -> Result<(), CuError>],
+        record: impl FnOnce(Stream) -> Result<(), CuError>,
     ) -> Result<Graph, CuError> {
         self.make_current()?;
         let mut stream = std::ptr::null_mut();
@@ -551,7 +552,7 @@ impl GreenContext {
                     ),
                     "cuStreamBeginCapture",
                 )?;
-                let body: Result<(), CuError> = ops.iter().try_for_each(|op| op(stream));
+                let body = record(stream);
                 let mut graph = std::ptr::null_mut();
                 let ended = check(
                     sys::cuStreamEndCapture(stream, &mut graph),
