@@ -5,12 +5,6 @@
 mod common;
 use common::*;
 
-/// Bytes of a plain slice.
-fn bytes<T: Copy>(v: &[T]) -> &[u8] {
-    // SAFETY: T is f32 or i32 here (no padding); the slice is only read.
-    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
-}
-
 /// Error of `got` against the exact `want`, in ulps of the float nearest `want` (the ulp of a
 /// subnormal is 2^-149). NaN wants NaN and an infinite or overflowing `want` wants that
 /// infinity: both give 0 when met and infinity otherwise.

@@ -79,15 +79,6 @@ fn c_fmt(spec: &str, v: V<'_>) -> String {
     String::from_utf8(buf).unwrap()
 }
 
-fn bytes<T: Copy>(v: &[T]) -> &[u8] {
-    // SAFETY: plain data viewed as bytes.
-    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
-}
-
-fn arg_mem(k: cl_kernel, i: u32, m: cl_mem) {
-    set_arg(k, i, &m);
-}
-
 /// Enqueues `k` over `global` items (local size chosen by vkcl) and waits with clFinish.
 fn run(env: &Env, k: cl_kernel, global: usize) {
     ok(unsafe {

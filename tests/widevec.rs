@@ -28,12 +28,6 @@ fn run(env: &Env, k: cl_kernel, global: usize) {
     env.finish();
 }
 
-/// The bytes of a slice of plain values.
-fn bytes<T: Copy>(v: &[T]) -> &[u8] {
-    // SAFETY: plain-old-data slices (integers, floats) viewed as bytes.
-    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
-}
-
 /// A read-write buffer initialised with `v`.
 fn input<T: Copy>(env: &Env, v: &[T]) -> cl_mem {
     env.buffer(CL_MEM_READ_WRITE, std::mem::size_of_val(v), Some(bytes(v)))

@@ -394,3 +394,91 @@ pub fn release_all(ds: &[cl_device_id]) {
         ok(unsafe { cl!(clReleaseDevice)(d) });
     }
 }
+
+// Kernel-running shorthands (buffers from slices, build-and-create, enqueue-and-wait).
+
+/// The bytes of a slice of plain values.
+pub fn bytes<T: Copy>(v: &[T]) -> &[u8] {
+    // SAFETY: T is a plain Copy value type without padding in every use here; the slice is
+    // only read.
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+}
+
+impl Env {
+    /// A read-write buffer holding `data`.
+    pub fn buf<T: Copy>(&self, data: &[T]) -> cl_mem {
+        self.buffer(
+            CL_MEM_READ_WRITE,
+            std::mem::size_of_val(data).max(1),
+            Some(bytes(data)),
+        )
+    }
+
+    /// A zero-filled read-write buffer of `n` elements of T.
+    pub fn zeros<T: Copy + Default>(&self, n: usize) -> cl_mem {
+        self.buf(&vec![T::default(); n])
+    }
+
+    /// Builds `source` and creates kernel `name`.
+    pub fn kern(&self, source: &str, name: &str) -> cl_kernel {
+        let p = self.build(source);
+        self.kernel(p, name)
+    }
+
+    /// Builds `source` with `options` and creates kernel `name`.
+    pub fn kern_opts(&self, source: &str, options: &str, name: &str) -> cl_kernel {
+        let p = self
+            .try_build(source, options)
+            .unwrap_or_else(|(e, log)| panic!("build failed ({e}):\n{log}"));
+        self.kernel(p, name)
+    }
+
+    /// Enqueues `k` and waits; returns the enqueue status.
+    pub fn try_run(
+        &self,
+        k: cl_kernel,
+        global: &[usize],
+        local: Option<&[usize]>,
+        offset: Option<&[usize]>,
+    ) -> cl_int {
+        let r = unsafe {
+            cl!(clEnqueueNDRangeKernel)(
+                self.queue,
+                k,
+                global.len() as cl_uint,
+                offset.map_or(null(), |o| o.as_ptr()),
+                global.as_ptr(),
+                local.map_or(null(), |l| l.as_ptr()),
+                0,
+                null(),
+                null_mut(),
+            )
+        };
+        if r == CL_SUCCESS {
+            self.finish();
+        }
+        r
+    }
+
+    /// Enqueues `k` and waits, panicking on failure.
+    #[track_caller]
+    pub fn run(
+        &self,
+        k: cl_kernel,
+        global: &[usize],
+        local: Option<&[usize]>,
+        offset: Option<&[usize]>,
+    ) {
+        ok(self.try_run(k, global, local, offset));
+    }
+}
+
+/// Sets argument `i` of `k` to buffer `m`.
+pub fn arg_mem(k: cl_kernel, i: u32, m: cl_mem) {
+    set_arg(k, i, &m);
+}
+
+/// Sets `__local` argument `i` of `k` to `bytes` bytes.
+pub fn arg_local(k: cl_kernel, i: u32, bytes: usize) {
+    ok(unsafe { cl!(clSetKernelArg)(k, i, bytes, null()) });
+}

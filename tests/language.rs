@@ -1,0 +1,305 @@
+//! OpenCL C language points of issue 5 not covered elsewhere: `vstore_half` in each rounding
+//! mode, the kernel attributes as `CL_KERNEL_ATTRIBUTES` reports them, `-cl-fast-relaxed-math`
+//! and build logs. Every device result is
+//! compared with an answer computed on the host.
+mod common;
+use common::*;
+
+// ---------------------------------------------------------------------------------------------
+// vstore_half in each rounding mode
+
+/// The f16 next to `h` (bits) towards +infinity (`up`) or -infinity (sign-magnitude steps;
+/// from a zero of either sign to the smallest subnormal of the direction's sign).
+fn f16_step(h: u16, up: bool) -> u16 {
+    let negative = h & 0x8000 != 0;
+    let magnitude = h & 0x7fff;
+    if negative == up {
+        // towards zero
+        if magnitude == 0 {
+            (if up { 0 } else { 0x8000 }) | 1
+        } else {
+            h - 1
+        }
+    } else {
+        h + 1 // away from zero (0x7bff + 1 is infinity)
+    }
+}
+
+/// f32 -> f16 bits under `mode` ("rte", "rtz", "rtp", "rtn"), on the host: round to nearest
+/// even, then step to the neighbour on the side the mode asks for when the result is inexact.
+fn to_f16(x: f32, mode: &str) -> u16 {
+    let rne = f16_bits(x);
+    if x.is_nan() || mode == "rte" {
+        return rne;
+    }
+    let back = f16_to_f32(rne);
+    if back == x {
+        return rne;
+    }
+    let (lo, hi) = if back < x {
+        (rne, f16_step(rne, true))
+    } else {
+        (f16_step(rne, false), rne)
+    };
+    match mode {
+        "rtp" => hi,
+        "rtn" => lo,
+        _ if x > 0.0 => lo,
+        _ => hi,
+    }
+}
+
+/// f32 -> f16 bits, round to nearest even (IEEE 754 binary16).
+fn f16_bits(x: f32) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xff) as i32;
+    let man = b & 0x7f_ffff;
+    if exp == 0xff {
+        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
+    }
+    // value = 1.man * 2^(exp-127); binary16 subnormal step 2^-24
+    let e = exp - 127;
+    if e > 15 {
+        return sign | 0x7c00;
+    }
+    let (full, shift) = if e >= -14 {
+        ((man | 0x80_0000) as u64, 13) // normal: keep 10 mantissa bits
+    } else if exp == 0 {
+        (man as u64, 32) // f32 subnormals are far below the f16 range
+    } else {
+        ((man | 0x80_0000) as u64, (13 + (-14 - e)) as u32)
+    };
+    if shift >= 32 {
+        return sign;
+    }
+    let kept = full >> shift;
+    let rest = full & ((1u64 << shift) - 1);
+    let half = 1u64 << (shift - 1);
+    let rounded = kept + u64::from(rest > half || (rest == half && kept & 1 == 1));
+    let bits = if e >= -14 {
+        // normal: rounded includes the hidden bit (may carry into the exponent)
+        (((e + 15) as u64) << 10) + (rounded - 0x400)
+    } else {
+        rounded
+    };
+    sign | bits.min(0x7c00) as u16
+}
+
+/// f16 bits -> f32 (exact).
+fn f16_to_f32(h: u16) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = ((h >> 10) & 0x1f) as i32;
+    let man = (h & 0x3ff) as f32;
+    match exp {
+        0 => sign * man * 2f32.powi(-24),
+        31 if man == 0.0 => sign * f32::INFINITY,
+        31 => f32::NAN,
+        _ => sign * (1.0 + man / 1024.0) * 2f32.powi(exp - 15),
+    }
+}
+
+#[test]
+fn host_f16_reference_rounds_as_ieee() {
+    assert_eq!(f16_bits(1.0), 0x3c00);
+    assert_eq!(f16_bits(65504.0), 0x7bff);
+    assert_eq!(
+        f16_bits(65520.0),
+        0x7c00,
+        "halfway above the largest half rounds to infinity"
+    );
+    assert_eq!(f16_bits(2f32.powi(-24)), 1);
+    assert_eq!(
+        f16_bits(-2f32.powi(-25)),
+        0x8000,
+        "halfway to the smallest subnormal: even (zero)"
+    );
+    assert_eq!(to_f16(1.0 + 2f32.powi(-11), "rtp"), 0x3c01);
+    assert_eq!(to_f16(1.0 + 2f32.powi(-11), "rtz"), 0x3c00);
+    assert_eq!(to_f16(-1.0 - 2f32.powi(-11), "rtn"), 0xbc01);
+    assert_eq!(to_f16(1e6, "rtz"), 0x7bff);
+    assert_eq!(to_f16(-1e6, "rtp"), 0xfbff);
+    assert_eq!(to_f16(1e-10, "rtp"), 1);
+    assert_eq!(to_f16(-1e-10, "rtp"), 0x8000);
+    assert_eq!(to_f16(-1e-10, "rtn"), 0x8001);
+}
+
+#[test]
+fn vstore_half_in_each_rounding_mode() {
+    let e = Env::new();
+    let modes = ["rte", "rtz", "rtp", "rtn"];
+    let mut src = String::new();
+    for m in modes {
+        src += &format!(
+            "__kernel void st_{m}(__global const float *x, __global half *h) {{\n\
+               size_t i = get_global_id(0);\n\
+               vstore_half_{m}(x[i], i, h);\n\
+               if (i % 4 == 0) vstore_half4_{m}(vload4(i / 4, x), i / 4, h + get_global_size(0));\n\
+             }}\n"
+        );
+    }
+    let p = e.build(&src);
+    let mut rng = Rng(0x5eed_f16);
+    let mut xs: Vec<f32> = vec![
+        1.0,
+        -1.0,
+        0.0,
+        -0.0,
+        65504.0,
+        65519.0,
+        65520.0,
+        1e6,
+        -1e6,
+        1e-10,
+        -1e-10,
+        2f32.powi(-24),
+        3.0 * 2f32.powi(-26),
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1.0 + 2f32.powi(-11),
+    ];
+    while xs.len() < 256 {
+        let m = rng.next_f32() * 2.0 - 1.0;
+        let scale = 2f32.powi((rng.next_u32() % 44) as i32 - 28);
+        xs.push(m * scale);
+    }
+    let n = xs.len();
+    let x = e.buf(&xs);
+    for m in modes {
+        let k = e.kernel(p, &format!("st_{m}"));
+        let h = e.zeros::<u16>(2 * n);
+        arg_mem(k, 0, x);
+        arg_mem(k, 1, h);
+        e.run(k, &[n], None, None);
+        let got: Vec<u16> = e.read(h, 2 * n);
+        for i in 0..n {
+            let want = to_f16(xs[i], m);
+            assert_eq!(
+                got[i], want,
+                "vstore_half_{m}({:e}) = {:#06x}, want {want:#06x}",
+                xs[i], got[i]
+            );
+            assert_eq!(got[n + i], want, "vstore_half4_{m}({:e})", xs[i]);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernel attributes and build options
+
+#[test]
+fn kernel_attributes_are_reported() {
+    let e = Env::new();
+    let src = "__kernel __attribute__((work_group_size_hint(8, 2, 1))) __attribute__((vec_type_hint(float4)))\n\
+               void hinted(__global float4 *p) { p[get_global_id(0)] *= 2.0f; }\n\
+               __kernel __attribute__((reqd_work_group_size(4, 1, 1))) void fixed(__global int *p) { p[get_global_id(0)] = 7; }\n";
+    let p = e.build(src);
+    let attributes = |name: &str| {
+        let k = e.kernel(p, name);
+        info_string(|n, v, r| unsafe { cl!(clGetKernelInfo)(k, CL_KERNEL_ATTRIBUTES, n, v, r) })
+    };
+    let hinted = attributes("hinted");
+    assert!(hinted.contains("work_group_size_hint(8,2,1)"), "{hinted:?}");
+    assert!(hinted.contains("vec_type_hint(float4)"), "{hinted:?}");
+    assert_eq!(attributes("fixed"), "reqd_work_group_size(4,1,1)");
+    // The hinted kernel still runs with any local size, and computes.
+    let k = e.kernel(p, "hinted");
+    let data: Vec<f32> = (0..64).map(|i| i as f32 - 7.5).collect();
+    let b = e.buf(&data);
+    arg_mem(k, 0, b);
+    e.run(k, &[16], Some(&[4]), None);
+    let got: Vec<f32> = e.read(b, 64);
+    for (g, d) in got.iter().zip(&data) {
+        assert_eq!(*g, d * 2.0);
+    }
+}
+
+#[test]
+fn fast_relaxed_math_defines_its_macro_and_stays_within_relaxed_limits() {
+    let e = Env::new();
+    let src = r#"
+        __kernel void k(__global const float *x, __global float *y, __global int *flag) {
+            size_t i = get_global_id(0);
+            y[i * 3 + 0] = sin(x[i]);
+            y[i * 3 + 1] = exp(x[i] * 0.25f);
+            y[i * 3 + 2] = x[i] / 3.0f;
+        #ifdef __FAST_RELAXED_MATH__
+            flag[0] = 1;
+        #else
+            flag[0] = 2;
+        #endif
+        }
+    "#;
+    let xs: Vec<f32> = (0..128).map(|i| (i as f32 - 64.0) * 0.047).collect();
+    for (opts, want_flag) in [
+        ("-cl-fast-relaxed-math", 1),
+        ("", 2),
+        ("-cl-mad-enable -cl-no-signed-zeros", 2),
+    ] {
+        let k = e.kern_opts(src, opts, "k");
+        let x = e.buf(&xs);
+        let y = e.zeros::<f32>(xs.len() * 3);
+        let flag = e.zeros::<i32>(1);
+        arg_mem(k, 0, x);
+        arg_mem(k, 1, y);
+        arg_mem(k, 2, flag);
+        e.run(k, &[xs.len()], None, None);
+        let got: Vec<f32> = e.read(y, xs.len() * 3);
+        assert_eq!(
+            e.read::<i32>(flag, 1)[0],
+            want_flag,
+            "__FAST_RELAXED_MATH__ with {opts:?}"
+        );
+        for (i, &v) in xs.iter().enumerate() {
+            let v64 = v as f64;
+            // Relaxed limits (OpenCL C 7.4, relaxed math): sin absolute error <= 2^-11 in
+            // [-pi, pi], exp 3 + floor(fabs(2x)) ulp, division 2.5 ulp.
+            let (s, ex, d) = (v64.sin(), (v64 * 0.25).exp(), v64 / 3.0);
+            assert!(
+                (got[i * 3] as f64 - s).abs() <= 2f64.powi(-11),
+                "sin({v}) {opts:?}"
+            );
+            let ulp = |w: f64| (w as f32).abs() * f32::EPSILON;
+            let ulps_exp = 3.0 + (2.0 * v64 * 0.25).abs().floor();
+            assert!(
+                (got[i * 3 + 1] as f64 - ex).abs() <= ulps_exp * ulp(ex) as f64,
+                "exp({v}) {opts:?}"
+            );
+            assert!(
+                (got[i * 3 + 2] as f64 - d).abs() <= 2.5 * ulp(d) as f64 + 1e-30,
+                "{v}/3 {opts:?}"
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Build logs
+
+#[test]
+fn build_log_names_the_line_of_each_error() {
+    let e = Env::new();
+    let src = "__kernel void ok(__global int *p) { p[0] = 1; }\n\
+               \n\
+               __kernel void bad(__global int *p) { p[0] = undeclared_a; }\n\
+               __kernel void worse(__global int *p) { p[0] = undeclared_b; }\n";
+    let (err, log) = e.try_build(src, "").err().expect("the build must fail");
+    assert_eq!(err, CL_BUILD_PROGRAM_FAILURE);
+    assert!(
+        log.contains(":3:") && log.contains("undeclared_a"),
+        "line 3 named:\n{log}"
+    );
+    assert!(
+        log.contains(":4:") && log.contains("undeclared_b"),
+        "line 4 named:\n{log}"
+    );
+    // The context is still usable after the failed build.
+    let k = e.kern(
+        "__kernel void again(__global int *p) { p[get_global_id(0)] = 5; }",
+        "again",
+    );
+    let b = e.zeros::<i32>(4);
+    arg_mem(k, 0, b);
+    e.run(k, &[4], None, None);
+    assert_eq!(e.read::<i32>(b, 4), vec![5; 4]);
+}
