@@ -82,6 +82,15 @@ pub fn list_tests(binary: &Path, cfg: &Config) -> Option<Vec<String>> {
     (!names.is_empty()).then_some(names)
 }
 
+/// Whether the binary's only listed test is named after the binary (`test_conversions` lists
+/// `conversions`): such a binary's command line takes other names (conversions parses type
+/// pairs and says "Unable to parse function name conversions. Skipping"), so the suite runs as
+/// one process without a test name, which runs that test whole.
+fn lists_only_itself(binary: &Path, listed: Option<&[String]>) -> bool {
+    let stem = binary.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    matches!(listed, Some([only]) if stem.strip_prefix("test_") == Some(only.as_str()))
+}
+
 /// Variables the test processes must not inherit (they would widen the loader's choice).
 const ENV_REMOVE: &[&str] = &["OCL_ICD_FILENAMES"];
 
@@ -136,6 +145,8 @@ pub fn run_suites(cfg: &Config, suites: &[SuiteSpec]) -> Vec<(SuiteResult, Strin
         if built {
             let per_test: Option<Vec<String>> = if !spec.tests.is_empty() {
                 Some(spec.tests.clone())
+            } else if lists_only_itself(&binary, listed.as_deref()) {
+                None
             } else {
                 listed.clone()
             };
@@ -423,6 +434,18 @@ fn assemble<'a>(
 mod tests {
     use super::*;
     use crate::parse::untimed;
+
+    #[test]
+    fn a_binary_listing_only_itself_runs_whole() {
+        let b = Path::new("/cts/test_conformance/conversions/test_conversions");
+        assert!(lists_only_itself(b, Some(&["conversions".to_string()])));
+        assert!(!lists_only_itself(b, Some(&["char_uchar".to_string()])));
+        assert!(!lists_only_itself(
+            b,
+            Some(&["conversions".into(), "more".into()])
+        ));
+        assert!(!lists_only_itself(b, None));
+    }
 
     #[test]
     fn first_error_prefers_the_build_log() {
