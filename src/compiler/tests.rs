@@ -369,3 +369,50 @@ fn saturating_intrinsics_are_renamed_to_opencl_builtins() {
          declare spir_func <4 x i16> @_Z7sub_satDv4_sS_(<4 x i16>, <4 x i16>) #2\n"
     );
 }
+
+#[test]
+fn only_expression_contraction_is_left_to_the_driver() {
+    // `a * b + c` in one expression may fuse (FP_CONTRACT on): llvm-spirv's `mad`, lowered to
+    // a multiply and an add without NoContraction. The product stored first and added in a
+    // later statement must stay two roundings, even in a kernel that also has a `mad`.
+    let p = build(
+        "__kernel void k(__global float *a) {\n\
+           float t = a[0] * a[1];\n\
+           a[5] = t;\n\
+           a[3] = t + a[2];\n\
+           a[4] = a[0] * a[1] + a[2];\n\
+         }",
+        "",
+    );
+    let module = rspirv::dr::load_words(&kernel(&p, "k").spirv).unwrap();
+    let decorated: std::collections::HashSet<u32> = module
+        .annotations
+        .iter()
+        .filter(|i| {
+            i.operands.get(1)
+                == Some(&rspirv::dr::Operand::Decoration(
+                    rspirv::spirv::Decoration::NoContraction,
+                ))
+        })
+        .filter_map(|i| match i.operands.first() {
+            Some(rspirv::dr::Operand::IdRef(t)) => Some(*t),
+            _ => None,
+        })
+        .collect();
+    let arith: Vec<(rspirv::spirv::Op, bool)> = module.functions[0]
+        .blocks
+        .iter()
+        .flat_map(|b| b.instructions.iter())
+        .filter(|i| {
+            matches!(
+                i.class.opcode,
+                rspirv::spirv::Op::FMul | rspirv::spirv::Op::FAdd
+            )
+        })
+        .map(|i| (i.class.opcode, decorated.contains(&i.result_id.unwrap())))
+        .collect();
+    // The separate statements: a decorated multiply and add; the expression: an undecorated
+    // pair (two FMul, two FAdd in all, whatever their order).
+    assert_eq!(arith.iter().filter(|(_, d)| *d).count(), 2, "{arith:?}");
+    assert_eq!(arith.iter().filter(|(_, d)| !*d).count(), 2, "{arith:?}");
+}

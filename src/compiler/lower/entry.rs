@@ -521,22 +521,23 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
     entry.instructions.extend(rest);
     guard_dimensions(ctx, &dim_defaults)?;
 
-    // Entry point and execution modes.
-    let contraction_off = ctx.module.execution_modes.iter().any(|m| {
-        id_operand(m, 0) == Some(func_id)
-            && m.operands.get(1) == Some(&Operand::ExecutionMode(ExecutionMode::ContractionOff))
-    });
-    if contraction_off {
-        let targets: Vec<Word> = ctx.module.functions[0]
-            .blocks
-            .iter()
-            .flat_map(|b| b.instructions.iter())
-            .filter(|i| matches!(i.class.opcode, Op::FMul | Op::FAdd | Op::FSub))
-            .filter_map(|i| i.result_id)
-            .collect();
-        for t in targets {
-            ctx.decorate(t, Decoration::NoContraction, vec![]);
-        }
+    // Contraction. OpenCL C contracts only within an expression (FP_CONTRACT, OpenCL C 6.10),
+    // which clang marks with llvm.fmuladd and llvm-spirv turns into OpenCL.std `mad` (lowered
+    // later to a multiply and an add the driver may fuse). Every other multiply, add and
+    // subtract stays rounded on its own, whether or not llvm-spirv added `ContractionOff`
+    // (it does not when the kernel has any `mad`): libclc's extended-precision arithmetic
+    // (`pow`) loses its guard bits when a driver fuses it (NVIDIA).
+    let targets: Vec<Word> = ctx
+        .module
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+        .filter(|i| matches!(i.class.opcode, Op::FMul | Op::FAdd | Op::FSub))
+        .filter_map(|i| i.result_id)
+        .collect();
+    for t in targets {
+        ctx.decorate(t, Decoration::NoContraction, vec![]);
     }
     ctx.module.entry_points = vec![inst(
         Op::EntryPoint,
