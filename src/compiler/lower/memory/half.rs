@@ -119,100 +119,84 @@ impl Walk<'_> {
     /// (`FPRoundingMode` RTZ, RTP or RTN; OpenCL C 6.15.8 `vstore_half_rtz/rtp/rtn`), so that
     /// the following `OpFConvert` to half is exact whatever rounding the driver applies.
     ///
-    /// The driver's conversion gives one of the two halves around `|x|` (`lo <= |x| <= hi`);
-    /// the other is one half-precision step away, found from the exponent in the float's bits:
-    /// a step is `2^(max(e, -14) - 10)`, and just below a power of two `2^e` (with `e > -14`) it
-    /// is `2^(e - 11)`. Above 65504 the step up is infinity and the step down from infinity is
-    /// 65504. NaN, zeros and values that are already halves come back unchanged.
+    /// Integer arithmetic on the float's bits only (a driver may fold a float -> half -> float
+    /// round trip away, NVIDIA does): `lo`, `|x|` truncated to half precision, keeps the
+    /// mantissa bits worth at least the half's step at that exponent (`2^(max(e, -14) - 10)`:
+    /// 13 bits cleared for normal halves, `-1 - e` below 2^-14, zero below 2^-24, 65504 from
+    /// 65536 on); `hi` is one step above it, infinity past 65504. RTZ takes `lo`, RTP and RTN
+    /// the one on their side, with `x`'s sign. NaN, infinities and values that are already
+    /// halves come back unchanged.
     fn round_to_half_precision(&mut self, x: Word, mode: u32) -> Result<Word, String> {
         let (f32t, u32t, boolt) = (self.float32(), self.ctx.t_int(32), self.ctx.t_bool());
-        let i32t = u32t; // SPIR-V integers are signless: the signed ops below read them as signed
-        let fc = |w: &mut Self, v: f32| {
-            w.ctx.global(
-                Op::Constant,
-                Some(f32t),
-                vec![Operand::LiteralBit32(v.to_bits())],
-            )
-        };
-        let uc = |w: &mut Self, v: u32| w.ctx.c_u32(v);
-        let half = self
-            .ctx
-            .global(Op::TypeFloat, None, vec![Operand::LiteralBit32(16)]);
+        // SPIR-V integers are signless: the signed operations below read them as signed.
         let e = |w: &mut Self, op: Op, ty: Word, a: &[Word]| {
             w.emit(op, ty, a.iter().map(|&v| Operand::IdRef(v)).collect())
         };
-        // |x| and the driver's nearest half of it, back in float (exact).
+        let c = |w: &mut Self, v: u32| w.ctx.c_u32(v);
         let xbits = e(self, Op::Bitcast, u32t, &[x]);
-        let abs_mask = uc(self, 0x7fff_ffff);
+        let abs_mask = c(self, 0x7fff_ffff);
         let abits = e(self, Op::BitwiseAnd, u32t, &[xbits, abs_mask]);
-        let a = e(self, Op::Bitcast, f32t, &[abits]);
-        let h = e(self, Op::FConvert, half, &[a]);
-        let near = e(self, Op::FConvert, f32t, &[h]);
-        // 2^k as a float from an exponent k (in range here): the bits (k + 127) << 23.
-        let pow2 = |w: &mut Self, k: Word| {
-            let b = uc(w, 127);
-            let biased = e(w, Op::IAdd, i32t, &[k, b]);
-            let s23 = uc(w, 23);
-            let bits = e(w, Op::ShiftLeftLogical, u32t, &[biased, s23]);
-            e(w, Op::Bitcast, f32t, &[bits])
-        };
-        // The exponent of `near` and whether it is a power of two.
-        let bits = e(self, Op::Bitcast, u32t, &[near]);
-        let s23 = uc(self, 23);
-        let shifted = e(self, Op::ShiftRightLogical, u32t, &[bits, s23]);
-        let m8 = uc(self, 0xff);
-        let biased = e(self, Op::BitwiseAnd, u32t, &[shifted, m8]);
-        let c127 = uc(self, 127);
-        let exp = e(self, Op::ISub, i32t, &[biased, c127]);
-        let mman = uc(self, 0x7f_ffff);
-        let man = e(self, Op::BitwiseAnd, u32t, &[bits, mman]);
-        let zero = uc(self, 0);
-        let is_pow2 = e(self, Op::IEqual, boolt, &[man, zero]);
-        let m14 = uc(self, (-14i32) as u32);
-        let above_min = e(self, Op::SGreaterThan, boolt, &[exp, m14]);
-        let narrow = e(self, Op::LogicalAnd, boolt, &[is_pow2, above_min]);
-        let clamped = e(self, Op::Select, i32t, &[above_min, exp, m14]);
-        let c10 = uc(self, 10);
-        let c11 = uc(self, 11);
-        let k_up = e(self, Op::ISub, i32t, &[clamped, c10]);
-        let k_small = e(self, Op::ISub, i32t, &[exp, c11]);
-        let step_up = pow2(self, k_up);
-        let step_small = pow2(self, k_small);
-        let step_down = e(self, Op::Select, f32t, &[narrow, step_small, step_up]);
-        // The two neighbours of |x|.
-        let up = e(self, Op::FAdd, f32t, &[near, step_up]);
-        let max_half = fc(self, 65504.0);
-        let inf = fc(self, f32::INFINITY);
-        let over = e(self, Op::FOrdGreaterThan, boolt, &[up, max_half]);
-        let up = e(self, Op::Select, f32t, &[over, inf, up]);
-        let down = e(self, Op::FSub, f32t, &[near, step_down]);
-        let near_inf = e(self, Op::IsInf, boolt, &[near]);
-        let down = e(self, Op::Select, f32t, &[near_inf, max_half, down]);
-        let near_below = e(self, Op::FOrdLessThan, boolt, &[near, a]);
-        let lo = e(self, Op::Select, f32t, &[near_below, near, down]);
-        let hi = e(self, Op::Select, f32t, &[near_below, up, near]);
-        // The magnitude the mode picks: towards zero, or away from it on the mode's side.
+        // Unbiased exponent e (-127 for zeros and float subnormals).
+        let c23 = c(self, 23);
+        let biased = e(self, Op::ShiftRightLogical, u32t, &[abits, c23]);
+        let c127 = c(self, 127);
+        let exp = e(self, Op::ISub, u32t, &[biased, c127]);
+        // Bits to clear: 13, or -1 - e below 2^-14 (at most 23 where it matters).
+        let m14 = c(self, (-14i32) as u32);
+        let normal = e(self, Op::SGreaterThanEqual, boolt, &[exp, m14]);
+        let minus1 = c(self, u32::MAX);
+        let sub_shift = e(self, Op::ISub, u32t, &[minus1, exp]);
+        let c13 = c(self, 13);
+        let shift = e(self, Op::Select, u32t, &[normal, c13, sub_shift]);
+        let c23b = c(self, 23);
+        let wide = e(self, Op::UGreaterThan, boolt, &[shift, c23b]);
+        let shift = e(self, Op::Select, u32t, &[wide, c23b, shift]);
+        let one = c(self, 1);
+        let bit = e(self, Op::ShiftLeftLogical, u32t, &[one, shift]);
+        let low = e(self, Op::ISub, u32t, &[bit, one]);
+        let keep_mask = e(self, Op::Not, u32t, &[low]);
+        let lo = e(self, Op::BitwiseAnd, u32t, &[abits, keep_mask]);
+        // Below 2^-24: zero. From 2^16 (infinity included): 65504.
+        let m24 = c(self, (-24i32) as u32);
+        let tiny = e(self, Op::SLessThan, boolt, &[exp, m24]);
+        let zero = c(self, 0);
+        let lo = e(self, Op::Select, u32t, &[tiny, zero, lo]);
+        let c16 = c(self, 16);
+        let big = e(self, Op::SGreaterThanEqual, boolt, &[exp, c16]);
+        let max_half = c(self, 65504f32.to_bits());
+        let lo = e(self, Op::Select, u32t, &[big, max_half, lo]);
+        // The step above lo: 2^(max(e, -14) - 10), as the bits (k + 127) << 23.
+        let clamped = e(self, Op::Select, u32t, &[normal, exp, m14]);
+        let c117 = c(self, 117); // -10 + 127
+        let biased_step = e(self, Op::IAdd, u32t, &[clamped, c117]);
+        let step_bits = e(self, Op::ShiftLeftLogical, u32t, &[biased_step, c23]);
+        let step = e(self, Op::Bitcast, f32t, &[step_bits]);
+        let lo_f = e(self, Op::Bitcast, f32t, &[lo]);
+        let hi_f = e(self, Op::FAdd, f32t, &[lo_f, step]);
+        let max_f = e(self, Op::Bitcast, f32t, &[max_half]);
+        let over = e(self, Op::FOrdGreaterThan, boolt, &[hi_f, max_f]);
+        let inf = c(self, f32::INFINITY.to_bits());
+        let hi_bits = e(self, Op::Bitcast, u32t, &[hi_f]);
+        let hi = e(self, Op::Select, u32t, &[over, inf, hi_bits]);
+        // The magnitude the mode picks.
         let chosen = if mode == FPRoundingMode::RTZ as u32 {
             lo
         } else {
-            let fzero = fc(self, 0.0);
-            let positive = e(self, Op::FOrdGreaterThan, boolt, &[x, fzero]);
-            let (pos, neg) = match mode {
-                m if m == FPRoundingMode::RTP as u32 => (hi, lo),
-                m if m == FPRoundingMode::RTN as u32 => (lo, hi),
+            let negative = e(self, Op::INotEqual, boolt, &[abits, xbits]);
+            let (neg, pos) = match mode {
+                m if m == FPRoundingMode::RTP as u32 => (lo, hi),
+                m if m == FPRoundingMode::RTN as u32 => (hi, lo),
                 m => return Err(format!("vstore_half: rounding mode {m}")),
             };
-            e(self, Op::Select, f32t, &[positive, pos, neg])
+            e(self, Op::Select, u32t, &[negative, neg, pos])
         };
-        // Exact (or NaN): unchanged. Otherwise the chosen magnitude with x's sign.
-        let exact = e(self, Op::FUnordEqual, boolt, &[near, a]);
-        let nan = e(self, Op::IsNan, boolt, &[x]);
-        let keep = e(self, Op::LogicalOr, boolt, &[exact, nan]);
-        let sign_mask = uc(self, 0x8000_0000);
-        let sign = e(self, Op::BitwiseAnd, u32t, &[xbits, sign_mask]);
-        let cbits = e(self, Op::Bitcast, u32t, &[chosen]);
-        let signed = e(self, Op::BitwiseOr, u32t, &[cbits, sign]);
-        let signed = e(self, Op::Bitcast, f32t, &[signed]);
-        Ok(e(self, Op::Select, f32t, &[keep, x, signed]))
+        // Exact, NaN or infinite: x itself; otherwise the chosen magnitude with x's sign.
+        let exact = e(self, Op::IEqual, boolt, &[lo, abits]);
+        let special = e(self, Op::UGreaterThanEqual, boolt, &[abits, inf]);
+        let keep = e(self, Op::LogicalOr, boolt, &[exact, special]);
+        let sign = e(self, Op::BitwiseXor, u32t, &[xbits, abits]);
+        let signed = e(self, Op::BitwiseOr, u32t, &[chosen, sign]);
+        let out = e(self, Op::Select, u32t, &[keep, xbits, signed]);
+        Ok(e(self, Op::Bitcast, f32t, &[out]))
     }
 }
