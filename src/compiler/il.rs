@@ -10,7 +10,10 @@
 //!   llvm-spirv then uses (with the composites and `OpSpecConstantOp`s built from them);
 //! - `DontInline` function control is dropped (vkcl has no calls: the kernel ABI has one entry
 //!   point and every function is inlined);
-//! - `OpCopyLogical` (1.4) becomes `OpCompositeExtract`s and `OpCompositeConstruct`s;
+//! - `OpCopyLogical` (1.4) becomes `OpCompositeExtract`s and a new composite;
+//! - `OpCompositeConstruct` with a part that is not a module-level constant (llvm-spirv-15
+//!   translates it only for constants and aborts otherwise) becomes `OpCompositeInsert`s
+//!   into an `OpUndef` (vector parts of a vector one component at a time);
 //! - `OpPtrEqual`, `OpPtrNotEqual`, `OpPtrDiff` (1.4) become `OpConvertPtrToU`, `OpIEqual` /
 //!   `OpINotEqual` / `OpISub` and an exact `OpSDiv` by the element size (computed as the
 //!   distance of `OpPtrAccessChain %p 1` from `%p`, which LLVM folds to the type's store size);
@@ -368,9 +371,98 @@ impl Rewriter {
                 depth + 1,
             )?));
         }
+        let parts: Vec<Word> = parts
+            .iter()
+            .filter_map(|p| match p {
+                Operand::IdRef(w) => Some(*w),
+                _ => None,
+            })
+            .collect();
+        Ok(self.construct(dst_ty, &parts, want, out))
+    }
+
+    /// Whether `id` is a module-level value (constant, undef, spec constant, variable).
+    fn is_global(&self, id: Word) -> bool {
+        self.defs.get(id).is_some()
+    }
+
+    /// A composite of type `ty` from `parts` (as `OpCompositeConstruct` takes them), appended
+    /// to `out`; returns its id (`want` when given). llvm-spirv-15 translates
+    /// `OpCompositeConstruct` only of constants (it aborts in `ConstantArray::get` and the
+    /// like otherwise), so other parts go in with `OpCompositeInsert`s into an `OpUndef`.
+    fn construct(
+        &mut self,
+        ty: Word,
+        parts: &[Word],
+        want: Option<Word>,
+        out: &mut Vec<Instruction>,
+    ) -> Word {
         let r = want.unwrap_or_else(|| self.ids.next());
-        out.push(inst(Op::CompositeConstruct, Some(dst_ty), Some(r), parts));
-        Ok(r)
+        if parts.iter().all(|p| self.is_global(*p)) {
+            let ops = parts.iter().map(|p| Operand::IdRef(*p)).collect();
+            out.push(inst(Op::CompositeConstruct, Some(ty), Some(r), ops));
+            return r;
+        }
+        // A vector may be built from smaller vectors: one scalar per component.
+        let is_vector = self
+            .defs
+            .get(ty)
+            .is_some_and(|t| t.class.opcode == Op::TypeVector);
+        let mut scalars = Vec::new();
+        for p in parts {
+            let vector = self
+                .types_of
+                .get(p)
+                .and_then(|t| self.defs.get(*t))
+                .filter(|t| is_vector && t.class.opcode == Op::TypeVector)
+                .and_then(|t| Some((id_operand(t, 0)?, lit_operand(t, 1)?)));
+            match vector {
+                Some((elem, n)) => {
+                    for k in 0..n {
+                        let e = self.ids.next();
+                        out.push(inst(
+                            Op::CompositeExtract,
+                            Some(elem),
+                            Some(e),
+                            vec![Operand::IdRef(*p), Operand::LiteralBit32(k)],
+                        ));
+                        scalars.push(e);
+                    }
+                }
+                None => scalars.push(*p),
+            }
+        }
+        let undef = self.ids.next();
+        self.new_globals
+            .push(inst(Op::Undef, Some(ty), Some(undef), Vec::new()));
+        let mut cur = undef;
+        for (k, p) in scalars.iter().enumerate() {
+            let next = if k + 1 == scalars.len() {
+                r
+            } else {
+                self.ids.next()
+            };
+            out.push(inst(
+                Op::CompositeInsert,
+                Some(ty),
+                Some(next),
+                vec![
+                    Operand::IdRef(*p),
+                    Operand::IdRef(cur),
+                    Operand::LiteralBit32(k as u32),
+                ],
+            ));
+            cur = next;
+        }
+        if scalars.is_empty() {
+            out.push(inst(
+                Op::CopyObject,
+                Some(ty),
+                Some(r),
+                vec![Operand::IdRef(undef)],
+            ));
+        }
+        r
     }
 
     /// The replacement of one function-body instruction, or `None` to keep it.
@@ -391,6 +483,18 @@ impl Rewriter {
                     .get(&src)
                     .ok_or("OpCopyLogical: operand of unknown type")?;
                 self.copy_logical(ty, src, src_ty, Some(r), &mut out, 0)?;
+            }
+            Op::CompositeConstruct => {
+                let parts: Vec<Word> = (0..i.operands.len())
+                    .filter_map(|k| id_operand(i, k))
+                    .collect();
+                if parts.iter().all(|p| self.is_global(*p)) {
+                    return Ok(None);
+                }
+                let (Some(ty), Some(r)) = (i.result_type, i.result_id) else {
+                    return Err("malformed OpCompositeConstruct".into());
+                };
+                self.construct(ty, &parts, Some(r), &mut out);
             }
             Op::PtrEqual | Op::PtrNotEqual | Op::PtrDiff => {
                 let (Some(ty), Some(r), Some(a), Some(b)) = (
@@ -637,6 +741,7 @@ pub(crate) fn prepare(words: &[u32], values: &SpecValues) -> Result<Vec<u32>, Bu
     module.types_global_values = types;
     // New types first (constants use them), then constants; all after the module's own
     // definitions, before any function.
+    // (Undefs of existing types count as constants.)
     let (new_types, new_consts): (Vec<_>, Vec<_>) = rw
         .new_globals
         .into_iter()
@@ -774,15 +879,14 @@ mod tests {
         let m = prepared(&asm(text), &SpecValues::new());
         let o = ops(&m);
         assert!(!o.contains(&Op::CopyLogical));
-        // sb <- (arrb <- 2 x ib <- 2 members) and a float: 2 + 2 + 2*2 extracts.
+        // sb <- (arrb <- 2 x ib <- 2 members) and a float: 2 + 2 + 2*2 extracts, and as
+        // many inserts (the parts are not constants).
         assert_eq!(
             o.iter().filter(|op| **op == Op::CompositeExtract).count(),
             8
         );
-        assert_eq!(
-            o.iter().filter(|op| **op == Op::CompositeConstruct).count(),
-            4
-        );
+        assert_eq!(o.iter().filter(|op| **op == Op::CompositeInsert).count(), 8);
+        assert!(!o.contains(&Op::CompositeConstruct));
 
         let bad = text.replace(
             "%sb = OpTypeStruct %arrb %float",
@@ -837,6 +941,45 @@ mod tests {
             va(MemoryAccess::VOLATILE | MemoryAccess::ALIGNED, 4)
         );
         assert_eq!(mem(body[6], 3), va(MemoryAccess::ALIGNED, 8));
+    }
+
+    #[test]
+    fn composites_of_non_constants_become_inserts() {
+        let text = r#"
+            OpEntryPoint Kernel %k "k"
+            %void = OpTypeVoid
+            %uint = OpTypeInt 32 0
+            %float = OpTypeFloat 32
+            %u7 = OpConstant %uint 7
+            %f1 = OpConstant %float 1
+            %st = OpTypeStruct %uint %float
+            %v2 = OpTypeVector %uint 2
+            %v4 = OpTypeVector %uint 4
+            %fn = OpTypeFunction %void %uint %float %v2
+            %k = OpFunction %void None %fn
+            %x = OpFunctionParameter %uint
+            %y = OpFunctionParameter %float
+            %v = OpFunctionParameter %v2
+            %e = OpLabel
+            %c = OpCompositeConstruct %st %u7 %f1
+            %s = OpCompositeConstruct %st %x %y
+            %w = OpCompositeConstruct %v4 %v %x %u7
+            OpReturn
+            OpFunctionEnd
+        "#;
+        let m = prepared(&asm(text), &SpecValues::new());
+        let o = ops(&m);
+        // The constant one stays; the struct takes 2 inserts, the vector 2 extracts of %v
+        // and 4 inserts.
+        assert_eq!(
+            o.iter().filter(|op| **op == Op::CompositeConstruct).count(),
+            1
+        );
+        assert_eq!(o.iter().filter(|op| **op == Op::CompositeInsert).count(), 6);
+        assert_eq!(
+            o.iter().filter(|op| **op == Op::CompositeExtract).count(),
+            2
+        );
     }
 
     const SPEC: &str = r#"
