@@ -24,7 +24,13 @@
 //!   holds for both: the union of `Volatile`/`Nontemporal`, and `Aligned` with the smaller
 //!   alignment only when both have it;
 //! - `OpDecorateString`/`OpMemberDecorateString` (1.4; in OpenCL only `UserSemantic`, which has
-//!   no semantics) are dropped.
+//!   no semantics) are dropped;
+//! - `OpConstantNull` of a scalar type becomes the zero `OpConstant` or `OpConstantFalse`
+//!   (llvm-spirv-15 takes null constants of composite and opaque types only);
+//! - `OpVectorShuffle` of two vectors of different lengths (LLVM's `shufflevector` takes one
+//!   type) becomes extracts and a new vector;
+//! - `OpExpectKHR` becomes a copy of its value and `OpAssumeTrueKHR` is dropped
+//!   (`SPV_KHR_expect_assume`, `cl_khr_expect_assume`: hints that llvm-spirv-15 cannot read).
 //!
 //! [`spec_constants`] lists the specialization constants (id and size) for
 //! `clSetProgramSpecializationConstant`'s checks.
@@ -34,7 +40,7 @@ use std::collections::{BTreeMap, HashMap};
 use rspirv::binary::Assemble;
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{
-    AddressingModel, Capability, Decoration, FunctionControl, MemoryAccess, Op, Word,
+    AddressingModel, Capability, Decoration, FunctionControl, LinkageType, MemoryAccess, Op, Word,
 };
 
 use super::error::BuildFailure;
@@ -49,6 +55,18 @@ pub struct SpecConstant {
     pub id: u32,
     /// Bytes of the value: 1 (bool), 1, 2, 4, 8 (integers), 2, 4, 8 (floats).
     pub size: usize,
+}
+
+/// Whether module `words` gives a function or variable `LinkOnceODR` linkage
+/// (`SPV_KHR_linkonce_odr`); false for a module rspirv cannot parse.
+pub(crate) fn has_linkonce_odr(words: &[u32]) -> bool {
+    load(words).is_ok_and(|m| {
+        m.annotations.iter().any(|i| {
+            i.operands
+                .iter()
+                .any(|o| matches!(o, Operand::LinkageType(LinkageType::LinkOnceODR)))
+        })
+    })
 }
 
 /// Values set for specialization constants: `SpecId` -> the bytes given to
@@ -182,6 +200,39 @@ fn apply_spec_values(module: &mut Module, values: &SpecValues) {
             _ => {}
         }
     }
+}
+
+/// `OpConstantNull` of a scalar type as the zero `OpConstant` (`OpConstantFalse` for bool):
+/// llvm-spirv-15 accepts only composite and opaque null constants ("Invalid type").
+/// Returns whether anything changed.
+fn scalar_nulls_as_zeros(module: &mut Module) -> bool {
+    let defs = Defs::new(module);
+    let mut changed = false;
+    for i in module.types_global_values.iter_mut() {
+        if i.class.opcode != Op::ConstantNull {
+            continue;
+        }
+        let Some((bits, _, _)) = i.result_type.and_then(|t| scalar_kind(&defs, t)) else {
+            continue;
+        };
+        *i = match bits {
+            1 => Instruction::new(Op::ConstantFalse, i.result_type, i.result_id, Vec::new()),
+            64 => Instruction::new(
+                Op::Constant,
+                i.result_type,
+                i.result_id,
+                vec![Operand::LiteralBit64(0)],
+            ),
+            _ => Instruction::new(
+                Op::Constant,
+                i.result_type,
+                i.result_id,
+                vec![Operand::LiteralBit32(0)],
+            ),
+        };
+        changed = true;
+    }
+    changed
 }
 
 /// The merged single memory operand of `OpCopyMemory*`'s two (target's, source's), given as
@@ -484,6 +535,74 @@ impl Rewriter {
                     .ok_or("OpCopyLogical: operand of unknown type")?;
                 self.copy_logical(ty, src, src_ty, Some(r), &mut out, 0)?;
             }
+            // SPV_KHR_expect_assume (cl_khr_expect_assume): hints only; llvm-spirv-15 aborts
+            // on them. The expectation is the value itself, an assumption nothing.
+            Op::ExpectKHR => {
+                let (Some(ty), Some(r), Some(v)) = (i.result_type, i.result_id, id_operand(i, 0))
+                else {
+                    return Err("malformed OpExpectKHR".into());
+                };
+                out.push(inst(
+                    Op::CopyObject,
+                    Some(ty),
+                    Some(r),
+                    vec![Operand::IdRef(v)],
+                ));
+            }
+            Op::AssumeTrueKHR => {}
+            Op::VectorShuffle => {
+                let (Some(ty), Some(r), Some(a), Some(b)) = (
+                    i.result_type,
+                    i.result_id,
+                    id_operand(i, 0),
+                    id_operand(i, 1),
+                ) else {
+                    return Err("malformed OpVectorShuffle".into());
+                };
+                let (ta, tb) = (
+                    self.types_of.get(&a).copied(),
+                    self.types_of.get(&b).copied(),
+                );
+                if ta == tb {
+                    return Ok(None);
+                }
+                // Vectors of different lengths (LLVM's shufflevector takes one type; llvm-spirv-15
+                // aborts): one extract per component, then a new vector.
+                let info = |t: Option<Word>| {
+                    let t = self.defs.get(t?)?;
+                    (t.class.opcode == Op::TypeVector)
+                        .then(|| Some((id_operand(t, 0)?, lit_operand(t, 1)?)))
+                        .flatten()
+                };
+                let (Some((elem, na)), Some(_)) = (info(ta), info(tb)) else {
+                    return Err("OpVectorShuffle of non-vectors".into());
+                };
+                let mut parts = Vec::new();
+                for k in i.operands.iter().skip(2) {
+                    let Operand::LiteralBit32(k) = k else {
+                        return Err("malformed OpVectorShuffle".into());
+                    };
+                    let part = if *k == u32::MAX {
+                        // An undefined component.
+                        let u = self.ids.next();
+                        self.new_globals
+                            .push(inst(Op::Undef, Some(elem), Some(u), Vec::new()));
+                        u
+                    } else {
+                        let (src, at) = if *k < na { (a, *k) } else { (b, *k - na) };
+                        let e = self.ids.next();
+                        out.push(inst(
+                            Op::CompositeExtract,
+                            Some(elem),
+                            Some(e),
+                            vec![Operand::IdRef(src), Operand::LiteralBit32(at)],
+                        ));
+                        e
+                    };
+                    parts.push(part);
+                }
+                self.construct(ty, &parts, Some(r), &mut out);
+            }
             Op::CompositeConstruct => {
                 let parts: Vec<Word> = (0..i.operands.len())
                     .filter_map(|k| id_operand(i, k))
@@ -658,6 +777,7 @@ pub(crate) fn prepare(words: &[u32], values: &SpecValues) -> Result<Vec<u32>, Bu
     };
     let mut changed = !values.is_empty();
     apply_spec_values(&mut module, values);
+    changed |= scalar_nulls_as_zeros(&mut module);
 
     // Decorations with strings (UserSemantic): no meaning for the kernel.
     let before = module.annotations.len();
@@ -668,6 +788,18 @@ pub(crate) fn prepare(words: &[u32], values: &SpecValues) -> Result<Vec<u32>, Bu
         )
     });
     changed |= module.annotations.len() != before;
+    // The expect/assume instructions go (below): so do their extension and capability.
+    let before = module.extensions.len() + module.capabilities.len();
+    module.extensions.retain(|i| {
+        !matches!(i.operands.first(), Some(Operand::LiteralString(e)) if e == "SPV_KHR_expect_assume")
+    });
+    module.capabilities.retain(|i| {
+        !matches!(
+            i.operands.first(),
+            Some(Operand::Capability(Capability::ExpectAssumeKHR))
+        )
+    });
+    changed |= module.extensions.len() + module.capabilities.len() != before;
 
     let mut types_of = HashMap::new();
     for i in &module.types_global_values {
@@ -780,8 +912,12 @@ mod tests {
                         OpMemoryModel Physical64 OpenCL\n";
 
     fn asm(text: &str) -> Vec<u32> {
+        asm_whole(&format!("{HEAD}{text}"))
+    }
+
+    fn asm_whole(text: &str) -> Vec<u32> {
         let a = spirv_tools::assembler::create(Some(TargetEnv::Universal_1_4));
-        a.assemble(&format!("{HEAD}{text}"), Default::default())
+        a.assemble(text, Default::default())
             .unwrap_or_else(|e| panic!("spirv-as: {e}"))
             .as_words()
             .to_vec()
@@ -982,6 +1118,35 @@ mod tests {
         );
     }
 
+    #[test]
+    fn shuffles_of_vectors_of_different_lengths_become_extracts() {
+        let text = r#"
+            OpEntryPoint Kernel %k "k"
+            %void = OpTypeVoid
+            %uint = OpTypeInt 32 0
+            %v2 = OpTypeVector %uint 2
+            %v4 = OpTypeVector %uint 4
+            %z2 = OpConstantNull %v2
+            %fn = OpTypeFunction %void %v4
+            %k = OpFunction %void None %fn
+            %x = OpFunctionParameter %v4
+            %e = OpLabel
+            %same = OpVectorShuffle %v2 %x %x 3 0
+            %mixed = OpVectorShuffle %v4 %x %z2 1 4 5 0xffffffff
+            OpReturn
+            OpFunctionEnd
+        "#;
+        let m = prepared(&asm(text), &SpecValues::new());
+        let o = ops(&m);
+        // The same-type shuffle stays; the other takes 3 extracts and 4 inserts.
+        assert_eq!(o.iter().filter(|op| **op == Op::VectorShuffle).count(), 1);
+        assert_eq!(
+            o.iter().filter(|op| **op == Op::CompositeExtract).count(),
+            3
+        );
+        assert_eq!(o.iter().filter(|op| **op == Op::CompositeInsert).count(), 4);
+    }
+
     const SPEC: &str = r#"
         OpEntryPoint Kernel %k "k"
         OpDecorate %b SpecId 1
@@ -1088,6 +1253,47 @@ mod tests {
         assert!(m.annotations.is_empty());
         let control = &m.functions[0].def.as_ref().unwrap().operands[0];
         assert_eq!(*control, Operand::FunctionControl(FunctionControl::PURE));
+    }
+
+    #[test]
+    fn expect_and_assume_hints_and_scalar_nulls() {
+        let text = r#"
+            OpCapability Addresses
+            OpCapability Kernel
+            OpCapability ExpectAssumeKHR
+            OpExtension "SPV_KHR_expect_assume"
+            OpMemoryModel Physical64 OpenCL
+            OpEntryPoint Kernel %k "k"
+            %void = OpTypeVoid
+            %bool = OpTypeBool
+            %uint = OpTypeInt 32 0
+            %u1 = OpConstant %uint 1
+            %u0 = OpConstantNull %uint
+            %fn = OpTypeFunction %void %uint
+            %k = OpFunction %void None %fn
+            %x = OpFunctionParameter %uint
+            %e = OpLabel
+            %y = OpExpectKHR %uint %x %u0
+            %c = OpUGreaterThan %bool %y %u1
+            OpAssumeTrueKHR %c
+            OpReturn
+            OpFunctionEnd
+        "#;
+        let m = prepared(&asm_whole(text), &SpecValues::new());
+        let o = ops(&m);
+        // The scalar null became a zero constant.
+        assert!(m.types_global_values.iter().any(|i| {
+            i.class.opcode == Op::Constant && i.operands == vec![Operand::LiteralBit32(0)]
+        }));
+        assert!(!m
+            .types_global_values
+            .iter()
+            .any(|i| i.class.opcode == Op::ConstantNull));
+        assert_eq!(o, vec![Op::CopyObject, Op::UGreaterThan, Op::Return]);
+        assert!(m.extensions.is_empty());
+        assert!(!m.capabilities.iter().any(|i| {
+            i.operands.first() == Some(&Operand::Capability(Capability::ExpectAssumeKHR))
+        }));
     }
 
     #[test]

@@ -389,7 +389,7 @@ pub fn il_object(
 ) -> Result<CompiledObject, BuildFailure> {
     options::parse(options, env.caps)?;
     let words = il::prepare(&frontend::words_from_bytes(il)?, spec)?;
-    let bitcode = frontend::il_to_object(env.tools, &words)?;
+    let bitcode = frontend::il_to_object(env.tools, &words, il::has_linkonce_odr(&words))?;
     Ok(CompiledObject {
         bitcode,
         log: String::new(),
