@@ -14,13 +14,19 @@ const HEAD: &str = "OpCapability Addresses\nOpCapability Kernel\nOpCapability In
 
 /// `text` (after the capabilities and memory model) assembled for SPIR-V 1.4.
 fn assemble(text: &str) -> Vec<u8> {
+    assemble_whole(&format!("{HEAD}{text}"))
+}
+
+/// `text`, a whole module (its own capabilities, extensions and memory model), assembled for
+/// SPIR-V 1.4 and checked with spirv-val.
+fn assemble_whole(text: &str) -> Vec<u8> {
     let dir = std::env::temp_dir().join(format!("vkcl-spirv-il-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let i = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let src = dir.join(format!("m{i}.spvasm"));
     let out = dir.join(format!("m{i}.spv"));
-    std::fs::write(&src, format!("{HEAD}{text}")).unwrap();
+    std::fs::write(&src, text).unwrap();
     let r = std::process::Command::new("spirv-as")
         .args(["--target-env", "spv1.4"])
         .arg(&src)
@@ -431,4 +437,206 @@ fn spirv14_copies_dont_inline_and_string_decorations() {
         );
     }
     unsafe { cl!(clReleaseProgram)(p) };
+}
+
+fn compile_il(e: &Env, il: &[u8]) -> cl_program {
+    let p = create_il(e, il);
+    let r = unsafe {
+        cl!(clCompileProgram)(
+            p,
+            1,
+            &e.device,
+            null(),
+            0,
+            null(),
+            null_mut(),
+            None,
+            null_mut(),
+        )
+    };
+    assert_eq!(r, CL_SUCCESS, "compile failed:\n{}", build_log(p, e.device));
+    p
+}
+
+/// SPV_KHR_no_integer_wrap_decoration, SPV_KHR_expect_assume, a scalar OpConstantNull and an
+/// OpVectorShuffle of vectors of different lengths: out[0] = (x + 7) (no-wrap add, expected
+/// to be 7 more than x, x assumed below 1000), out[1..5] = shuffle of (x, 2x) with (0, 0, 0).
+const EXTENSIONS: &str = r#"
+    OpCapability Addresses
+    OpCapability Kernel
+    OpCapability Int64
+    OpCapability ExpectAssumeKHR
+    OpExtension "SPV_KHR_no_integer_wrap_decoration"
+    OpExtension "SPV_KHR_expect_assume"
+    OpMemoryModel Physical64 OpenCL
+    OpEntryPoint Kernel %k "ext"
+    OpDecorate %sum NoSignedWrap
+    OpDecorate %sum NoUnsignedWrap
+    %void = OpTypeVoid
+    %bool = OpTypeBool
+    %uint = OpTypeInt 32 0
+    %v2 = OpTypeVector %uint 2
+    %v3 = OpTypeVector %uint 3
+    %v4 = OpTypeVector %uint 4
+    %zero = OpConstantNull %uint
+    %z3 = OpConstantNull %v3
+    %u1 = OpConstant %uint 1
+    %u2 = OpConstant %uint 2
+    %u7 = OpConstant %uint 7
+    %u1000 = OpConstant %uint 1000
+    %pu = OpTypePointer CrossWorkgroup %uint
+    %pv4 = OpTypePointer CrossWorkgroup %v4
+    %fn = OpTypeFunction %void %pu %uint
+    %k = OpFunction %void None %fn
+    %out = OpFunctionParameter %pu
+    %x = OpFunctionParameter %uint
+    %e = OpLabel
+    %small = OpULessThan %bool %x %u1000
+    OpAssumeTrueKHR %small
+    %sum = OpIAdd %uint %x %u7
+    %ex = OpExpectKHR %uint %sum %u7
+    %plus0 = OpIAdd %uint %ex %zero
+    OpStore %out %plus0 Aligned 4
+    %x2 = OpIMul %uint %x %u2
+    %pair = OpCompositeConstruct %v2 %x %x2
+    %mix = OpVectorShuffle %v4 %pair %z3 1 2 0 3
+    %p1 = OpPtrAccessChain %pu %out %u1
+    %pv = OpBitcast %pv4 %p1
+    OpStore %pv %mix Aligned 4
+    OpReturn
+    OpFunctionEnd
+"#;
+
+#[test]
+fn spirv_extensions_of_il_programs() {
+    let e = Env::new();
+    for name in [
+        "cl_khr_spirv_no_integer_wrap_decoration",
+        "cl_khr_spirv_linkonce_odr",
+        "cl_khr_expect_assume",
+    ] {
+        assert!(e.has_extension(name), "{name} not reported");
+    }
+    let p = create_il(&e, &assemble_whole(EXTENSIONS));
+    build(&e, p);
+    for x in [0u32, 5, 999] {
+        let got = run(&e, p, "ext", 5, &[&x.to_ne_bytes()]);
+        assert_eq!(got, vec![x + 7, 2 * x, 0, x, 0], "x = {x}");
+    }
+    unsafe { cl!(clReleaseProgram)(p) };
+}
+
+/// An object with `a` (LinkOnceODR, x + 5) and `b` (Export, -x), and a main module calling
+/// `b(a(x))` that imports `b` and either imports `a` or has its own LinkOnceODR copy.
+const LINKONCE_OBJ: &str = r#"
+    OpCapability Addresses
+    OpCapability Linkage
+    OpCapability Kernel
+    OpExtension "SPV_KHR_linkonce_odr"
+    OpMemoryModel Physical64 OpenCL
+    OpDecorate %a LinkageAttributes "a" LinkOnceODR
+    OpDecorate %b LinkageAttributes "b" Export
+    %uint = OpTypeInt 32 0
+    %u5 = OpConstant %uint 5
+    %u0 = OpConstant %uint 0
+    %fn = OpTypeFunction %uint %uint
+    %a = OpFunction %uint None %fn
+    %ax = OpFunctionParameter %uint
+    %ae = OpLabel
+    %ar = OpIAdd %uint %ax %u5
+    OpReturnValue %ar
+    OpFunctionEnd
+    %b = OpFunction %uint None %fn
+    %bx = OpFunctionParameter %uint
+    %be = OpLabel
+    %br = OpISub %uint %u0 %bx
+    OpReturnValue %br
+    OpFunctionEnd
+"#;
+
+fn linkonce_main(own_a: bool) -> String {
+    let (deco, def) = if own_a {
+        (
+            "OpDecorate %a LinkageAttributes \"a\" LinkOnceODR",
+            "%a = OpFunction %uint None %fn\n%ax = OpFunctionParameter %uint\n%ae = OpLabel\n\
+             %ar = OpIAdd %uint %ax %u5\nOpReturnValue %ar\nOpFunctionEnd",
+        )
+    } else {
+        (
+            "OpDecorate %a LinkageAttributes \"a\" Import",
+            "%a = OpFunction %uint None %fn\n%ax = OpFunctionParameter %uint\nOpFunctionEnd",
+        )
+    };
+    format!(
+        r#"
+    OpCapability Addresses
+    OpCapability Linkage
+    OpCapability Kernel
+    OpCapability Int64
+    OpExtension "SPV_KHR_linkonce_odr"
+    OpMemoryModel Physical64 OpenCL
+    OpEntryPoint Kernel %k "linked"
+    {deco}
+    OpDecorate %b LinkageAttributes "b" Import
+    %uint = OpTypeInt 32 0
+    %u5 = OpConstant %uint 5
+    %void = OpTypeVoid
+    %pu = OpTypePointer CrossWorkgroup %uint
+    %fn = OpTypeFunction %uint %uint
+    %kfn = OpTypeFunction %void %pu %uint
+    %b = OpFunction %uint None %fn
+    %bx = OpFunctionParameter %uint
+    OpFunctionEnd
+    {def}
+    %k = OpFunction %void None %kfn
+    %out = OpFunctionParameter %pu
+    %x = OpFunctionParameter %uint
+    %e = OpLabel
+    %y = OpFunctionCall %uint %a %x
+    %z = OpFunctionCall %uint %b %y
+    OpStore %out %z Aligned 4
+    OpReturn
+    OpFunctionEnd
+"#
+    )
+}
+
+#[test]
+fn linkonce_odr_functions_link() {
+    let e = Env::new();
+    for own_a in [false, true] {
+        // The object first: llvm-link would drop its linkonce_odr `a` before seeing a use.
+        let obj = compile_il(&e, &assemble_whole(LINKONCE_OBJ));
+        let main = compile_il(&e, &assemble_whole(&linkonce_main(own_a)));
+        let inputs = [obj, main];
+        let mut err = 0;
+        let p = unsafe {
+            cl!(clLinkProgram)(
+                e.context,
+                1,
+                &e.device,
+                null(),
+                2,
+                inputs.as_ptr(),
+                None,
+                null_mut(),
+                &mut err,
+            )
+        };
+        assert_eq!(
+            err,
+            CL_SUCCESS,
+            "link (own a: {own_a}):\n{}",
+            build_log(p, e.device)
+        );
+        for x in [0u32, 3, 1 << 20] {
+            let got = run(&e, p, "linked", 1, &[&x.to_ne_bytes()]);
+            assert_eq!(got[0], (x + 5).wrapping_neg(), "x = {x}, own a: {own_a}");
+        }
+        unsafe {
+            cl!(clReleaseProgram)(p);
+            cl!(clReleaseProgram)(obj);
+            cl!(clReleaseProgram)(main);
+        }
+    }
 }
