@@ -216,9 +216,46 @@ fn specialization_constants_take_the_values_set() {
     let q = create_il(&e, &il);
     build(&e, q);
     assert_eq!(run(&e, q, "spec", 8, &[])[3], 3_000_000_000);
+    // clCompileProgram uses the values too: compile, then link alone.
+    let r = create_il(&e, &il);
+    ok(set_spec(r, 4, &123_456u32.to_ne_bytes()));
+    ok(set_spec(r, 1, &[0]));
+    let c = unsafe {
+        cl!(clCompileProgram)(
+            r,
+            1,
+            &e.device,
+            null(),
+            0,
+            null(),
+            null_mut(),
+            None,
+            null_mut(),
+        )
+    };
+    assert_eq!(c, CL_SUCCESS, "compile failed:\n{}", build_log(r, e.device));
+    let mut err = 0;
+    let linked = unsafe {
+        cl!(clLinkProgram)(
+            e.context,
+            1,
+            &e.device,
+            null(),
+            1,
+            &r,
+            None,
+            null_mut(),
+            &mut err,
+        )
+    };
+    ok(err);
+    let got = run(&e, linked, "spec", 8, &[]);
+    assert_eq!((got[0], got[3], got[7]), (0, 123_456, 123_461));
     unsafe {
         cl!(clReleaseProgram)(p);
         cl!(clReleaseProgram)(q);
+        cl!(clReleaseProgram)(linked);
+        cl!(clReleaseProgram)(r);
     }
 }
 
