@@ -484,24 +484,36 @@ pub unsafe extern "C" fn clSetProgramReleaseCallback(
     })
 }
 
-/// clSetProgramSpecializationConstant: specialization constants of SPIR-V programs are not
-/// supported yet. Errors: `CL_INVALID_PROGRAM`, `CL_INVALID_OPERATION` (not created from IL),
-/// `CL_INVALID_SPEC_ID`.
+/// clSetProgramSpecializationConstant (OpenCL 3.0 API 5.8.3): sets the value of a
+/// specialization constant of a program created from SPIR-V for its later builds (`spec_size`
+/// bytes at `spec_value`: 1 byte for a boolean, zero meaning false, else the size of the
+/// constant's type). Errors: `CL_INVALID_PROGRAM` (not a valid program, or not created from
+/// IL), `CL_INVALID_OPERATION` (no device of the program takes IL: vkcl without its
+/// compiler), `CL_INVALID_VALUE` (`spec_value` NULL, or `spec_size` not the constant's size),
+/// `CL_INVALID_SPEC_ID` (no specialization constant `spec_id` in the module).
 ///
 /// # Safety
-/// Pointers as the OpenCL API requires.
+/// Pointers as the OpenCL API requires: `spec_value` holds `spec_size` bytes.
 pub unsafe extern "C" fn clSetProgramSpecializationConstant(
     program: cl_program,
-    _spec_id: cl_uint,
-    _spec_size: usize,
-    _spec_value: *const c_void,
+    spec_id: cl_uint,
+    spec_size: usize,
+    spec_value: *const c_void,
 ) -> cl_int {
     status(|| {
         let p = lookup::<Program>(program as *const c_void)?;
-        match p.source {
-            ProgramSource::Il(_) => Err(ClError(CL_INVALID_SPEC_ID)),
-            _ => Err(ClError(CL_INVALID_OPERATION)),
+        if !crate::compiler_available() {
+            return Err(ClError(CL_INVALID_OPERATION));
         }
+        if !matches!(p.source, ProgramSource::Il(_)) {
+            return Err(ClError(CL_INVALID_PROGRAM));
+        }
+        if spec_value.is_null() || p.spec_constant_size(spec_id)? != spec_size {
+            return Err(ClError(CL_INVALID_VALUE));
+        }
+        // SAFETY: spec_value holds spec_size bytes per the OpenCL API (checked non-NULL).
+        let value = unsafe { std::slice::from_raw_parts(spec_value as *const u8, spec_size) };
+        p.set_spec_constant(spec_id, value)
     })
 }
 

@@ -220,9 +220,21 @@ fn clang(
 ///
 /// # Errors
 /// `CompileError` when llvm-spirv rejects the module.
-pub(crate) fn il_to_object(tools: &Tools, words: &[u32]) -> Result<Vec<u8>, BuildFailure> {
+///
+/// `weak_linkonce`: the module has `LinkOnceODR` functions or variables (SPIR-V
+/// `SPV_KHR_linkonce_odr`); they become `weak_odr` in the object, because llvm-link drops a
+/// `linkonce_odr` definition that nothing linked before it uses, which would leave a later
+/// object's import of it undefined. Duplicates still merge.
+pub(crate) fn il_to_object(
+    tools: &Tools,
+    words: &[u32],
+    weak_linkonce: bool,
+) -> Result<Vec<u8>, BuildFailure> {
     let dir = tmpdir()?;
     let bc = spirv_to_llvm(tools, dir.path(), words)?;
+    if weak_linkonce {
+        linkonce_to_weak(tools, dir.path(), &bc)?;
+    }
     std::fs::read(&bc).map_err(|e| BuildFailure::compile(format!("cannot read bitcode: {e}")))
 }
 
@@ -407,6 +419,44 @@ fn thaw(tools: &Tools, dir: &Path, bc: &Path) -> Result<(), BuildFailure> {
         path_arg(bc),
     ];
     run_opt(tools, &to_bitcode)
+}
+
+/// Replaces bitcode file `bc` by the same module with `linkonce_odr` definitions made
+/// `weak_odr` (see [`il_to_object`]), through text IR with opt-15.
+fn linkonce_to_weak(tools: &Tools, dir: &Path, bc: &Path) -> Result<(), BuildFailure> {
+    let ll = dir.join("linkonce.ll");
+    run_opt(
+        tools,
+        &[
+            "-passes=verify".to_string(),
+            "-S".to_string(),
+            path_arg(bc),
+            "-o".to_string(),
+            path_arg(&ll),
+        ],
+    )?;
+    let io = |e: std::io::Error| BuildFailure::compile(format!("temporary file: {e}"));
+    let text = std::fs::read_to_string(&ll).map_err(io)?;
+    let text: String = text
+        .split_inclusive('\n')
+        .map(|line| {
+            if line.starts_with("define linkonce_odr ") || line.starts_with('@') {
+                std::borrow::Cow::Owned(line.replacen(" linkonce_odr ", " weak_odr ", 1))
+            } else {
+                std::borrow::Cow::Borrowed(line)
+            }
+        })
+        .collect();
+    std::fs::write(&ll, text.as_bytes()).map_err(io)?;
+    run_opt(
+        tools,
+        &[
+            "-passes=verify".to_string(),
+            path_arg(&ll),
+            "-o".to_string(),
+            path_arg(bc),
+        ],
+    )
 }
 
 /// Rewrites every `%x = freeze T v` of textual LLVM IR as the no-op `%x = bitcast T v to T`.

@@ -114,6 +114,7 @@ pub mod cache;
 mod caps;
 mod error;
 mod frontend;
+mod il;
 mod layout;
 mod lower;
 mod mathlib;
@@ -130,6 +131,7 @@ mod tests;
 
 pub use caps::DeviceCaps;
 pub use error::{BuildFailure, BuildFailureKind, CompilerError};
+pub use il::{spec_constants, SpecConstant, SpecValues};
 pub use options::{parse_link as parse_link_options, LinkOptions};
 pub use printf::{parse_format, Length, Piece, PrintfArg, PrintfCall, PrintfInfo, Spec};
 pub use reflect::{
@@ -183,7 +185,9 @@ pub fn compile_source(
 /// words in host byte order or a byte stream with a SPIR-V magic number in either order).
 ///
 /// The module goes back to LLVM IR (`llvm-spirv-15 -r`) to be structurized, so this also needs
-/// the tools of [`find_tools`].
+/// the tools of [`find_tools`]. `spec` holds the values of specialization constants
+/// (`clSetProgramSpecializationConstant`); the module's own defaults hold for the others.
+/// SPIR-V 1.4 instructions llvm-spirv-15 cannot read are rewritten first (`il.rs`).
 ///
 /// # Errors
 /// As [`compile_source`]; also `CompileError` when `il` is not a SPIR-V module or the tools are
@@ -192,10 +196,11 @@ pub fn compile_il(
     il: &[u8],
     options: &str,
     caps: &DeviceCaps,
+    spec: &SpecValues,
 ) -> Result<CompiledProgram, BuildFailure> {
     let opts = options::parse(options, caps)?;
     let tools = find_tools().map_err(|e| BuildFailure::compile(e.to_string()))?;
-    let words = frontend::words_from_bytes(il)?;
+    let words = il::prepare(&frontend::words_from_bytes(il)?, spec)?;
     let front = frontend::compile_il(&tools, &words, &opts)?;
     finish(front.spirv, front.log, caps, SPIRV_OPT && !opts.opt_disable)
 }
@@ -221,6 +226,7 @@ fn frontend_id() -> &'static [u8; 32] {
         cache::key(&[
             env!("CARGO_PKG_VERSION").as_bytes(),
             include_str!("frontend.rs").as_bytes(),
+            include_str!("il.rs").as_bytes(),
             include_str!("options.rs").as_bytes(),
             include_str!("prelude.cl").as_bytes(),
             include_str!("tools.rs").as_bytes(),
@@ -290,13 +296,31 @@ pub fn build_source(
     Ok(program)
 }
 
+/// The bytes of spec constant values for a cache key.
+fn spec_key(spec: &SpecValues) -> Vec<u8> {
+    let mut k = Vec::new();
+    for (id, v) in spec {
+        k.extend_from_slice(&id.to_le_bytes());
+        k.extend_from_slice(&(v.len() as u32).to_le_bytes());
+        k.extend_from_slice(v);
+    }
+    k
+}
+
 /// [`compile_il`] through the program cache (`clBuildProgram` of IL). Errors as
 /// [`compile_il`].
-pub fn build_il(env: &BuildEnv, il: &[u8], options: &str) -> Result<CompiledProgram, BuildFailure> {
+pub fn build_il(
+    env: &BuildEnv,
+    il: &[u8],
+    options: &str,
+    spec: &SpecValues,
+) -> Result<CompiledProgram, BuildFailure> {
     let opts = options::parse(options, env.caps)?;
     let words = frontend::words_from_bytes(il)?;
-    let k = env.key("il", &[options.as_bytes(), il]);
+    let sk = spec_key(spec);
+    let k = env.key("il", &[options.as_bytes(), il, &sk]);
     let (log, data) = env.cached(&k, || {
+        let words = il::prepare(&words, spec)?;
         let front = frontend::compile_il(env.tools, &words, &opts)?;
         Ok((front.log, spirv_bytes(&front.spirv)))
     })?;
@@ -351,15 +375,21 @@ pub fn compile_object(
     })
 }
 
-/// `clCompileProgram` of a program created from Kernel SPIR-V: the module as a compiled
+/// `clCompileProgram` of a program created from Kernel SPIR-V: the module, with the
+/// specialization constant values `spec` and rewritten as for [`compile_il`], as a compiled
 /// object (`llvm-spirv-15 -r`).
 ///
 /// # Errors
 /// `InvalidOptions` for bad options, `CompileError` when the module is not valid SPIR-V.
-pub fn il_object(env: &BuildEnv, il: &[u8], options: &str) -> Result<CompiledObject, BuildFailure> {
+pub fn il_object(
+    env: &BuildEnv,
+    il: &[u8],
+    options: &str,
+    spec: &SpecValues,
+) -> Result<CompiledObject, BuildFailure> {
     options::parse(options, env.caps)?;
-    let words = frontend::words_from_bytes(il)?;
-    let bitcode = frontend::il_to_object(env.tools, &words)?;
+    let words = il::prepare(&frontend::words_from_bytes(il)?, spec)?;
+    let bitcode = frontend::il_to_object(env.tools, &words, il::has_linkonce_odr(&words))?;
     Ok(CompiledObject {
         bitcode,
         log: String::new(),

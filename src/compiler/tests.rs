@@ -211,13 +211,20 @@ fn il_round_trip() {
         .iter()
         .flat_map(|w| w.to_le_bytes())
         .collect();
-    let q = compile_il(&bytes, "", &DeviceCaps::default()).unwrap_or_else(|e| panic!("{}", e.log));
+    let q = compile_il(&bytes, "", &DeviceCaps::default(), &SpecValues::new())
+        .unwrap_or_else(|e| panic!("{}", e.log));
     let names = |p: &CompiledProgram| p.kernels.iter().map(|k| k.name.clone()).collect::<Vec<_>>();
     assert_eq!(names(&p), names(&q));
     for k in &q.kernels {
         validate::validate_vulkan(&k.spirv).unwrap_or_else(|e| panic!("{}: {e}", k.name));
     }
-    assert!(compile_il(&[1, 2, 3, 4], "", &DeviceCaps::default()).is_err());
+    assert!(compile_il(
+        &[1, 2, 3, 4],
+        "",
+        &DeviceCaps::default(),
+        &SpecValues::new()
+    )
+    .is_err());
 }
 
 #[test]

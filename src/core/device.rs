@@ -512,6 +512,14 @@ impl Device {
             ("cl_khr_local_int32_extended_atomics", make_version(1, 0, 0)),
             ("cl_khr_device_uuid", make_version(1, 0, 0)),
             ("cl_khr_suggested_local_work_size", make_version(1, 0, 0)),
+            // SPIR-V extensions of IL programs (compiler/il.rs; llvm-spirv-15 reads the first
+            // two, vkcl drops the expect/assume hints before it).
+            (
+                "cl_khr_spirv_no_integer_wrap_decoration",
+                make_version(1, 0, 0),
+            ),
+            ("cl_khr_spirv_linkonce_odr", make_version(1, 0, 0)),
+            ("cl_khr_expect_assume", make_version(1, 0, 0)),
             // CL_MEM_IMMUTABLE_EXT buffers (api/memory): every write gives CL_INVALID_OPERATION.
             ("cl_ext_immutable_memory_objects", make_version(1, 0, 0)),
         ];

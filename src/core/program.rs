@@ -88,6 +88,9 @@ pub struct Program {
     pub kernel_count: AtomicU32,
     modules: Mutex<HashMap<(String, bool), Arc<ShaderModule>>>,
     pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
+    /// Specialization constant values of an IL program (clSetProgramSpecializationConstant),
+    /// used by later builds and compiles.
+    spec_values: Mutex<compiler::SpecValues>,
 }
 
 impl ClObject for Program {
@@ -166,7 +169,49 @@ impl Program {
             kernel_count: AtomicU32::new(0),
             modules: Mutex::new(HashMap::new()),
             pipelines: Mutex::new(HashMap::new()),
+            spec_values: Mutex::new(compiler::SpecValues::new()),
         }
+    }
+
+    /// The size in bytes that clSetProgramSpecializationConstant must be given for the
+    /// specialization constant `spec_id` of this IL program (1 for a boolean, else the size of
+    /// its type). Errors: `CL_INVALID_PROGRAM` when the program was not created from IL,
+    /// `CL_INVALID_SPEC_ID` when the module has no specialization constant `spec_id` (also
+    /// for a module that cannot be parsed).
+    pub fn spec_constant_size(&self, spec_id: u32) -> ClResult<usize> {
+        let ProgramSource::Il(il) = &self.source else {
+            return Err(ClError(CL_INVALID_PROGRAM));
+        };
+        let constants = compiler::spec_constants(il).map_err(|_| ClError(CL_INVALID_SPEC_ID))?;
+        constants
+            .iter()
+            .find(|c| c.id == spec_id)
+            .map(|c| c.size)
+            .ok_or(ClError(CL_INVALID_SPEC_ID))
+    }
+
+    /// clSetProgramSpecializationConstant (OpenCL 3.0 API 5.8.3): records `value` for the
+    /// specialization constant `spec_id`; later clBuildProgram and clCompileProgram calls use
+    /// it (a boolean is true for any nonzero byte). Errors: as
+    /// [`Program::spec_constant_size`], and `CL_INVALID_VALUE` when `value`'s length is not
+    /// that size.
+    pub fn set_spec_constant(&self, spec_id: u32, value: &[u8]) -> ClResult<()> {
+        if self.spec_constant_size(spec_id)? != value.len() {
+            return Err(ClError(CL_INVALID_VALUE));
+        }
+        self.spec_values
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(spec_id, value.to_vec());
+        Ok(())
+    }
+
+    /// The specialization constant values set so far.
+    fn spec_values(&self) -> compiler::SpecValues {
+        self.spec_values
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<BuildState>> {
@@ -213,9 +258,8 @@ impl Program {
                 ProgramSource::Source(src) => {
                     compiler::build_source(env, src, options).map(Outcome::Executable)
                 }
-                ProgramSource::Il(il) => {
-                    compiler::build_il(env, il, options).map(Outcome::Executable)
-                }
+                ProgramSource::Il(il) => compiler::build_il(env, il, options, &self.spec_values())
+                    .map(Outcome::Executable),
                 ProgramSource::Binary(b) if b.kind == BinaryKind::Executable => {
                     compiler::build_structured(&b.payload, options, env.caps)
                         .map(Outcome::Executable)
@@ -247,7 +291,7 @@ impl Program {
         self.run_step(BuildStep::Compile, targets, options, |env| {
             let o = match &self.source {
                 ProgramSource::Source(src) => compiler::compile_object(env, src, headers, options),
-                ProgramSource::Il(il) => compiler::il_object(env, il, options),
+                ProgramSource::Il(il) => compiler::il_object(env, il, options, &self.spec_values()),
                 _ => Err(BuildFailure::compile("no source")),
             }?;
             Ok(Outcome::Object(
