@@ -28,6 +28,9 @@ pub struct Parsed {
     pub closing: Option<String>,
     /// The device name the harness printed.
     pub device_name: Option<String>,
+    /// The count of sub-tests a binary that runs many under one test printed
+    /// (`PASSED 765 of 765 sub-tests.`: conversions), when it printed one.
+    pub subtests: Option<String>,
 }
 
 fn is_name(s: &str) -> bool {
@@ -65,6 +68,11 @@ pub fn parse(lines: &[Line], known: Option<&[String]>, skip_lines_mean_skip: boo
         if let Some(rest) = text.trim_start().strip_prefix("Compute Device Name = ") {
             let name = rest.split(", Compute Device Vendor").next().unwrap_or(rest);
             p.device_name.get_or_insert_with(|| name.to_string());
+        }
+        let t = text.trim();
+        if (t.starts_with("PASSED ") || t.starts_with("FAILED ")) && t.ends_with(" sub-tests.") {
+            p.subtests = Some(t.to_string());
+            continue;
         }
         if is_closing(text) {
             p.closing = Some(text.trim().to_string());
@@ -293,5 +301,15 @@ mod tests {
         assert!(is_closing("SKIPPED 3 of 3 tests."));
         assert!(!is_closing("PASSED 1984 of 1984 sub-tests."));
         assert!(!is_closing("PASSED sub-test."));
+    }
+
+    #[test]
+    fn whole_conversions_run_keeps_its_sub_test_count() {
+        let out = "conversions...\n\tWimp pass\nconversions passed\nPASSED 765 of 765 sub-tests.\nPASSED test.\n";
+        let p = parse(&timed(out), Some(&["conversions".to_string()]), false);
+        assert_eq!(p.tests.len(), 1);
+        assert_eq!(p.tests[0].status, Status::Pass);
+        assert_eq!(p.subtests.as_deref(), Some("PASSED 765 of 765 sub-tests."));
+        assert_eq!(p.closing.as_deref(), Some("PASSED test."));
     }
 }

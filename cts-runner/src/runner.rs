@@ -345,6 +345,10 @@ pub fn classify_whole(
             }
         }
     }
+    // One test that ran many sub-tests (conversions): their count is its note.
+    if let ([only], Some(count)) = (tests.as_mut_slice(), &p.subtests) {
+        only.note.get_or_insert_with(|| count.clone());
+    }
     if tests.is_empty() {
         let (status, note) = match (&abnormal, &o.exit) {
             (Some((s, n)), _) => (*s, Some(n.clone())),
