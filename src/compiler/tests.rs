@@ -369,3 +369,38 @@ fn saturating_intrinsics_are_renamed_to_opencl_builtins() {
          declare spir_func <4 x i16> @_Z7sub_satDv4_sS_(<4 x i16>, <4 x i16>) #2\n"
     );
 }
+
+#[test]
+fn flat_private_vload_compiles() {
+    let src = r#"
+__kernel void test_fn(__global uchar2 *src, __global uint *offsets, __global uint *alignmentOffsets, __global uchar2 *results)
+{
+    __private uchar2 sPrivateStorage[128];
+    int tid = get_global_id(0);
+    for (int i = 0; i < 128; i++)
+        sPrivateStorage[i] = src[i];
+    uchar2 tmp = vload2(offsets[tid], ((__private uchar *)sPrivateStorage) + alignmentOffsets[tid]);
+    results[tid] = tmp;
+}
+"#;
+    build(src, "");
+}
+
+#[test]
+fn flat_private_vstore_compiles() {
+    let src = r#"
+__kernel void test_fn(__global uchar2 *srcValues, __global uint *offsets, __global uchar2 *destBuffer, uint alignmentOffset)
+{
+  __private uchar2 sPrivateStorage[85];
+  int tid = get_global_id(0);
+  sPrivateStorage[tid] = (uchar2)(uchar)0;
+  vstore2(srcValues[tid], offsets[tid], ((__private uchar *)sPrivateStorage) + alignmentOffset);
+  uint i;
+  __private uchar *sp = (__private uchar*)(sPrivateStorage + offsets[tid]) + alignmentOffset;
+  __global uchar *dp = (__global uchar*)(destBuffer + offsets[tid]) + alignmentOffset;
+  for (i = 0; i < sizeof(sPrivateStorage[0]) / sizeof(*sp); i++)
+    dp[i] = sp[i];
+}
+"#;
+    build(src, "");
+}
