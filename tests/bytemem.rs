@@ -301,3 +301,27 @@ __kernel void k(__global const int *in, __global int *out)
         assert_eq!(&got[t * 8..t * 8 + 8], &want, "work-item {t}");
     }
 }
+
+/// A union read through its byte array with a dynamic index (an 8-bit view of a private
+/// `float`), once a known limitation.
+#[test]
+fn union_bytes_with_a_dynamic_index() {
+    let env = Env::new();
+    let src = "__kernel void byte_views(__global const float *in, __global uint *out) {\n\
+                   union { float f; uint u; uchar b[4]; } x;\n\
+                   x.f = in[get_global_id(0)];\n\
+                   out[get_global_id(0)] = x.u + x.b[get_global_id(0) & 3];\n\
+               }\n";
+    let k = env.kern_src(src, "byte_views");
+    let input: Vec<f32> = (0..64).map(|i| i as f32 * 1.37 - 20.5).collect();
+    let (mi, mo) = (env.buf(&input), env.buf(&vec![0u32; 64]));
+    arg_mem(k, 0, mi);
+    arg_mem(k, 1, mo);
+    env.go(k, 64, None);
+    let got: Vec<u32> = env.read(mo, 64);
+    for (i, x) in input.iter().enumerate() {
+        let u = x.to_bits();
+        let want = u.wrapping_add(u32::from(x.to_le_bytes()[i & 3]));
+        assert_eq!(got[i], want, "work-item {i}");
+    }
+}

@@ -730,12 +730,58 @@ impl Walk<'_> {
         };
         self.types.insert(cn, ot);
         self.types.insert(ck, ot);
+        if let Some(o) = self.const_value(offset) {
+            let v = o.wrapping_mul(u64::from(n)).wrapping_add(u64::from(k));
+            let c = if w == 64 {
+                self.ctx.c_u64(v)
+            } else {
+                self.ctx.c_u32(v as u32)
+            };
+            self.types.insert(c, ot);
+            return Ok(c);
+        }
         let base = self.emit(
             Op::IMul,
             ot,
             vec![Operand::IdRef(offset), Operand::IdRef(cn)],
         );
         self.add_index(base, ck)
+    }
+
+    /// For `vloadn`/`vstoren` through a physical pointer `p` to `elem`: a pointer to the
+    /// vector `vty` at `p[offset * n]` (one access of the whole vector, aligned as `elem`), so
+    /// that a program of many `vloadn` stays small for the driver's compiler. `None` for
+    /// private and local pointers.
+    fn physical_vector_ptr(
+        &mut self,
+        p: Word,
+        offset: Word,
+        n: u32,
+        elem: Word,
+        vty: Word,
+    ) -> Result<Option<Word>, String> {
+        if self.flat.contains_key(&p) || self.logical.contains_key(&p) {
+            return Ok(None);
+        }
+        let Some(pty) = self.ty(p) else {
+            return Ok(None);
+        };
+        match self.ctx.ptr_info(pty) {
+            Some((StorageClass::PhysicalStorageBuffer, pointee)) if pointee == elem => {}
+            _ => return Ok(None),
+        }
+        let idx = self.vector_index(offset, n, 0)?;
+        let ep = if self.const_value(idx) == Some(0) {
+            p
+        } else {
+            self.emit(
+                Op::PtrAccessChain,
+                pty,
+                vec![Operand::IdRef(p), Operand::IdRef(idx)],
+            )
+        };
+        let vpt = self.ctx.t_ptr(StorageClass::PhysicalStorageBuffer, vty);
+        Ok(Some(self.emit(Op::Bitcast, vpt, vec![Operand::IdRef(ep)])))
     }
 
     /// `vloadn(offset, p, n)`: n scalar loads from `p[offset * n + k]`.
@@ -752,6 +798,22 @@ impl Walk<'_> {
             .def(vty)
             .and_then(|d| id_operand(d, 0))
             .ok_or("vloadn type")?;
+        if let Some(vp) = self.physical_vector_ptr(p, offset, n, elem, vty)? {
+            let rid = i.result_id.ok_or("vloadn id")?;
+            let align = self.natural_align(elem).max(1);
+            self.types.insert(rid, vty);
+            self.out.push(inst(
+                Op::Load,
+                Some(vty),
+                Some(rid),
+                vec![
+                    Operand::IdRef(vp),
+                    Operand::MemoryAccess(MemoryAccess::ALIGNED),
+                    Operand::LiteralBit32(align),
+                ],
+            ));
+            return Ok(());
+        }
         let mut comps = Vec::new();
         for k in 0..n {
             let idx = self.vector_index(offset, n, k)?;
@@ -783,6 +845,21 @@ impl Walk<'_> {
             id_operand(d, 0).ok_or("vstoren type")?,
             lit_operand(d, 1).ok_or("vstoren type")?,
         );
+        if let Some(vp) = self.physical_vector_ptr(p, offset, n, elem, vty)? {
+            let align = self.natural_align(elem).max(1);
+            self.out.push(inst(
+                Op::Store,
+                None,
+                None,
+                vec![
+                    Operand::IdRef(vp),
+                    Operand::IdRef(data),
+                    Operand::MemoryAccess(MemoryAccess::ALIGNED),
+                    Operand::LiteralBit32(align),
+                ],
+            ));
+            return Ok(());
+        }
         for k in 0..n {
             let idx = self.vector_index(offset, n, k)?;
             let ep = self.element_ptr(p, idx, elem)?;
