@@ -285,7 +285,7 @@ __kernel void k(__global const int *in, __global int *out)
     let got: Vec<i32> = env.read(mo, n * 8);
     for t in 0..n {
         let a: Vec<i32> = (0..8).map(|i| input[(t + i) % 16]).collect();
-        let (pi, qi) = ((input[t] & 7) as i32, (input[t + 1] & 7) as i32);
+        let (pi, qi) = (input[t] & 7, input[t + 1] & 7);
         let (li, lj) = (input[t] & 31, input[t + 2] & 31);
         let x: Vec<i32> = (0..5).map(|i| input[i] + t as i32).collect();
         let want = [

@@ -8,7 +8,12 @@
 //! - `OpCopyMemorySized` (memcpy of a whole object) becomes a load and a store.
 //! - Loads and stores through pointer casts of logical pointers ([`pun`]) become accesses to
 //!   the scalars they cover.
-//! - `vloadn`/`vstoren` become component loads/stores.
+//! - `vloadn`/`vstoren` become one vector access through a physical pointer, component
+//!   loads/stores on private and local memory.
+//! - A private or local variable used in ways typed access chains cannot express (8/16-bit
+//!   views of wider objects at dynamic offsets, memcpy of part of an object, pointer arithmetic
+//!   across objects, pointer comparisons and differences) becomes a byte-addressed array of
+//!   words ([`flat`]); [`lower_memory`] retries with it.
 //! - Atomics and barriers get Vulkan scopes and semantics: `Device` scope on global memory
 //!   (OpenCL 1.2 atomics arrive with `Workgroup`), `SequentiallyConsistent` -> `AcquireRelease`,
 //!   `CrossWorkgroupMemory` -> `UniformMemory`.
