@@ -3465,7 +3465,7 @@ fn known_limitations_fail_the_build_with_a_reason() {
              int *p = w ? a : b; o[get_global_id(0)] = p[get_global_id(0) & 3]; }",
             "private or local",
         ),
-        (include_str!("../src/compiler/testdata/unsupported.cl"), "byte_views"),
+        (include_str!("../src/compiler/testdata/unsupported.cl"), "pointer_select"),
         (
             "__kernel void pf(__constant char *s) { printf(\"%s\\n\", s); }",
             "must be a constant string",

@@ -1,9 +1,146 @@
-//! OpenCL C language points of issue 5 not covered elsewhere: `vstore_half` in each rounding
-//! mode, the kernel attributes as `CL_KERNEL_ATTRIBUTES` reports them, `-cl-fast-relaxed-math`
-//! and build logs. Every device result is
+//! OpenCL C language points of issue 5 not covered elsewhere: unions by value and in global
+//! memory, `vec3` layout inside structs, private strings and constant tables reached through
+//! pointers passed to functions, `vstore_half` in each rounding mode, the kernel attributes as
+//! `CL_KERNEL_ATTRIBUTES` reports them, `-cl-fast-relaxed-math` and build logs. Every device result is
 //! compared with an answer computed on the host.
 mod common;
 use common::*;
+
+// ---------------------------------------------------------------------------------------------
+// Unions and struct layout
+
+/// Mirrors the kernel's `union U { float f; uint u; uchar b[4]; }` inside a struct with a
+/// `float3` (16-byte size and alignment in OpenCL C).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct Holder {
+    tag: u32,
+    _pad: [u32; 3],
+    v: [f32; 4], // float3: 12 bytes of data, 16 of storage
+    bits: u32,   // union U
+    _tail: [u32; 3],
+}
+
+#[test]
+fn unions_by_value_and_in_global_memory() {
+    let e = Env::new();
+    let src = r#"
+        typedef union { float f; uint u; uchar b[4]; } U;
+        typedef struct { uint tag; float3 v; U bits; } Holder;
+        __kernel void k(U by_value, __global Holder *h, __global uint *out) {
+            size_t i = get_global_id(0);
+            // the union passed by value: its float read as bits and its bytes one by one
+            out[i * 4 + 0] = by_value.u + (uint)i;
+            out[i * 4 + 1] = by_value.b[i % 4];
+            // a union inside a struct in global memory, written as float, read back as uint
+            h[i].bits.f = h[i].v.y * 2.0f;
+            out[i * 4 + 2] = h[i].bits.u;
+            out[i * 4 + 3] = (uint)sizeof(Holder) * 1000u + (uint)__alignof__(Holder);
+        }
+    "#;
+    let k = e.kern(src, "k");
+    let n = 8;
+    let by_value = 3.25f32;
+    let mut hs = vec![Holder::default(); n];
+    for (i, h) in hs.iter_mut().enumerate() {
+        h.tag = i as u32;
+        h.v = [i as f32, 0.5 + i as f32, -(i as f32), 99.0];
+    }
+    let hbuf = e.buf(&hs);
+    let out = e.zeros::<u32>(n * 4);
+    set_arg(k, 0, &by_value);
+    arg_mem(k, 1, hbuf);
+    arg_mem(k, 2, out);
+    e.run(k, &[n], None, None);
+    let got: Vec<u32> = e.read(out, n * 4);
+    let back: Vec<Holder> = e.read(hbuf, n);
+    assert_eq!(std::mem::size_of::<Holder>(), 48);
+    for i in 0..n {
+        let want_bits = (hs[i].v[1] * 2.0).to_bits();
+        assert_eq!(
+            got[i * 4],
+            by_value.to_bits().wrapping_add(i as u32),
+            "union by value, item {i}"
+        );
+        assert_eq!(
+            got[i * 4 + 1],
+            by_value.to_le_bytes()[i % 4] as u32,
+            "union bytes, item {i}"
+        );
+        assert_eq!(
+            got[i * 4 + 2],
+            want_bits,
+            "union in global memory, item {i}"
+        );
+        assert_eq!(
+            got[i * 4 + 3],
+            48 * 1000 + 16,
+            "sizeof/alignof of the struct with float3"
+        );
+        assert_eq!(
+            back[i].bits, want_bits,
+            "union member written at its offset, item {i}"
+        );
+        assert_eq!(
+            back[i].tag, i as u32,
+            "neighbouring member untouched, item {i}"
+        );
+        assert_eq!(back[i].v, hs[i].v, "float3 member untouched, item {i}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Private memory: strings, constant tables, pointers passed to functions
+
+#[test]
+fn private_strings_and_tables_through_pointers() {
+    let e = Env::new();
+    let src = r#"
+        __constant int primes[8] = { 2, 3, 5, 7, 11, 13, 17, 19 };
+        int sum_from(const int *p, int n) { int s = 0; for (int j = 0; j < n; j++) s += p[j]; return s; }
+        int count_char(const char *s, char c) { int n = 0; while (*s) { n += (*s == c); s++; } return n; }
+        __kernel void k(__global int *out) {
+            int i = get_global_id(0);
+            char word[] = "mississippi";
+            int local_copy[8];
+            for (int j = 0; j < 8; j++) local_copy[j] = primes[j] * (i + 1);
+            int *mid = local_copy + (i % 4);
+            word[i % 11] = 'x';
+            out[i * 3 + 0] = sum_from(mid, 4);
+            out[i * 3 + 1] = count_char(word, 's');
+            out[i * 3 + 2] = word[(i + 1) % 11];
+        }
+    "#;
+    let k = e.kern(src, "k");
+    let n = 16;
+    let out = e.zeros::<i32>(n * 3);
+    arg_mem(k, 0, out);
+    e.run(k, &[n], None, None);
+    let got: Vec<i32> = e.read(out, n * 3);
+    let primes = [2, 3, 5, 7, 11, 13, 17, 19];
+    for i in 0..n {
+        let table: Vec<i32> = primes.iter().map(|p| p * (i as i32 + 1)).collect();
+        let want_sum: i32 = table[i % 4..i % 4 + 4].iter().sum();
+        let mut word = b"mississippi".to_vec();
+        word[i % 11] = b'x';
+        let want_s = word.iter().filter(|&&c| c == b's').count() as i32;
+        assert_eq!(
+            got[i * 3],
+            want_sum,
+            "pointer into a private array, item {i}"
+        );
+        assert_eq!(
+            got[i * 3 + 1],
+            want_s,
+            "private string from a literal, item {i}"
+        );
+        assert_eq!(
+            got[i * 3 + 2],
+            word[(i + 1) % 11] as i32,
+            "string byte, item {i}"
+        );
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
 // vstore_half in each rounding mode

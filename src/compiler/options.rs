@@ -179,6 +179,9 @@ pub(crate) fn truth_header(caps: &DeviceCaps) -> String {
         "// vkcl: predefined macros as the device reports them (CL_DEVICE_IMAGE_SUPPORT,\n\
          // CL_DEVICE_EXTENSIONS, CL_DEVICE_OPENCL_C_FEATURES).\n#undef __IMAGE_SUPPORT__\n",
     );
+    // OpenCL C 3.0 section 6.12 (predefined macros): __OPENCL_VERSION__ is the OpenCL version
+    // of the device (CL_DEVICE_VERSION, OpenCL 3.0); clang leaves it to the implementation.
+    s.push_str("#ifndef __OPENCL_VERSION__\n#define __OPENCL_VERSION__ 300\n#endif\n");
     for m in HEADER_DEFINED {
         if !names.iter().any(|n| n == m) {
             s.push_str(&format!("#undef {m}\n"));
@@ -360,6 +363,7 @@ mod tests {
         };
         let h = truth_header(&caps);
         assert!(h.contains("#undef __IMAGE_SUPPORT__"));
+        assert!(h.contains("#define __OPENCL_VERSION__ 300"));
         assert!(h.contains("#undef __opencl_c_fp64"));
         assert!(h.contains("#undef __opencl_c_atomic_scope_device"));
         assert!(!h.contains("#undef __opencl_c_int64"));

@@ -1,8 +1,9 @@
 // Kernels the lowering rejects today, with a clear build log (known limitations).
 
-// A union read through a byte array indexed dynamically: 8-bit views of private memory.
-__kernel void byte_views(__global const float *in, __global uint *out) {
-    union { float f; uint u; uchar b[4]; } x;
-    x.f = in[get_global_id(0)];
-    out[get_global_id(0)] = x.u + x.b[get_global_id(0) & 3];
+// A pointer that selects between two private arrays: private and local pointers are offsets
+// into one variable, so a select (or phi) between different variables has no form.
+__kernel void pointer_select(__global int *o, int w) {
+    int a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8};
+    int *p = w ? a : b;
+    o[get_global_id(0)] = p[get_global_id(0) & 3];
 }

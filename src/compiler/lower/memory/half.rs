@@ -44,8 +44,7 @@ impl Walk<'_> {
             for k in 0..count {
                 let idx = self.vector_index(offset, step, k)?;
                 let ep = self.element_ptr(p, idx, half)?;
-                let mo = self.mem_operands(ep, &[], half);
-                let h = self.emit(Op::Load, half, [vec![Operand::IdRef(ep)], mo].concat());
+                let h = self.load_through(ep, half)?;
                 comps.push(self.emit(Op::FConvert, elem, vec![Operand::IdRef(h)]));
             }
             let rid = i.result_id.ok_or("vload_half id")?;
@@ -98,13 +97,7 @@ impl Walk<'_> {
             let h = self.emit(Op::FConvert, half, vec![Operand::IdRef(c)]);
             let idx = self.vector_index(offset, step, k)?;
             let ep = self.element_ptr(p, idx, half)?;
-            let mo = self.mem_operands(ep, &[], half);
-            self.out.push(inst(
-                Op::Store,
-                None,
-                None,
-                [vec![Operand::IdRef(ep), Operand::IdRef(h)], mo].concat(),
-            ));
+            self.store_through(ep, h, half)?;
         }
         Ok(())
     }

@@ -8,15 +8,23 @@
 //! - `OpCopyMemorySized` (memcpy of a whole object) becomes a load and a store.
 //! - Loads and stores through pointer casts of logical pointers ([`pun`]) become accesses to
 //!   the scalars they cover.
-//! - `vloadn`/`vstoren` become component loads/stores.
+//! - `vloadn`/`vstoren` become one vector access through a physical pointer, component
+//!   loads/stores on private and local memory.
+//! - A private or local variable used in ways typed access chains cannot express (8/16-bit
+//!   views of wider objects at dynamic offsets, memcpy of part of an object, pointer arithmetic
+//!   across objects, pointer comparisons and differences) becomes a byte-addressed array of
+//!   words ([`flat`]); [`lower_memory`] retries with it.
 //! - Atomics and barriers get Vulkan scopes and semantics: `Device` scope on global memory
 //!   (OpenCL 1.2 atomics arrive with `Workgroup`), `SequentiallyConsistent` -> `AcquireRelease`,
 //!   `CrossWorkgroupMemory` -> `UniformMemory`.
 
+mod flat;
 mod half;
 mod pun;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+use flat::Flat;
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{MemoryAccess, MemorySemantics, Op, Scope, StorageClass, Word};
@@ -48,6 +56,12 @@ struct Walk<'c> {
     alias: HashMap<Word, Word>,
     opencl_std: Option<Word>,
     out: Vec<Instruction>,
+    /// Pointers into byte-addressed variables ([`flat`]).
+    flat: HashMap<Word, Flat>,
+    /// Every pointer derived from a flat variable (computed before the walk): its root.
+    flat_derived: HashMap<Word, Word>,
+    /// Offset ids promised to phis for flat pointers defined later in block order.
+    pending: HashMap<Word, Word>,
 }
 
 impl Walk<'_> {
@@ -125,6 +139,7 @@ impl Walk<'_> {
         let mut idx = base.idx.clone();
         if let Some(f) = first {
             if self.const_value(f) != Some(0) {
+                self.check_step(base, f)?;
                 let Some(last) = idx.pop() else {
                     return Err(
                         "pointer arithmetic past a private or local variable is not supported yet"
@@ -153,6 +168,43 @@ impl Walk<'_> {
         }
         self.logical.insert(result, l);
         Ok(())
+    }
+
+    /// Checks that stepping logical pointer `base` by `f` elements stays inside the object its
+    /// last index selects from: an index into the variable's own outermost array (leaving it
+    /// is undefined in C), or constants that stay in range. Otherwise (a cast of a vector to
+    /// its components stepped dynamically, rows of a 2-D array crossed) the variable must be
+    /// byte-addressed ([`flat`]).
+    fn check_step(&self, base: &Logical, f: Word) -> Result<(), String> {
+        const MSG: &str = "pointer arithmetic across objects in private or local memory";
+        let Some(last) = base.idx.last() else {
+            return Err(MSG.into());
+        };
+        let parent = Logical {
+            root: base.root,
+            sc: base.sc,
+            idx: base.idx[..base.idx.len() - 1].to_vec(),
+        };
+        let container = self.logical_pointee(&parent).ok_or(MSG)?;
+        let d = self.ctx.def(container).ok_or(MSG)?;
+        let is_array = matches!(d.class.opcode, Op::TypeArray | Op::TypeRuntimeArray);
+        if is_array && parent.idx.is_empty() {
+            return Ok(());
+        }
+        let len = match d.class.opcode {
+            Op::TypeArray => id_operand(d, 1).and_then(|c| self.const_value(c)),
+            Op::TypeVector => lit_operand(d, 1).map(u64::from),
+            _ => None,
+        };
+        match (self.const_value(*last), self.const_value(f), len) {
+            (Some(a), Some(b), Some(n))
+                if (a as i64).wrapping_add(b as i64) >= 0
+                    && ((a as i64).wrapping_add(b as i64) as u64) < n =>
+            {
+                Ok(())
+            }
+            _ => Err(MSG.into()),
+        }
     }
 
     /// Pointee type of the logical pointer `l`, following its index path.
@@ -402,6 +454,15 @@ impl Walk<'_> {
     fn instruction(&mut self, mut i: Instruction) -> Result<(), String> {
         let op = i.class.opcode;
         let rid = i.result_id.unwrap_or(0);
+        if !self.flat_derived.is_empty() {
+            if op == Op::Variable && self.flat_derived.get(&rid) == Some(&rid) {
+                return self.flat_variable(&i);
+            }
+            match self.flat_instruction(i)? {
+                None => return Ok(()),
+                Some(x) => i = x,
+            }
+        }
         match op {
             Op::Variable => {
                 if let Some(sc) = i
@@ -652,6 +713,9 @@ impl Walk<'_> {
 
     /// The pointer to element `index` (an integer id) of the array that `ptr` points into.
     fn element_ptr(&mut self, ptr: Word, index: Word, elem: Word) -> Result<Word, String> {
+        if let Some(f) = self.flat.get(&ptr).copied() {
+            return self.flat_element(f, index, elem);
+        }
         if let Some(l) = self.logical.get(&ptr).cloned() {
             let id = self.ctx.id();
             self.fold(id, elem, &l, Some(index), &[])?;
@@ -675,12 +739,58 @@ impl Walk<'_> {
         };
         self.types.insert(cn, ot);
         self.types.insert(ck, ot);
+        if let Some(o) = self.const_value(offset) {
+            let v = o.wrapping_mul(u64::from(n)).wrapping_add(u64::from(k));
+            let c = if w == 64 {
+                self.ctx.c_u64(v)
+            } else {
+                self.ctx.c_u32(v as u32)
+            };
+            self.types.insert(c, ot);
+            return Ok(c);
+        }
         let base = self.emit(
             Op::IMul,
             ot,
             vec![Operand::IdRef(offset), Operand::IdRef(cn)],
         );
         self.add_index(base, ck)
+    }
+
+    /// For `vloadn`/`vstoren` through a physical pointer `p` to `elem`: a pointer to the
+    /// vector `vty` at `p[offset * n]` (one access of the whole vector, aligned as `elem`), so
+    /// that a program of many `vloadn` stays small for the driver's compiler. `None` for
+    /// private and local pointers.
+    fn physical_vector_ptr(
+        &mut self,
+        p: Word,
+        offset: Word,
+        n: u32,
+        elem: Word,
+        vty: Word,
+    ) -> Result<Option<Word>, String> {
+        if self.flat.contains_key(&p) || self.logical.contains_key(&p) {
+            return Ok(None);
+        }
+        let Some(pty) = self.ty(p) else {
+            return Ok(None);
+        };
+        match self.ctx.ptr_info(pty) {
+            Some((StorageClass::PhysicalStorageBuffer, pointee)) if pointee == elem => {}
+            _ => return Ok(None),
+        }
+        let idx = self.vector_index(offset, n, 0)?;
+        let ep = if self.const_value(idx) == Some(0) {
+            p
+        } else {
+            self.emit(
+                Op::PtrAccessChain,
+                pty,
+                vec![Operand::IdRef(p), Operand::IdRef(idx)],
+            )
+        };
+        let vpt = self.ctx.t_ptr(StorageClass::PhysicalStorageBuffer, vty);
+        Ok(Some(self.emit(Op::Bitcast, vpt, vec![Operand::IdRef(ep)])))
     }
 
     /// `vloadn(offset, p, n)`: n scalar loads from `p[offset * n + k]`.
@@ -697,12 +807,27 @@ impl Walk<'_> {
             .def(vty)
             .and_then(|d| id_operand(d, 0))
             .ok_or("vloadn type")?;
+        if let Some(vp) = self.physical_vector_ptr(p, offset, n, elem, vty)? {
+            let rid = i.result_id.ok_or("vloadn id")?;
+            let align = self.natural_align(elem).max(1);
+            self.types.insert(rid, vty);
+            self.out.push(inst(
+                Op::Load,
+                Some(vty),
+                Some(rid),
+                vec![
+                    Operand::IdRef(vp),
+                    Operand::MemoryAccess(MemoryAccess::ALIGNED),
+                    Operand::LiteralBit32(align),
+                ],
+            ));
+            return Ok(());
+        }
         let mut comps = Vec::new();
         for k in 0..n {
             let idx = self.vector_index(offset, n, k)?;
             let ep = self.element_ptr(p, idx, elem)?;
-            let mo = self.mem_operands(ep, &[], elem);
-            comps.push(self.emit(Op::Load, elem, [vec![Operand::IdRef(ep)], mo].concat()));
+            comps.push(self.load_through(ep, elem)?);
         }
         let rid = i.result_id.ok_or("vloadn id")?;
         self.types.insert(rid, vty);
@@ -729,6 +854,21 @@ impl Walk<'_> {
             id_operand(d, 0).ok_or("vstoren type")?,
             lit_operand(d, 1).ok_or("vstoren type")?,
         );
+        if let Some(vp) = self.physical_vector_ptr(p, offset, n, elem, vty)? {
+            let align = self.natural_align(elem).max(1);
+            self.out.push(inst(
+                Op::Store,
+                None,
+                None,
+                vec![
+                    Operand::IdRef(vp),
+                    Operand::IdRef(data),
+                    Operand::MemoryAccess(MemoryAccess::ALIGNED),
+                    Operand::LiteralBit32(align),
+                ],
+            ));
+            return Ok(());
+        }
         for k in 0..n {
             let idx = self.vector_index(offset, n, k)?;
             let ep = self.element_ptr(p, idx, elem)?;
@@ -737,13 +877,7 @@ impl Walk<'_> {
                 elem,
                 vec![Operand::IdRef(data), Operand::LiteralBit32(k)],
             );
-            let mo = self.mem_operands(ep, &[], elem);
-            self.out.push(inst(
-                Op::Store,
-                None,
-                None,
-                [vec![Operand::IdRef(ep), Operand::IdRef(c)], mo].concat(),
-            ));
+            self.store_through(ep, c, elem)?;
         }
         Ok(())
     }
@@ -889,9 +1023,41 @@ impl Walk<'_> {
 
 /// Rewrites the memory accesses of the kernel function.
 ///
+/// First with typed logical pointers only; a private or local variable whose pointers that
+/// cannot express (see [`flat`]) is made byte-addressed and the function lowered again from
+/// the start, until it lowers or fails for a variable that is already byte-addressed.
+///
 /// # Errors
-/// For private/local pointer uses that need a byte-addressable fallback (not written yet).
+/// For memory uses that neither form supports (a message naming the construct).
 pub(crate) fn lower_memory(ctx: &mut Ctx) -> Result<(), String> {
+    let mut roots = HashSet::new();
+    loop {
+        // The copy restarts id allocation where the earlier passes left it.
+        let saved = (roots.len() < 64).then(|| {
+            let mut m = ctx.module.clone();
+            if let Some(h) = m.header.as_mut() {
+                h.bound = ctx.bound();
+            }
+            m
+        });
+        match lower_memory_with(ctx, &roots) {
+            Ok(()) => return Ok(()),
+            Err((msg, blamed)) => {
+                let fresh: Vec<Word> = blamed.into_iter().filter(|r| !roots.contains(r)).collect();
+                let Some(module) = saved else { return Err(msg) };
+                if fresh.is_empty() {
+                    return Err(msg);
+                }
+                *ctx = Ctx::new(module);
+                roots.extend(fresh);
+            }
+        }
+    }
+}
+
+/// One attempt of [`lower_memory`] with the variables `flat_roots` byte-addressed. Errors
+/// carry the roots of the logical pointers the failing instruction used.
+fn lower_memory_with(ctx: &mut Ctx, flat_roots: &HashSet<Word>) -> Result<(), (String, Vec<Word>)> {
     let types = ctx.value_types();
     let opencl_std = ctx
         .module
@@ -908,7 +1074,8 @@ pub(crate) fn lower_memory(ctx: &mut Ctx) -> Result<(), String> {
                 if matches!(
                     sc,
                     StorageClass::Workgroup | StorageClass::Private | StorageClass::Function
-                ) {
+                ) && !flat_roots.contains(&id)
+                {
                     logical.insert(
                         id,
                         Logical {
@@ -923,6 +1090,11 @@ pub(crate) fn lower_memory(ctx: &mut Ctx) -> Result<(), String> {
     }
     physical_nulls(ctx);
     let blocks = std::mem::take(&mut ctx.module.functions[0].blocks);
+    let flat_derived = if flat_roots.is_empty() {
+        HashMap::new()
+    } else {
+        flat::derived_pointers(&blocks, flat_roots)
+    };
     let mut w = Walk {
         ctx,
         types,
@@ -932,14 +1104,30 @@ pub(crate) fn lower_memory(ctx: &mut Ctx) -> Result<(), String> {
         alias: HashMap::new(),
         opencl_std,
         out: Vec::new(),
+        flat: HashMap::new(),
+        flat_derived,
+        pending: HashMap::new(),
     };
+    w.flat_globals(flat_roots).map_err(|e| (e, vec![]))?;
     let mut new_blocks = Vec::with_capacity(blocks.len());
     for mut b in blocks {
         for i in std::mem::take(&mut b.instructions) {
-            w.instruction(i)?;
+            let roots: Vec<Word> = crate::compiler::spv::used_ids(&i)
+                .iter()
+                .filter_map(|u| {
+                    let u = w.alias.get(u).copied().unwrap_or(*u);
+                    w.logical.get(&u).map(|l| l.root)
+                })
+                .collect();
+            if let Err(e) = w.instruction(i) {
+                return Err((e, roots));
+            }
         }
         b.instructions = std::mem::take(&mut w.out);
         new_blocks.push(b);
+    }
+    if !w.pending.is_empty() {
+        return Err(("a phi names a pointer that is never defined".into(), vec![]));
     }
     // Phis may name folded pointers defined later in block order.
     let alias = std::mem::take(&mut w.alias);
