@@ -33,6 +33,12 @@ typedef float V3 f3;
 typedef float V4 f4;
 typedef float V8 f8;
 typedef float V16 f16;
+typedef double d1;
+typedef double V2 d2;
+typedef double V3 d3;
+typedef double V4 d4;
+typedef double V8 d8;
+typedef double V16 d16;
 typedef int i1;
 typedef int V2 i2;
 typedef int V3 i3;
@@ -156,6 +162,99 @@ float OVL tgamma(float x) {
     return ldexp(-0x1.921fb6p+1f / m, -e);
 }
 
+// The double variants of sinpi, cospi, tanpi and tgamma (same reasons and methods as the
+// float ones above; libclc's double tgamma is exp(lgamma(x)) too).
+double OVL exp(double);
+double OVL lgamma(double);
+double OVL fma(double, double, double);
+double OVL floor(double);
+double OVL trunc(double);
+double OVL copysign(double, double);
+double OVL ldexp(double, int);
+double __clc_sinpi_d(double);
+double __clc_cospi_d(double);
+double __clc_tanpi_d(double);
+
+double OVL sinpi(double x) {
+    double r = __clc_sinpi_d(x);
+    return r == 0.0 ? copysign(0.0, x) : r;
+}
+
+double OVL cospi(double x) {
+    double r = __clc_cospi_d(x);
+    return r == 0.0 ? 0.0 : r;
+}
+
+double OVL tanpi(double x) {
+    double r = __clc_tanpi_d(x);
+    if (r == 0.0 && x == trunc(x)) {
+        double h = x * 0.5;
+        return h == trunc(h) ? copysign(0.0, x) : copysign(0.0, -x);
+    }
+    return r;
+}
+
+static double gamma12_d(double t) { return exp(lgamma(t)); }
+
+static double gamma_ge1_d(double x, double *lo, int *e) {
+    double n = floor(x) - 1.0;
+    double hi = gamma12_d(x - n);
+    double l = 0.0;
+    int ex = 0;
+    for (double k = 1.0; k <= n; k += 1.0) {
+        double f = x - k;
+        double p = hi * f;
+        double err = fma(hi, f, -p);
+        double q = fma(l, f, err);
+        double s = p + q;
+        l = q - (s - p);
+        hi = s;
+        if (hi > 0x1p512) {
+            hi *= 0x1p-512;
+            l *= 0x1p-512;
+            ex += 512;
+        }
+    }
+    *lo = l;
+    *e = ex;
+    return hi;
+}
+
+double OVL tgamma(double x) {
+    if (x != x) {
+        return x;
+    }
+    if (x == 0.0) {
+        return copysign((double)INF, x);
+    }
+    double lo;
+    int e;
+    if (x > 0.0) {
+        if (x > 172.0) {
+            return (double)INF;
+        }
+        if (x < 1.0) {
+            return gamma12_d(1.0 + x) / x;
+        }
+        double hi = gamma_ge1_d(x, &lo, &e);
+        return ldexp(hi + lo, e);
+    }
+    if (x == trunc(x)) {
+        return (double)NAN;
+    }
+    double ax = -x;
+    double s = __clc_sinpi_d(x);
+    if (ax < 1.0) {
+        return 0x1.921fb54442d18p+1 / (s * gamma12_d(1.0 + ax));
+    }
+    if (ax > 190.0) {
+        return copysign(0.0, s);
+    }
+    double hi = gamma_ge1_d(ax, &lo, &e);
+    double m = (x * s) * (hi + lo);
+    return ldexp(-0x1.921fb54442d18p+1 / m, -e);
+}
+
 #define HALF_UNARY(name, full, T)                                                             \
     T OVL full(T);                                                                            \
     T OVL name(T x) { return full(x); }
@@ -186,13 +285,33 @@ float OVL tgamma(float x) {
             r[i] = name(x[i]);                                                                \
         }                                                                                     \
         return r;                                                                             \
+    }                                                                                         \
+    d##N OVL name(d##N x) {                                                                   \
+        d##N r;                                                                               \
+        for (int i = 0; i < N; i++) {                                                         \
+            r[i] = name(x[i]);                                                                \
+        }                                                                                     \
+        return r;                                                                             \
     }
 #define VECTORS(N)                                                                            \
     VEC_UNARY(sinpi, N)                                                                       \
     VEC_UNARY(cospi, N)                                                                       \
     VEC_UNARY(tanpi, N)                                                                       \
-    VEC_UNARY(tgamma, N)                                                                      \
-    VEC_UNARY(erfc, N)
+    VEC_UNARY(tgamma, N)
+
+#define VEC_ERFC(N)                                                                           \
+    f##N OVL erfc(f##N x) {                                                                   \
+        f##N r;                                                                               \
+        for (int i = 0; i < N; i++) {                                                         \
+            r[i] = erfc(x[i]);                                                                \
+        }                                                                                     \
+        return r;                                                                             \
+    }
+VEC_ERFC(2)
+VEC_ERFC(3)
+VEC_ERFC(4)
+VEC_ERFC(8)
+VEC_ERFC(16)
 
 VECTORS(2)
 VECTORS(3)
@@ -207,7 +326,10 @@ VECTORS(16)
     HALF_BINARY(half_powr, powr, f##N)                                                        \
     GENERIC_PTR(sincos, f##N, f##N)                                                           \
     GENERIC_PTR(lgamma_r, f##N, i##N)                                                         \
-    REMQUO(f##N, i##N)
+    REMQUO(f##N, i##N)                                                                        \
+    GENERIC_PTR(sincos, d##N, d##N)                                                           \
+    GENERIC_PTR(lgamma_r, d##N, i##N)                                                         \
+    REMQUO(d##N, i##N)
 
 ALL(1)
 ALL(2)

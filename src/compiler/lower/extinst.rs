@@ -1111,7 +1111,18 @@ impl Lower<'_> {
                 .copied()
                 .ok_or_else(|| format!("OpenCL.std {n}: missing operand"))
         };
-        let v = if let Some((_, g)) = DIRECT.iter().find(|(c, _)| *c == n) {
+        let double = self.ctx.scalar_width(ty) == Some(64);
+        let v = if double && matches!(n, 96 | 100) {
+            // degrees, radians of double: GLSL's Degrees and Radians take no 64-bit operands;
+            // one multiplication by the rounded constant (2 ulp allowed).
+            let k = if n == 96 {
+                180.0 / std::f64::consts::PI
+            } else {
+                std::f64::consts::PI / 180.0
+            };
+            let k = self.splat(ty, k, false)?;
+            self.bin(Op::FMul, ty, arg(0)?, k)
+        } else if let Some((_, g)) = DIRECT.iter().find(|(c, _)| *c == n) {
             self.glsl(*g, ty, &a)
         } else {
             match n {
