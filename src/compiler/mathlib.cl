@@ -166,7 +166,6 @@ float OVL tgamma(float x) {
 // float ones above; libclc's double tgamma is exp(lgamma(x)) too).
 double OVL exp(double);
 double OVL lgamma(double);
-double OVL fma(double, double, double);
 double OVL floor(double);
 double OVL trunc(double);
 double OVL copysign(double, double);
@@ -192,6 +191,176 @@ double OVL tanpi(double x) {
         return h == trunc(h) ? copysign(0.0, x) : copysign(0.0, -x);
     }
     return r;
+}
+
+// fma(double): the exact a*b + c, rounded once (to nearest even), in 64-bit integer
+// arithmetic. lavapipe's GLSL Fma on doubles rounds the product first (tests/fp64.rs), which
+// breaks libclc's double functions (their error terms are fma(a, b, -a*b)); every double fma,
+// the program's and libclc's, comes here. The product of the two 53-bit significands is a
+// 106-bit integer; both addends are normalized to 128-bit integers with the top bit at bit
+// 125, the smaller shifted right with its lost bits jammed into bit 0 (cancellation of more
+// than one bit happens only when nothing is shifted out), added or subtracted, and rounded at
+// bit 52 below the top bit (or at 2^-1074 for subnormal results).
+typedef unsigned long ulong;
+typedef unsigned int uint;
+ulong OVL mul_hi(ulong, ulong);
+ulong OVL clz(ulong);
+int OVL isnan(double);
+int OVL isinf(double);
+
+static uint clz128(ulong hi, ulong lo) {
+    return hi != 0 ? (uint)clz(hi) : 64u + (uint)clz(lo);
+}
+
+static void shl128(ulong *hi, ulong *lo, uint s) {
+    if (s == 0) {
+        return;
+    }
+    if (s >= 64) {
+        *hi = *lo << (s - 64);
+        *lo = 0;
+    } else {
+        *hi = (*hi << s) | (*lo >> (64 - s));
+        *lo <<= s;
+    }
+}
+
+static void shr128_jam(ulong *hi, ulong *lo, long s) {
+    if (s == 0) {
+        return;
+    }
+    if (s >= 128) {
+        ulong sticky = (*hi | *lo) != 0 ? 1 : 0;
+        *hi = 0;
+        *lo = sticky;
+    } else if (s >= 64) {
+        uint t = (uint)(s - 64);
+        ulong sticky = (*lo != 0 || (t != 0 && (*hi << (64 - t)) != 0)) ? 1 : 0;
+        *lo = (t != 0 ? *hi >> t : *hi) | sticky;
+        *hi = 0;
+    } else {
+        uint t = (uint)s;
+        ulong sticky = (*lo << (64 - t)) != 0 ? 1 : 0;
+        *lo = (*lo >> t) | (*hi << (64 - t)) | sticky;
+        *hi >>= t;
+    }
+}
+
+// Bit k (0..127) of the 128-bit value.
+static ulong bit128(ulong hi, ulong lo, uint k) {
+    return k >= 64 ? (hi >> (k - 64)) & 1 : (lo >> k) & 1;
+}
+
+// Whether any of bits 0..k-1 (k in 0..128) is set.
+static int below128(ulong hi, ulong lo, uint k) {
+    if (k == 0) {
+        return 0;
+    }
+    if (k >= 64) {
+        return lo != 0 || (k > 64 && (hi << (128 - k)) != 0);
+    }
+    return (lo << (64 - k)) != 0;
+}
+
+// |x| = m 2^e with m an integer below 2^53 (x finite, not zero).
+static ulong split_d(double x, int *e) {
+    ulong b = __builtin_astype(x, ulong);
+    int ex = (int)((b >> 52) & 0x7ff);
+    ulong f = b & 0xfffffffffffffUL;
+    if (ex == 0) {
+        *e = -1074;
+        return f;
+    }
+    *e = ex - 1075;
+    return f | 0x10000000000000UL;
+}
+
+double OVL fma(double a, double b, double c) {
+    if (isnan(a) || isnan(b) || isnan(c) || isinf(a) || isinf(b) || a == 0.0 || b == 0.0) {
+        // The product is exact (0, an infinity or NaN): one rounding of the sum.
+        return a * b + c;
+    }
+    if (isinf(c)) {
+        return c;
+    }
+    int ea, eb, ec;
+    ulong ma = split_d(a, &ea);
+    ulong mb = split_d(b, &eb);
+    ulong sp = (__builtin_astype(a, ulong) ^ __builtin_astype(b, ulong)) >> 63;
+    ulong xh = mul_hi(ma, mb), xl = ma * mb;
+    long qx = (long)ea + eb;
+    uint s = clz128(xh, xl) - 2;
+    shl128(&xh, &xl, s);
+    qx -= s;
+    ulong sign = sp;
+    ulong hi = xh, lo = xl;
+    long q = qx;
+    if (c != 0.0) {
+        ulong sc = __builtin_astype(c, ulong) >> 63;
+        ulong yh = 0, yl = split_d(c, &ec);
+        long qy = ec;
+        uint t = clz128(yh, yl) - 2;
+        shl128(&yh, &yl, t);
+        qy -= t;
+        int x_big = qx > qy || (qx == qy && (xh > yh || (xh == yh && xl >= yl)));
+        if (!x_big) {
+            ulong th = xh, tl = xl;
+            xh = yh;
+            xl = yl;
+            yh = th;
+            yl = tl;
+            long tq = qx;
+            qx = qy;
+            qy = tq;
+            ulong ts = sp;
+            sp = sc;
+            sc = ts;
+        }
+        shr128_jam(&yh, &yl, qx - qy);
+        if (sp == sc) {
+            lo = xl + yl;
+            hi = xh + yh + (lo < xl ? 1 : 0);
+        } else {
+            lo = xl - yl;
+            hi = xh - yh - (xl < yl ? 1 : 0);
+        }
+        sign = sp;
+        q = qx;
+        if (hi == 0 && lo == 0) {
+            return 0.0;
+        }
+    }
+    // The value is (hi, lo) 2^q; its top bit is bit m.
+    long m = 127 - (long)clz128(hi, lo);
+    long r = m + q >= -1022 ? m - 52 : -1074 - q;
+    ulong mant;
+    long e;
+    if (r <= 0) {
+        mant = lo << (uint)(-r);
+        e = q + r;
+    } else if (r >= 128) {
+        mant = 0;
+        e = q + r;
+    } else {
+        uint ur = (uint)r;
+        mant = ur >= 64 ? hi >> (ur - 64) : (lo >> ur) | (hi << (64 - ur));
+        ulong guard = bit128(hi, lo, ur - 1);
+        if (guard != 0 && (below128(hi, lo, ur - 1) || (mant & 1) != 0)) {
+            mant += 1;
+        }
+        e = q + r;
+    }
+    if (mant >= 0x20000000000000UL) {
+        mant >>= 1;
+        e += 1;
+    }
+    ulong bits;
+    if (e + 1075 >= 2047 && mant >= 0x10000000000000UL) {
+        bits = 0x7ff0000000000000UL;
+    } else {
+        bits = ((ulong)(e + 1074) << 52) + mant;
+    }
+    return __builtin_astype(bits | (sign << 63), double);
 }
 
 static double gamma12_d(double t) { return exp(lgamma(t)); }
@@ -293,6 +462,20 @@ double OVL tgamma(double x) {
         }                                                                                     \
         return r;                                                                             \
     }
+#define VEC_FMA_D(N)                                                                          \
+    d##N OVL fma(d##N x, d##N y, d##N z) {                                                    \
+        d##N r;                                                                               \
+        for (int i = 0; i < N; i++) {                                                         \
+            r[i] = fma(x[i], y[i], z[i]);                                                     \
+        }                                                                                     \
+        return r;                                                                             \
+    }
+VEC_FMA_D(2)
+VEC_FMA_D(3)
+VEC_FMA_D(4)
+VEC_FMA_D(8)
+VEC_FMA_D(16)
+
 #define VECTORS(N)                                                                            \
     VEC_UNARY(sinpi, N)                                                                       \
     VEC_UNARY(cospi, N)                                                                       \

@@ -521,12 +521,17 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
     entry.instructions.extend(rest);
     guard_dimensions(ctx, &dim_defaults)?;
 
-    // Entry point and execution modes.
-    let contraction_off = ctx.module.execution_modes.iter().any(|m| {
+    // Entry point and execution modes. Every multiplication, addition and subtraction from
+    // the front end is NoContraction: LLVM's `fmul`/`fadd` may not be fused (clang marks
+    // contractible expressions as `llvm.fmuladd`, which arrives as OpenCL.std `mad`, lowered
+    // later without the decoration), while a Vulkan driver may fuse undecorated ones (lavapipe
+    // does), which breaks the exact error terms of libclc's double-double arithmetic (the
+    // `double` sin/cos argument reduction was off by 10^15 ulp).
+    let _contraction_off = ctx.module.execution_modes.iter().any(|m| {
         id_operand(m, 0) == Some(func_id)
             && m.operands.get(1) == Some(&Operand::ExecutionMode(ExecutionMode::ContractionOff))
     });
-    if contraction_off {
+    {
         let targets: Vec<Word> = ctx.module.functions[0]
             .blocks
             .iter()
