@@ -1010,21 +1010,24 @@ impl Lower<'_> {
             l.bin(Op::FAdd, ty, aa, bb)
         };
         let s = sum(self, x, y);
-        if self.ctx.scalar_width(ty) != Some(32) {
-            return Ok(self.glsl(31, ty, &[s]));
-        }
+        // Scaling (powers of two) when the sum of squares overflows or is tiny: float, double.
+        let (tiny, down_e, up_e) = match self.ctx.scalar_width(ty) {
+            Some(32) => (-100, -80, 100),
+            Some(64) => (-900, -600, 600),
+            _ => return Ok(self.glsl(31, ty, &[s])),
+        };
         let bt = self.bool_like(ty);
         let big = self.emit(Op::IsInf, bt, vec![Operand::IdRef(s)]);
-        let tiny_limit = self.splat(ty, 2f64.powi(-100), false)?;
+        let tiny_limit = self.splat(ty, 2f64.powi(tiny), false)?;
         let small = self.bin(Op::FOrdLessThan, bt, s, tiny_limit);
         let one = self.splat(ty, 1.0, false)?;
         let (down, up) = (
-            self.splat(ty, 2f64.powi(-80), false)?,
-            self.splat(ty, 2f64.powi(100), false)?,
+            self.splat(ty, 2f64.powi(down_e), false)?,
+            self.splat(ty, 2f64.powi(up_e), false)?,
         );
         let (down_back, up_back) = (
-            self.splat(ty, 2f64.powi(80), false)?,
-            self.splat(ty, 2f64.powi(-100), false)?,
+            self.splat(ty, 2f64.powi(-down_e), false)?,
+            self.splat(ty, 2f64.powi(-up_e), false)?,
         );
         let scale = self.select(ty, small, up, one);
         let scale = self.select(ty, big, down, scale);
@@ -1069,33 +1072,45 @@ impl Lower<'_> {
         if self.components(xty) == 1 {
             return Ok(self.glsl(4, ty, &[x]));
         }
-        if self.ctx.scalar_width(ty) != Some(32) {
-            // Wider or narrower floats: GLSL Length (no scaling constants for them here).
+        let Some((xs, back)) = self.length_scaled(ty, x)? else {
+            // Narrower floats: GLSL Length (no scaling constants for them here).
             return Ok(self.glsl(66, ty, &[x]));
-        }
+        };
+        let s2 = self.bin(Op::Dot, ty, xs, xs);
+        let r = self.glsl(31, ty, &[s2]);
+        Ok(self.bin(Op::FMul, ty, r, back))
+    }
+
+    /// Vector `x` (of scalar type `ty`, float or double) scaled by a power of two so that its
+    /// dot product with itself neither overflows nor underflows, and the factor that undoes
+    /// the scaling on a length; None for other widths.
+    fn length_scaled(&mut self, ty: Word, x: Word) -> Result<Option<(Word, Word)>, String> {
+        let xty = *self.types.get(&x).ok_or("type of a length operand")?;
+        let (tiny, down_e, up_e) = match self.ctx.scalar_width(ty) {
+            Some(32) => (-100, -80, 100),
+            Some(64) => (-900, -600, 600),
+            _ => return Ok(None),
+        };
         let b = self.ctx.t_bool();
-        let dot = |l: &mut Self, v: Word| l.bin(Op::Dot, ty, v, v);
-        let s = dot(self, x);
+        let s = self.bin(Op::Dot, ty, x, x);
         let big = self.emit(Op::IsInf, b, vec![Operand::IdRef(s)]);
-        let tiny_limit = self.splat(ty, 2f64.powi(-100), false)?;
+        let tiny_limit = self.splat(ty, 2f64.powi(tiny), false)?;
         let small = self.bin(Op::FOrdLessThan, b, s, tiny_limit);
         let one = self.splat(ty, 1.0, false)?;
         let (down, up) = (
-            self.splat(ty, 2f64.powi(-80), false)?,
-            self.splat(ty, 2f64.powi(100), false)?,
+            self.splat(ty, 2f64.powi(down_e), false)?,
+            self.splat(ty, 2f64.powi(up_e), false)?,
         );
         let (down_back, up_back) = (
-            self.splat(ty, 2f64.powi(80), false)?,
-            self.splat(ty, 2f64.powi(-100), false)?,
+            self.splat(ty, 2f64.powi(-down_e), false)?,
+            self.splat(ty, 2f64.powi(-up_e), false)?,
         );
         let scale = self.select(ty, small, up, one);
         let scale = self.select(ty, big, down, scale);
         let back = self.select(ty, small, up_back, one);
         let back = self.select(ty, big, down_back, back);
         let xs = self.bin(Op::VectorTimesScalar, xty, x, scale);
-        let s2 = dot(self, xs);
-        let r = self.glsl(31, ty, &[s2]);
-        Ok(self.bin(Op::FMul, ty, r, back))
+        Ok(Some((xs, back)))
     }
 
     fn ext(&mut self, i: Instruction) -> Result<(), String> {
@@ -1112,7 +1127,90 @@ impl Lower<'_> {
                 .ok_or_else(|| format!("OpenCL.std {n}: missing operand"))
         };
         let double = self.ctx.scalar_width(ty) == Some(64);
-        let v = if double && matches!(n, 96 | 100) {
+        let v = if double && n == 107 {
+            // normalize of double: lavapipe's GLSL Normalize (x times an inverse square root
+            // good to about 1e-12) overflows or underflows in its dot product and misses the
+            // limits. Scalars: the sign; vectors: scaled by a power of two, then each component
+            // divided by the correctly rounded length.
+            let x = arg(0)?;
+            if self.components(ty) == 1 {
+                self.glsl(6, ty, &[x])
+            } else {
+                let et = self
+                    .ctx
+                    .def(ty)
+                    .and_then(|d| id_operand(d, 0))
+                    .ok_or("normalize type")?;
+                // Infinite elements: as if each element were copysign(isinf ? 1 : 0, x).
+                let bt = self.bool_like(ty);
+                let inf = self.emit(Op::IsInf, bt, vec![Operand::IdRef(x)]);
+                let b1 = self.ctx.t_bool();
+                let any_inf = self.emit(Op::Any, b1, vec![Operand::IdRef(inf)]);
+                let zero = self.splat(ty, 0.0, false)?;
+                let sign = self.glsl(6, ty, &[x]);
+                let signed_zero = self.bin(Op::FMul, ty, x, zero);
+                let unit = self.select(ty, inf, sign, signed_zero);
+                let n = self.components(ty);
+                let any_v = self.emit(
+                    Op::CompositeConstruct,
+                    bt,
+                    (0..n).map(|_| Operand::IdRef(any_inf)).collect(),
+                );
+                let x = self.select(ty, any_v, unit, x);
+                // Scaled by 2^(1023 - e), e the biased exponent of the largest magnitude
+                // (at most 2045): the largest element becomes at least 1 and below 4, so the
+                // dot product neither overflows nor underflows, and an element scaled into the
+                // subnormal range has a subnormal result too.
+                let mut m = None;
+                for k in 0..n {
+                    let c = self.emit(
+                        Op::CompositeExtract,
+                        et,
+                        vec![Operand::IdRef(x), Operand::LiteralBit32(k)],
+                    );
+                    let a = self.glsl(4, et, &[c]);
+                    m = Some(match m {
+                        None => a,
+                        Some(p) => self.glsl(40, et, &[p, a]),
+                    });
+                }
+                let m = m.ok_or("normalize of an empty vector")?;
+                let u64t = self.ctx.t_int(64);
+                let mb = self.emit(Op::Bitcast, u64t, vec![Operand::IdRef(m)]);
+                let c52 = self.ctx.c_u64(52);
+                let e = self.bin(Op::ShiftRightLogical, u64t, mb, c52);
+                let c2045 = self.ctx.c_u64(2045);
+                let e = self.glsl(38, u64t, &[e, c2045]); // UMin
+                let c2046 = self.ctx.c_u64(2046);
+                let se = self.bin(Op::ISub, u64t, c2046, e);
+                let sb = self.bin(Op::ShiftLeftLogical, u64t, se, c52);
+                let scale = self.emit(Op::Bitcast, et, vec![Operand::IdRef(sb)]);
+                let xs = self.bin(Op::VectorTimesScalar, ty, x, scale);
+                let s2 = self.bin(Op::Dot, et, xs, xs);
+                let l = self.glsl(31, et, &[s2]);
+                let lv = self.emit(
+                    Op::CompositeConstruct,
+                    ty,
+                    (0..n).map(|_| Operand::IdRef(l)).collect(),
+                );
+                let q = self.bin(Op::FDiv, ty, xs, lv);
+                // A zero vector stays itself.
+                let ezero = self.splat(et, 0.0, false)?;
+                let l0 = self.bin(Op::FOrdEqual, b1, l, ezero);
+                let l0v = self.emit(
+                    Op::CompositeConstruct,
+                    bt,
+                    (0..n).map(|_| Operand::IdRef(l0)).collect(),
+                );
+                self.select(ty, l0v, x, q)
+            }
+        } else if double && n == 56 {
+            // rsqrt of double: 1 / sqrt(x), both correctly rounded (lavapipe's GLSL
+            // InverseSqrt on doubles is good to about 1e-12 only).
+            let one = self.splat(ty, 1.0, false)?;
+            let r = self.glsl(31, ty, &[arg(0)?]);
+            self.bin(Op::FDiv, ty, one, r)
+        } else if double && matches!(n, 96 | 100) {
             // degrees, radians of double: GLSL's Degrees and Radians take no 64-bit operands;
             // one multiplication by the rounded constant (2 ulp allowed).
             let k = if n == 96 {
