@@ -655,15 +655,23 @@ impl Lower<'_> {
                 // Frexp reads the exponent field only.
                 let pty = self.types.get(&ptr).copied().ok_or("frexp pointer type")?;
                 let et = self.ctx.ptr_info(pty).ok_or("frexp pointer")?.1;
-                let sub = if self.ctx.scalar_width(ty) == Some(32) {
+                // (doubles: by 2^54, the same way.)
+                let w = self.ctx.scalar_width(ty);
+                let shift = if w == Some(64) { 54 } else { 24 };
+                let sub = if matches!(w, Some(32) | Some(64)) {
                     let bt = self.bool_like(ty);
                     let ax = self.glsl(4, ty, &[x]);
-                    let min = self.splat(ty, f64::from(f32::MIN_POSITIVE), false)?;
+                    let min_pos = if w == Some(64) {
+                        f64::MIN_POSITIVE
+                    } else {
+                        f64::from(f32::MIN_POSITIVE)
+                    };
+                    let min = self.splat(ty, min_pos, false)?;
                     let zero = self.splat(ty, 0.0, false)?;
                     let below = self.bin(Op::FOrdLessThan, bt, ax, min);
                     let nonzero = self.bin(Op::FOrdNotEqual, bt, x, zero);
                     let sub = self.bin(Op::LogicalAnd, bt, below, nonzero);
-                    let k = self.splat(ty, 2f64.powi(24), false)?;
+                    let k = self.splat(ty, 2f64.powi(shift), false)?;
                     let one = self.splat(ty, 1.0, false)?;
                     let scale = self.select(ty, sub, k, one);
                     Some((sub, self.bin(Op::FMul, ty, x, scale)))
@@ -691,7 +699,7 @@ impl Lower<'_> {
                 );
                 let e = match sub {
                     Some((is_sub, _)) => {
-                        let k = self.int_splat(et, 24)?;
+                        let k = self.int_splat(et, shift as u64)?;
                         let lowered = self.bin(Op::ISub, et, e, k);
                         self.select(et, is_sub, lowered, e)
                     }
@@ -758,9 +766,27 @@ impl Lower<'_> {
             }
             33 | 41 => {
                 // Through frexp: x = m 2^e with 0.5 <= |m| < 1, so logb(x) = e - 1.
-                let x = arg(0)?;
-                let xt = self.types.get(&x).copied().ok_or("logb operand type")?;
+                let x0 = arg(0)?;
+                let xt = self.types.get(&x0).copied().ok_or("logb operand type")?;
                 let it = self.int_like(xt, 32);
+                // Subnormal doubles: scaled by 2^54 (exact) first, the exponent lowered by 54
+                // after (lavapipe's Frexp reads the exponent field only).
+                let sub64 = if self.ctx.scalar_width(xt) == Some(64) {
+                    let bt = self.bool_like(xt);
+                    let ax = self.glsl(4, xt, &[x0]);
+                    let min = self.splat(xt, f64::MIN_POSITIVE, false)?;
+                    let zero = self.splat(xt, 0.0, false)?;
+                    let below = self.bin(Op::FOrdLessThan, bt, ax, min);
+                    let nonzero = self.bin(Op::FOrdNotEqual, bt, x0, zero);
+                    let sub = self.bin(Op::LogicalAnd, bt, below, nonzero);
+                    let k = self.splat(xt, 2f64.powi(54), false)?;
+                    let one = self.splat(xt, 1.0, false)?;
+                    let scale = self.select(xt, sub, k, one);
+                    Some((sub, self.bin(Op::FMul, xt, x0, scale)))
+                } else {
+                    None
+                };
+                let x = sub64.map_or(x0, |(_, scaled)| scaled);
                 let st = self.ctx.id();
                 self.ctx.module.types_global_values.push(inst(
                     Op::TypeStruct,
@@ -776,6 +802,14 @@ impl Lower<'_> {
                 );
                 let one = self.int_splat(it, 1)?;
                 let e = self.bin(Op::ISub, it, e, one);
+                let e = match sub64 {
+                    Some((is_sub, _)) => {
+                        let k = self.int_splat(it, 54)?;
+                        let lowered = self.bin(Op::ISub, it, e, k);
+                        self.select(it, is_sub, lowered, e)
+                    }
+                    None => e,
+                };
                 let bt = self.bool_like(xt);
                 // Subnormal floats (exponent field 0, lavapipe's frexp gets them wrong): the
                 // exponent is that of the mantissa's top bit, FindUMsb(m) - 149.
@@ -965,28 +999,42 @@ impl Lower<'_> {
     /// float), each built from its bits, the first as large as the exponent range allows. lavapipe's GLSL `Ldexp` works on the exponent field,
     /// wrong for subnormal `x` and for a huge `n`. Other widths: GLSL `Ldexp`.
     fn ldexp(&mut self, ty: Word, x: Word, k: Word) -> Result<Word, String> {
-        if self.ctx.scalar_width(ty) != Some(32) {
+        let w = self.ctx.scalar_width(ty);
+        if !matches!(w, Some(32) | Some(64)) {
             return Ok(self.glsl(53, ty, &[x, k]));
         }
         let it = *self.types.get(&k).ok_or("type of an ldexp operand")?;
         if self.ctx.scalar_width(it) != Some(32) {
             return Ok(self.glsl(53, ty, &[x, k]));
         }
-        let lo = self.int_splat(it, (-400i64) as u64)?;
-        let hi = self.int_splat(it, 400)?;
+        // float: exponents -126..127, n clamped to +-400; double: -1022..1023, +-2200.
+        let (limit, emin, emax, bias, mbits) = if w == Some(64) {
+            (2200i64, -1022i64, 1023u64, 1023u64, 52u64)
+        } else {
+            (400, -126, 127, 127, 23)
+        };
+        let lo = self.int_splat(it, (-limit) as u64)?;
+        let hi = self.int_splat(it, limit as u64)?;
         let k = self.glsl(45, it, &[k, lo, hi]); // SClamp
+        let wide = w == Some(64);
         let pow2 = |l: &mut Self, e: Word| -> Result<Word, String> {
-            let bias = l.int_splat(it, 127)?;
-            let b = l.bin(Op::IAdd, it, e, bias);
-            let sh = l.int_splat(it, 23)?;
-            let bits = l.bin(Op::ShiftLeftLogical, it, b, sh);
+            let (bt, e) = if wide {
+                let i64t = l.int_like(it, 64);
+                (i64t, l.emit(Op::SConvert, i64t, vec![Operand::IdRef(e)]))
+            } else {
+                (it, e)
+            };
+            let bias = l.int_splat(bt, bias)?;
+            let b = l.bin(Op::IAdd, bt, e, bias);
+            let sh = l.int_splat(bt, mbits)?;
+            let bits = l.bin(Op::ShiftLeftLogical, bt, b, sh);
             Ok(l.emit(Op::Bitcast, ty, vec![Operand::IdRef(bits)]))
         };
-        // Greedy parts within a float's exponent range, the largest first: a small n is one
+        // Greedy parts within the exponent range, the largest first: a small n is one
         // exact-or-once-rounded product, so a subnormal result is rounded once.
         let (plo, phi) = (
-            self.int_splat(it, (-126i64) as u64)?,
-            self.int_splat(it, 127)?,
+            self.int_splat(it, emin as u64)?,
+            self.int_splat(it, emax)?,
         );
         let mut r = x;
         let mut left = k;
