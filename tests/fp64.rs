@@ -114,10 +114,14 @@ fn ulps(got: f64, want: f64) -> f64 {
 fn fp64_device_info() {
     let Some(env) = fp64_env() else { return };
     let d = env.device;
-    let cfg: cl_device_fp_config =
-        info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_DOUBLE_FP_CONFIG, s, v, r) });
+    let cfg: cl_device_fp_config = info_scalar(|s, v, r| unsafe {
+        cl!(clGetDeviceInfo)(d, CL_DEVICE_DOUBLE_FP_CONFIG, s, v, r)
+    });
     let need = CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM;
-    assert_eq!(cfg & need as cl_device_fp_config, need as cl_device_fp_config);
+    assert_eq!(
+        cfg & need as cl_device_fp_config,
+        need as cl_device_fp_config
+    );
     for q in [
         CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE,
         CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE,
@@ -160,7 +164,14 @@ fn fp64_arithmetic_is_correctly_rounded() {
     );
     for k in 0..n {
         let (x, y) = (a[k], b[k]);
-        let want = [x + y, x - y, x * y, x / y, x.abs().sqrt(), x.mul_add(y, -(x * y))];
+        let want = [
+            x + y,
+            x - y,
+            x * y,
+            x / y,
+            x.abs().sqrt(),
+            x.mul_add(y, -(x * y)),
+        ];
         for (j, w) in want.iter().enumerate() {
             let g = out6[6 * k + j];
             assert!(
@@ -270,7 +281,18 @@ fn fp64_conversions_round_and_saturate() {
             _ => any_f64(&mut rng),
         })
         .collect();
-    x.extend([0.5, 1.5, 2.5, -0.5, -2.5, 1e30, -1e30, f64::NAN, 2147483647.5, -2147483648.5]);
+    x.extend([
+        0.5,
+        1.5,
+        2.5,
+        -0.5,
+        -2.5,
+        1e30,
+        -1e30,
+        f64::NAN,
+        2147483647.5,
+        -2147483648.5,
+    ]);
     let total = x.len();
     let modes = ["rte", "rtz", "rtp", "rtn"];
     // Per item: 4 floats (rounding modes), 4 longs (rounding modes), int_sat, uchar_sat.
@@ -326,7 +348,11 @@ fn fp64_conversions_round_and_saturate() {
             sat(v.trunc(), -2147483648.0, 2147483647.0),
             "convert_int_sat({v:e})"
         );
-        assert_eq!(gl[6 * j + 5], sat(v.trunc(), 0.0, 255.0), "convert_uchar_sat({v:e})");
+        assert_eq!(
+            gl[6 * j + 5],
+            sat(v.trunc(), 0.0, 255.0),
+            "convert_uchar_sat({v:e})"
+        );
     }
     // Integers to double: exact below 2^53, rounded to nearest above.
     let ints: Vec<i64> = (0..1024)
@@ -342,7 +368,12 @@ fn fp64_conversions_round_and_saturate() {
     );
     for (j, &v) in ints.iter().enumerate() {
         assert_eq!(got[2 * j], v as f64, "convert_double({v})");
-        assert_eq!(got[2 * j + 1], v as u64 as f64, "convert_double({}ul)", v as u64);
+        assert_eq!(
+            got[2 * j + 1],
+            v as u64 as f64,
+            "convert_double({}ul)",
+            v as u64
+        );
     }
 }
 
@@ -475,7 +506,14 @@ fn c_fmt(spec: &str, v: f64) -> String {
 
 #[test]
 fn fp64_printf_of_doubles() {
-    let vals = [0.1, -1.0 / 3.0, 1e300, 2.5e-310, 12345.678901234567, f64::INFINITY];
+    let vals = [
+        0.1,
+        -1.0 / 3.0,
+        1e300,
+        2.5e-310,
+        12345.678901234567,
+        f64::INFINITY,
+    ];
     if std::env::var_os("VKCL_FP64_PRINTF_CHILD").is_some() {
         let Some(env) = fp64_env() else {
             print!("<skip>");
@@ -504,7 +542,10 @@ fn fp64_printf_of_doubles() {
         return;
     }
     // Lines from the first '<' (libtest's own "test ... " may precede the first one).
-    let got: Vec<&str> = out.lines().filter_map(|l| l.find('<').map(|p| &l[p..])).collect();
+    let got: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.find('<').map(|p| &l[p..]))
+        .collect();
     let want: Vec<String> = vals
         .iter()
         .map(|&x| {

@@ -21,6 +21,8 @@
 //    with z = x cut to 12 significant bits, so that z*z is exact, but -z*z - 0.5625 is not
 //    exact where it crosses a power of two (x just below 4 or 8: 64 ulp at x = 7.97). The
 //    rounding error e of that sum is found exactly (two-sum) and the result scaled by 1 + e.
+// 6. double: sinpi, cospi, tanpi, tgamma as for float, and an exact fma(double) in integer
+//    arithmetic (see there), which libclc's double functions call too.
 
 #define V2 __attribute__((ext_vector_type(2)))
 #define V3 __attribute__((ext_vector_type(3)))

@@ -527,10 +527,7 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
     // later without the decoration), while a Vulkan driver may fuse undecorated ones (lavapipe
     // does), which breaks the exact error terms of libclc's double-double arithmetic (the
     // `double` sin/cos argument reduction was off by 10^15 ulp).
-    let _contraction_off = ctx.module.execution_modes.iter().any(|m| {
-        id_operand(m, 0) == Some(func_id)
-            && m.operands.get(1) == Some(&Operand::ExecutionMode(ExecutionMode::ContractionOff))
-    });
+    // (`ContractionOff`, `-cl-fp-contract=off`, changes nothing more: `mad` may always fuse.)
     {
         let targets: Vec<Word> = ctx.module.functions[0]
             .blocks

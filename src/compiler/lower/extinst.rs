@@ -1032,10 +1032,7 @@ impl Lower<'_> {
         };
         // Greedy parts within the exponent range, the largest first: a small n is one
         // exact-or-once-rounded product, so a subnormal result is rounded once.
-        let (plo, phi) = (
-            self.int_splat(it, emin as u64)?,
-            self.int_splat(it, emax)?,
-        );
+        let (plo, phi) = (self.int_splat(it, emin as u64)?, self.int_splat(it, emax)?);
         let mut r = x;
         let mut left = k;
         for _ in 0..4 {

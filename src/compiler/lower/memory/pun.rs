@@ -340,7 +340,11 @@ impl Walk<'_> {
             } else {
                 self.ctx.c_u32(m as u32)
             };
-            let idx = self.emit(Op::IAdd, it, vec![Operand::IdRef(last), Operand::IdRef(off)]);
+            let idx = self.emit(
+                Op::IAdd,
+                it,
+                vec![Operand::IdRef(last), Operand::IdRef(off)],
+            );
             let mut ops = vec![Operand::IdRef(l.root)];
             ops.extend(l.idx[..l.idx.len() - 1].iter().map(|i| Operand::IdRef(*i)));
             ops.push(Operand::IdRef(idx));
@@ -365,7 +369,11 @@ impl Walk<'_> {
                 )
             };
             word = Some(match word {
-                Some(w) => self.emit(Op::BitwiseOr, u32t, vec![Operand::IdRef(w), Operand::IdRef(v)]),
+                Some(w) => self.emit(
+                    Op::BitwiseOr,
+                    u32t,
+                    vec![Operand::IdRef(w), Operand::IdRef(v)],
+                ),
                 None => v,
             });
             if (m + 1) % per_word == 0 {
