@@ -318,10 +318,13 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         | CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG
         | CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT
         | CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT => out.scalar(1 as cl_uint),
-        CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE
-        | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE
-        | CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF
-        | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => out.scalar(0 as cl_uint),
+        // 1 where double is offered (cl_khr_fp64), 0 otherwise (OpenCL 3.0 table 5.3).
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE => {
+            out.scalar(cl_uint::from(d.has_fp64()))
+        }
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => {
+            out.scalar(0 as cl_uint)
+        }
         CL_DEVICE_MAX_CLOCK_FREQUENCY => out.scalar(d.max_clock_mhz()),
         CL_DEVICE_ADDRESS_BITS => out.scalar(64 as cl_uint),
         CL_DEVICE_MAX_MEM_ALLOC_SIZE => out.scalar(d.max_mem_alloc_size()),
@@ -361,9 +364,8 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_SINGLE_FP_CONFIG => {
             out.scalar((CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_FMA) as cl_device_fp_config)
         }
-        CL_DEVICE_DOUBLE_FP_CONFIG | CL_DEVICE_HALF_FP_CONFIG => {
-            out.scalar(0 as cl_device_fp_config)
-        }
+        CL_DEVICE_DOUBLE_FP_CONFIG => out.scalar(d.double_fp_config()),
+        CL_DEVICE_HALF_FP_CONFIG => out.scalar(0 as cl_device_fp_config),
         CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => out.scalar(CL_NONE as cl_device_mem_cache_type),
         CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => out.scalar(0 as cl_uint),
         CL_DEVICE_GLOBAL_MEM_CACHE_SIZE => out.scalar(0 as cl_ulong),

@@ -18,8 +18,9 @@
 //!    functions; the generic-address-space pointer variants of `sincos`, `lgamma_r`, `remquo`
 //!    that libclc 15 lacks), compiled by clang;
 //! 3. `llvm-extract-15 --recursive` of the 32-bit float variants (scalar and vectors) of
-//!    [`FUNCTIONS`] with what they call and the constant tables, so that every other built-in
-//!    keeps vkcl's own lowering and nothing needs `double`;
+//!    [`FUNCTIONS`] and the `double` variants of [`DOUBLE_FUNCTIONS`], with what they call and
+//!    the constant tables, so that every other built-in keeps vkcl's own lowering (a program
+//!    without `double` pulls in no `double` function: the link takes only what is used);
 //! 4. `noinline` and libclc's module metadata (`opencl.ocl.version` 1.2, which llvm-spirv
 //!    refuses to mix with the program's) removed, in text form with opt-15.
 //!
@@ -50,9 +51,24 @@ pub(crate) const FUNCTIONS: &[&str] = &[
     "remainder", "remquo", "rootn", "sin", "sincos", "sinh", "tan", "tanh",
 ];
 
-/// libclc functions taken as scalars only and renamed `__clc_<name>`: `mathlib.cl` defines
-/// the built-in (every width) around them.
+/// The built-ins whose `double` variants (scalar and vectors) come from libclc: every
+/// transcendental function, since Vulkan's `GLSL.std.450` takes no 64-bit operands for those,
+/// and the others whose lowering does not meet the double limits.
+#[rustfmt::skip]
+pub(crate) const DOUBLE_FUNCTIONS: &[&str] = &[
+    "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atan2", "atan2pi", "atanh",
+    "atanpi", "cbrt", "cos", "cosh", "erf", "erfc", "exp", "exp2", "exp10", "expm1",
+    "fmod", "lgamma", "lgamma_r", "log", "log10", "log1p", "log2", "pow", "pown", "powr",
+    "remainder", "remquo", "rootn", "sin", "sincos", "sinh", "tan", "tanh",
+];
+
+/// libclc functions taken as scalars only and renamed `__clc_<name>` (float) and
+/// `__clc_<name>_d` (double): `mathlib.cl` defines the built-in (every width) around them.
 const RENAMED: &[&str] = &["sinpi", "cospi", "tanpi", "erfc"];
+
+/// The [`RENAMED`] functions whose double variant is renamed (libclc's double `erfc` is
+/// precise: taken under its own name through [`DOUBLE_FUNCTIONS`]).
+const RENAMED_DOUBLE: &[&str] = &["sinpi", "cospi", "tanpi"];
 
 /// The built-ins `mathlib.cl` defines (names only; their signatures are OpenCL C's).
 #[rustfmt::skip]
@@ -95,9 +111,10 @@ pub(crate) fn identity() -> String {
         })
         .unwrap_or((0, 0));
     format!(
-        "{}:{len}:{mtime}:{}:{}",
+        "{}:{len}:{mtime}:{}:{}:{}",
         p.display(),
         FUNCTIONS.join(","),
+        DOUBLE_FUNCTIONS.join(","),
         SHIM.len()
     )
 }
@@ -108,6 +125,7 @@ fn prefixes() -> &'static [String] {
     P.get_or_init(|| {
         FUNCTIONS
             .iter()
+            .chain(DOUBLE_FUNCTIONS)
             .chain(SHIM_FUNCTIONS)
             .map(|f| format!("_Z{}{f}", f.len()))
             .collect()
@@ -222,7 +240,7 @@ fn prepare(tools: &Tools, libclc: &Path) -> Result<Vec<u8>, BuildFailure> {
         "-disable-llvm-passes",
         "-cl-no-stdinc",
         "-Xclang",
-        "-cl-ext=+__opencl_c_generic_address_space",
+        "-cl-ext=+__opencl_c_generic_address_space,+cl_khr_fp64,+__opencl_c_fp64",
         "-fno-color-diagnostics",
     ]
     .iter()
@@ -239,8 +257,14 @@ fn prepare(tools: &Tools, libclc: &Path) -> Result<Vec<u8>, BuildFailure> {
         // Scalar float (`f`, then the other parameters) or float vectors (`Dv4_f`).
         args.push(format!("--rfunc=^_Z{}{f}(f|Dv[0-9]+_f)", f.len()));
     }
+    for f in DOUBLE_FUNCTIONS {
+        args.push(format!("--rfunc=^_Z{}{f}(d|Dv[0-9]+_d)", f.len()));
+    }
     for f in RENAMED {
         args.push(format!("--func=_Z{}{f}f", f.len()));
+    }
+    for f in RENAMED_DOUBLE {
+        args.push(format!("--func=_Z{}{f}d", f.len()));
     }
     args.extend([path_arg(&clc), "-o".into(), path_arg(&selected)]);
     step(&extract, &args, "llvm-extract of the math functions")?;
@@ -259,6 +283,9 @@ fn prepare(tools: &Tools, libclc: &Path) -> Result<Vec<u8>, BuildFailure> {
     let mut ir = clean_ir(&std::fs::read_to_string(&text).map_err(io)?);
     for f in RENAMED {
         ir = ir.replace(&format!("@_Z{}{f}f(", f.len()), &format!("@__clc_{f}("));
+    }
+    for f in RENAMED_DOUBLE {
+        ir = ir.replace(&format!("@_Z{}{f}d(", f.len()), &format!("@__clc_{f}_d("));
     }
     std::fs::write(&text, ir).map_err(io)?;
     let clc_selected = d.join("clc-selected.bc");

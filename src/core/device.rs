@@ -543,7 +543,36 @@ impl Device {
             v.push(("cl_khr_int64_base_atomics", make_version(1, 0, 0)));
             v.push(("cl_khr_int64_extended_atomics", make_version(1, 0, 0)));
         }
+        if self.has_fp64() {
+            v.push(("cl_khr_fp64", make_version(1, 0, 0)));
+        }
         v
+    }
+
+    /// `CL_DEVICE_DOUBLE_FP_CONFIG`: 0 without `double`; otherwise fused multiply-add (`fma`
+    /// is exact), infinities and NaNs, denormals (kept by the arithmetic and the math
+    /// library: `tests/fp64.rs`), round to nearest (the arithmetic's mode), and round to zero
+    /// and to +-infinity: OpenCL C selects a rounding mode only in explicit conversions
+    /// (`convert_float_rtz(double)`, `convert_long_rtp(double)`...), which vkcl implements
+    /// for every mode. The Khronos CTS (math_brute_force) requires all six, the OpenCL 1.x
+    /// minimum (OpenCL 3.0 API section 4.2, table 5.3).
+    pub fn double_fp_config(&self) -> cl_device_fp_config {
+        if !self.has_fp64() {
+            return 0;
+        }
+        (CL_FP_FMA
+            | CL_FP_ROUND_TO_NEAREST
+            | CL_FP_ROUND_TO_ZERO
+            | CL_FP_ROUND_TO_INF
+            | CL_FP_INF_NAN
+            | CL_FP_DENORM) as cl_device_fp_config
+    }
+
+    /// Whether `double` is offered (`cl_khr_fp64`, `__opencl_c_fp64`): the Vulkan device has
+    /// `shaderFloat64` and `shaderInt64` (the double math library works on the bits through
+    /// 64-bit integers) and `VKCL_FP64` does not turn it off (README, "Settings").
+    pub fn has_fp64(&self) -> bool {
+        self.phys.shader_float64 && self.phys.shader_int64 && crate::util::config::config().fp64
     }
 
     /// `CL_DEVICE_OPENCL_C_FEATURES`: the optional OpenCL C 3.0 features supported.
@@ -551,6 +580,9 @@ impl Device {
         let mut v = Vec::new();
         if self.phys.shader_int64 {
             v.push(("__opencl_c_int64", make_version(3, 0, 0)));
+        }
+        if self.has_fp64() {
+            v.push(("__opencl_c_fp64", make_version(3, 0, 0)));
         }
         v
     }

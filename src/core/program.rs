@@ -107,7 +107,7 @@ pub fn device_caps(d: &Device) -> DeviceCaps {
     DeviceCaps {
         int8_storage: p.storage_8bit && p.shader_int8,
         int16_storage: p.storage_16bit && p.shader_int16,
-        fp64: p.shader_float64,
+        fp64: d.has_fp64(),
         fp16: p.shader_float16,
         int64_atomics: p.shader_int64_atomics && p.shader_shared_int64_atomics,
         shared_float32_atomics: p.shader_shared_float32_atomics,

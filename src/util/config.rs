@@ -53,7 +53,13 @@ pub struct Config {
     /// another queue's command waits for it on the host before submitting, or in the submit
     /// (a timeline-semaphore wait); None: the device's default (host on GPUs, device on CPUs).
     pub cross_queue_host_wait: Option<bool>,
+    /// `VKCL_FP64`: `1` reports `cl_khr_fp64` and `__opencl_c_fp64` on devices with
+    /// `shaderFloat64` and `shaderInt64`, `0` never; unset: [`FP64_DEFAULT`].
+    pub fp64: bool,
 }
+
+/// Whether `double` is reported (on capable devices) when `VKCL_FP64` is unset.
+pub const FP64_DEFAULT: bool = false;
 
 /// How a green-context queue's command waits for other queues' commands and tells them it
 /// completed (`VKCL_CUDA_SYNC`): through the Vulkan timelines imported into CUDA, on the device
@@ -124,7 +130,13 @@ impl Config {
             Some("device") => Some(false),
             _ => None,
         };
+        let fp64 = match var("VKCL_FP64").as_deref() {
+            Some("1") | Some("on") | Some("true") => true,
+            Some("0") | Some("off") | Some("false") => false,
+            _ => FP64_DEFAULT,
+        };
         Config {
+            fp64,
             cache,
             cuda,
             cuda_sync,

@@ -4,8 +4,10 @@
 //! `convert_int_rtn`, ...), which Vulkan ignores: an out-of-range `OpConvertFToS` is undefined
 //! there.
 //!
-//! Rounding modes on conversions *to* floating point (`convert_float_rtp(int)`) are not
-//! implemented yet: the decoration is dropped and the conversion rounds to nearest even.
+//! Directed rounding modes on conversions *to* floating point (`convert_float_rtp(int)`,
+//! `convert_double_rtz(long)`, `convert_float_rtn(double)`) round to nearest, then step to the
+//! neighbouring value where the result lies on the wrong side of the source; `half` results
+//! keep round-to-nearest.
 
 use std::collections::HashMap;
 
@@ -260,12 +262,13 @@ impl Lower<'_> {
 }
 
 impl Lower<'_> {
-    /// 32- or 64-bit integer -> `float` with a directed rounding mode (`convert_float_rtp(int)`
-    /// and friends): the conversion rounds to nearest; converted back (exactly, in 64 bits;
-    /// a result of 2^63 or 2^64, beyond the 64-bit source's range, is above it) and compared
-    /// with the source it says whether the result lies above or below, and a step to the
-    /// neighbouring float gives the directed result. Other widths (exact for 8 and 16 bits,
-    /// `double` results) and round-to-nearest stay one conversion.
+    /// 32- or 64-bit integer -> `float`, and 64-bit integer -> `double`, with a directed
+    /// rounding mode (`convert_float_rtp(int)`, `convert_double_rtz(long)` and friends): the
+    /// conversion rounds to nearest; converted back (exactly, in 64 bits; a result of 2^63 or
+    /// 2^64, beyond the 64-bit source's range, is above it) and compared with the source it
+    /// says whether the result lies above or below, and a step to the neighbouring value
+    /// gives the directed result. Exact conversions (8 and 16 bits, 32 bits to `double`) and
+    /// round-to-nearest stay one conversion.
     fn int_to_float(&mut self, i: Instruction, mode: Mode) -> Result<(), String> {
         let (ty, rid) = (i.result_type.ok_or("type")?, i.result_id.ok_or("id")?);
         let signed = i.class.opcode == Op::ConvertSToF;
@@ -280,7 +283,9 @@ impl Lower<'_> {
             Some(FPRoundingMode::RTZ | FPRoundingMode::RTP | FPRoundingMode::RTN)
         );
         let wi = self.width(xt)?;
-        if !directed || !(wi == 32 || wi == 64) || self.width(ty)? != 32 {
+        let fw = self.width(ty)?;
+        let inexact = (fw == 32 && (wi == 32 || wi == 64)) || (fw == 64 && wi == 64);
+        if !directed || !inexact {
             self.out.push(i);
             return Ok(());
         }
@@ -300,8 +305,9 @@ impl Lower<'_> {
         } else {
             // f may be 2^63 (signed) or 2^64 (unsigned): above every source value.
             let limit = if signed { 2f64.powi(63) } else { 2f64.powi(64) };
-            let flimit = self.float_const(ty, 32, limit)?;
-            let fbelow = self.float_const(ty, 32, limit * (1.0 - 2f64.powi(-24)))?;
+            let mant = if fw == 32 { 24 } else { 53 };
+            let flimit = self.float_const(ty, fw, limit)?;
+            let fbelow = self.float_const(ty, fw, limit * (1.0 - 2f64.powi(-mant)))?;
             let big = self.bin(Op::FOrdGreaterThanEqual, bt, f, flimit);
             let fmin = self.glsl(37, ty, &[f, fbelow]); // FMin
             let (to_int, gt, lt) = if signed {
@@ -318,20 +324,85 @@ impl Lower<'_> {
                 self.bin(Op::LogicalAnd, bt, small, lt),
             )
         };
-        // The neighbours of f (not 0 whenever the conversion was inexact).
-        let u32_scalar = self.ctx.t_int(32);
-        let ut = self.shaped(ty, u32_scalar);
+        // f is not 0 whenever the conversion was inexact: its sign is the source's.
+        let fzero = self.float_const(ty, fw, 0.0)?;
+        let pos = self.bin(Op::FOrdGreaterThan, bt, f, fzero);
+        let r = self.directed(ty, fw, mode, f, pos, above, below);
+        self.out.push(inst(
+            Op::CopyObject,
+            Some(ty),
+            Some(rid),
+            vec![Operand::IdRef(r)],
+        ));
+        Ok(())
+    }
+
+    /// `double` -> `float` with a directed rounding mode (`convert_float_rtz(double)`...):
+    /// rounded to nearest, converted back (exactly) and compared with the source, then
+    /// stepped to the neighbouring float as [`Self::int_to_float`] does. The step's direction
+    /// comes from the source's sign (the nearest float may be a zero).
+    fn narrow_float(&mut self, i: Instruction, mode: Mode) -> Result<(), String> {
+        let (ty, rid) = (i.result_type.ok_or("type")?, i.result_id.ok_or("id")?);
+        let x = id_operand(&i, 0).ok_or("conversion operand")?;
+        let xt = self
+            .types
+            .get(&x)
+            .copied()
+            .ok_or("conversion operand type")?;
+        let directed = matches!(
+            mode.rounding,
+            Some(FPRoundingMode::RTZ | FPRoundingMode::RTP | FPRoundingMode::RTN)
+        );
+        let (wi, fw) = (self.width(xt)?, self.width(ty)?);
+        if !directed || wi != 64 || fw != 32 {
+            self.out.push(i);
+            return Ok(());
+        }
+        let f = self.emit(Op::FConvert, ty, vec![Operand::IdRef(x)]);
+        let back = self.emit(Op::FConvert, xt, vec![Operand::IdRef(f)]);
+        let bool_scalar = self.ctx.t_bool();
+        let bt = self.shaped(ty, bool_scalar);
+        let above = self.bin(Op::FOrdGreaterThan, bt, back, x);
+        let below = self.bin(Op::FOrdLessThan, bt, back, x);
+        let zero = self.float_const(xt, 64, 0.0)?;
+        let pos = self.bin(Op::FOrdGreaterThan, bt, x, zero);
+        let r = self.directed(ty, fw, mode, f, pos, above, below);
+        self.out.push(inst(
+            Op::CopyObject,
+            Some(ty),
+            Some(rid),
+            vec![Operand::IdRef(r)],
+        ));
+        Ok(())
+    }
+
+    /// The directed rounding of `f` (of `fw` bits), the nearest value to a source that lies
+    /// `above`/`below` it, positive when `pos`: one step up or down (in the bits: away from
+    /// or towards zero by the sign) where the mode says so.
+    #[allow(clippy::too_many_arguments)]
+    fn directed(
+        &mut self,
+        ty: Word,
+        fw: u32,
+        mode: Mode,
+        f: Word,
+        pos: Word,
+        above: Word,
+        below: Word,
+    ) -> Word {
+        let bool_scalar = self.ctx.t_bool();
+        let bt = self.shaped(ty, bool_scalar);
+        let u_scalar = self.ctx.t_int(fw);
+        let ut = self.shaped(ty, u_scalar);
         let bits = self.emit(Op::Bitcast, ut, vec![Operand::IdRef(f)]);
-        let one = self.int_const(ut, 32, 1);
+        let one = self.int_const(ut, fw, 1);
         let inc = self.bin(Op::IAdd, ut, bits, one);
         let dec = self.bin(Op::ISub, ut, bits, one);
-        let fzero = self.float_const(ty, 32, 0.0)?;
-        let pos = self.bin(Op::FOrdGreaterThan, bt, f, fzero);
         let up_bits = self.select(ut, pos, inc, dec);
         let down_bits = self.select(ut, pos, dec, inc);
         let up = self.emit(Op::Bitcast, ty, vec![Operand::IdRef(up_bits)]);
         let down = self.emit(Op::Bitcast, ty, vec![Operand::IdRef(down_bits)]);
-        let r = match mode.rounding {
+        match mode.rounding {
             Some(FPRoundingMode::RTP) => self.select(ty, below, up, f),
             Some(FPRoundingMode::RTN) => self.select(ty, above, down, f),
             _ => {
@@ -342,14 +413,7 @@ impl Lower<'_> {
                 let r = self.select(ty, go_up, up, f);
                 self.select(ty, go_down, down, r)
             }
-        };
-        self.out.push(inst(
-            Op::CopyObject,
-            Some(ty),
-            Some(rid),
-            vec![Operand::IdRef(r)],
-        ));
-        Ok(())
+        }
     }
 }
 
@@ -415,6 +479,7 @@ pub(crate) fn lower_conversions(ctx: &mut Ctx) -> Result<(), String> {
                         | Op::UConvert
                         | Op::ConvertSToF
                         | Op::ConvertUToF
+                        | Op::FConvert
                 ) && i.result_id.is_some_and(|r| modes.contains_key(&r)))
         });
     if !needed {
@@ -440,6 +505,7 @@ pub(crate) fn lower_conversions(ctx: &mut Ctx) -> Result<(), String> {
                 (Op::UConvert, Some(m)) if m.saturate => l.sat_int(&i, false, false)?,
                 (Op::ConvertFToS | Op::ConvertFToU, Some(m)) => l.float_to_int(&i, m)?,
                 (Op::ConvertSToF | Op::ConvertUToF, Some(m)) => l.int_to_float(i, m)?,
+                (Op::FConvert, Some(m)) => l.narrow_float(i, m)?,
                 _ => l.out.push(i),
             }
         }

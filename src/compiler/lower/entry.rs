@@ -523,10 +523,12 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
 
     // Contraction. OpenCL C contracts only within an expression (FP_CONTRACT, OpenCL C 6.10),
     // which clang marks with llvm.fmuladd and llvm-spirv turns into OpenCL.std `mad` (lowered
-    // later to a multiply and an add the driver may fuse). Every other multiply, add and
-    // subtract stays rounded on its own, whether or not llvm-spirv added `ContractionOff`
-    // (it does not when the kernel has any `mad`): libclc's extended-precision arithmetic
-    // (`pow`) loses its guard bits when a driver fuses it (NVIDIA).
+    // later to a multiply and an add without the decoration, which the driver may fuse).
+    // Every other multiply, add and subtract from the front end stays rounded on its own,
+    // whether or not llvm-spirv added `ContractionOff` (it does not when the kernel has any
+    // `mad`): a Vulkan driver may fuse undecorated ones (lavapipe does on doubles), which
+    // breaks the exact error terms of libclc's extended-precision arithmetic (the `double`
+    // sin/cos argument reduction was off by 10^15 ulp).
     let targets: Vec<Word> = ctx
         .module
         .functions

@@ -655,15 +655,23 @@ impl Lower<'_> {
                 // Frexp reads the exponent field only.
                 let pty = self.types.get(&ptr).copied().ok_or("frexp pointer type")?;
                 let et = self.ctx.ptr_info(pty).ok_or("frexp pointer")?.1;
-                let sub = if self.ctx.scalar_width(ty) == Some(32) {
+                // (doubles: by 2^54, the same way.)
+                let w = self.ctx.scalar_width(ty);
+                let shift = if w == Some(64) { 54 } else { 24 };
+                let sub = if matches!(w, Some(32) | Some(64)) {
                     let bt = self.bool_like(ty);
                     let ax = self.glsl(4, ty, &[x]);
-                    let min = self.splat(ty, f64::from(f32::MIN_POSITIVE), false)?;
+                    let min_pos = if w == Some(64) {
+                        f64::MIN_POSITIVE
+                    } else {
+                        f64::from(f32::MIN_POSITIVE)
+                    };
+                    let min = self.splat(ty, min_pos, false)?;
                     let zero = self.splat(ty, 0.0, false)?;
                     let below = self.bin(Op::FOrdLessThan, bt, ax, min);
                     let nonzero = self.bin(Op::FOrdNotEqual, bt, x, zero);
                     let sub = self.bin(Op::LogicalAnd, bt, below, nonzero);
-                    let k = self.splat(ty, 2f64.powi(24), false)?;
+                    let k = self.splat(ty, 2f64.powi(shift), false)?;
                     let one = self.splat(ty, 1.0, false)?;
                     let scale = self.select(ty, sub, k, one);
                     Some((sub, self.bin(Op::FMul, ty, x, scale)))
@@ -691,7 +699,7 @@ impl Lower<'_> {
                 );
                 let e = match sub {
                     Some((is_sub, _)) => {
-                        let k = self.int_splat(et, 24)?;
+                        let k = self.int_splat(et, shift as u64)?;
                         let lowered = self.bin(Op::ISub, et, e, k);
                         self.select(et, is_sub, lowered, e)
                     }
@@ -758,9 +766,27 @@ impl Lower<'_> {
             }
             33 | 41 => {
                 // Through frexp: x = m 2^e with 0.5 <= |m| < 1, so logb(x) = e - 1.
-                let x = arg(0)?;
-                let xt = self.types.get(&x).copied().ok_or("logb operand type")?;
+                let x0 = arg(0)?;
+                let xt = self.types.get(&x0).copied().ok_or("logb operand type")?;
                 let it = self.int_like(xt, 32);
+                // Subnormal doubles: scaled by 2^54 (exact) first, the exponent lowered by 54
+                // after (lavapipe's Frexp reads the exponent field only).
+                let sub64 = if self.ctx.scalar_width(xt) == Some(64) {
+                    let bt = self.bool_like(xt);
+                    let ax = self.glsl(4, xt, &[x0]);
+                    let min = self.splat(xt, f64::MIN_POSITIVE, false)?;
+                    let zero = self.splat(xt, 0.0, false)?;
+                    let below = self.bin(Op::FOrdLessThan, bt, ax, min);
+                    let nonzero = self.bin(Op::FOrdNotEqual, bt, x0, zero);
+                    let sub = self.bin(Op::LogicalAnd, bt, below, nonzero);
+                    let k = self.splat(xt, 2f64.powi(54), false)?;
+                    let one = self.splat(xt, 1.0, false)?;
+                    let scale = self.select(xt, sub, k, one);
+                    Some((sub, self.bin(Op::FMul, xt, x0, scale)))
+                } else {
+                    None
+                };
+                let x = sub64.map_or(x0, |(_, scaled)| scaled);
                 let st = self.ctx.id();
                 self.ctx.module.types_global_values.push(inst(
                     Op::TypeStruct,
@@ -776,6 +802,14 @@ impl Lower<'_> {
                 );
                 let one = self.int_splat(it, 1)?;
                 let e = self.bin(Op::ISub, it, e, one);
+                let e = match sub64 {
+                    Some((is_sub, _)) => {
+                        let k = self.int_splat(it, 54)?;
+                        let lowered = self.bin(Op::ISub, it, e, k);
+                        self.select(it, is_sub, lowered, e)
+                    }
+                    None => e,
+                };
                 let bt = self.bool_like(xt);
                 // Subnormal floats (exponent field 0, lavapipe's frexp gets them wrong): the
                 // exponent is that of the mantissa's top bit, FindUMsb(m) - 149.
@@ -965,29 +999,40 @@ impl Lower<'_> {
     /// float), each built from its bits, the first as large as the exponent range allows. lavapipe's GLSL `Ldexp` works on the exponent field,
     /// wrong for subnormal `x` and for a huge `n`. Other widths: GLSL `Ldexp`.
     fn ldexp(&mut self, ty: Word, x: Word, k: Word) -> Result<Word, String> {
-        if self.ctx.scalar_width(ty) != Some(32) {
+        let w = self.ctx.scalar_width(ty);
+        if !matches!(w, Some(32) | Some(64)) {
             return Ok(self.glsl(53, ty, &[x, k]));
         }
         let it = *self.types.get(&k).ok_or("type of an ldexp operand")?;
         if self.ctx.scalar_width(it) != Some(32) {
             return Ok(self.glsl(53, ty, &[x, k]));
         }
-        let lo = self.int_splat(it, (-400i64) as u64)?;
-        let hi = self.int_splat(it, 400)?;
+        // float: exponents -126..127, n clamped to +-400; double: -1022..1023, +-2200.
+        let (limit, emin, emax, bias, mbits) = if w == Some(64) {
+            (2200i64, -1022i64, 1023u64, 1023u64, 52u64)
+        } else {
+            (400, -126, 127, 127, 23)
+        };
+        let lo = self.int_splat(it, (-limit) as u64)?;
+        let hi = self.int_splat(it, limit as u64)?;
         let k = self.glsl(45, it, &[k, lo, hi]); // SClamp
+        let wide = w == Some(64);
         let pow2 = |l: &mut Self, e: Word| -> Result<Word, String> {
-            let bias = l.int_splat(it, 127)?;
-            let b = l.bin(Op::IAdd, it, e, bias);
-            let sh = l.int_splat(it, 23)?;
-            let bits = l.bin(Op::ShiftLeftLogical, it, b, sh);
+            let (bt, e) = if wide {
+                let i64t = l.int_like(it, 64);
+                (i64t, l.emit(Op::SConvert, i64t, vec![Operand::IdRef(e)]))
+            } else {
+                (it, e)
+            };
+            let bias = l.int_splat(bt, bias)?;
+            let b = l.bin(Op::IAdd, bt, e, bias);
+            let sh = l.int_splat(bt, mbits)?;
+            let bits = l.bin(Op::ShiftLeftLogical, bt, b, sh);
             Ok(l.emit(Op::Bitcast, ty, vec![Operand::IdRef(bits)]))
         };
-        // Greedy parts within a float's exponent range, the largest first: a small n is one
+        // Greedy parts within the exponent range, the largest first: a small n is one
         // exact-or-once-rounded product, so a subnormal result is rounded once.
-        let (plo, phi) = (
-            self.int_splat(it, (-126i64) as u64)?,
-            self.int_splat(it, 127)?,
-        );
+        let (plo, phi) = (self.int_splat(it, emin as u64)?, self.int_splat(it, emax)?);
         let mut r = x;
         let mut left = k;
         for _ in 0..4 {
@@ -1010,21 +1055,24 @@ impl Lower<'_> {
             l.bin(Op::FAdd, ty, aa, bb)
         };
         let s = sum(self, x, y);
-        if self.ctx.scalar_width(ty) != Some(32) {
-            return Ok(self.glsl(31, ty, &[s]));
-        }
+        // Scaling (powers of two) when the sum of squares overflows or is tiny: float, double.
+        let (tiny, down_e, up_e) = match self.ctx.scalar_width(ty) {
+            Some(32) => (-100, -80, 100),
+            Some(64) => (-900, -600, 600),
+            _ => return Ok(self.glsl(31, ty, &[s])),
+        };
         let bt = self.bool_like(ty);
         let big = self.emit(Op::IsInf, bt, vec![Operand::IdRef(s)]);
-        let tiny_limit = self.splat(ty, 2f64.powi(-100), false)?;
+        let tiny_limit = self.splat(ty, 2f64.powi(tiny), false)?;
         let small = self.bin(Op::FOrdLessThan, bt, s, tiny_limit);
         let one = self.splat(ty, 1.0, false)?;
         let (down, up) = (
-            self.splat(ty, 2f64.powi(-80), false)?,
-            self.splat(ty, 2f64.powi(100), false)?,
+            self.splat(ty, 2f64.powi(down_e), false)?,
+            self.splat(ty, 2f64.powi(up_e), false)?,
         );
         let (down_back, up_back) = (
-            self.splat(ty, 2f64.powi(80), false)?,
-            self.splat(ty, 2f64.powi(-100), false)?,
+            self.splat(ty, 2f64.powi(-down_e), false)?,
+            self.splat(ty, 2f64.powi(-up_e), false)?,
         );
         let scale = self.select(ty, small, up, one);
         let scale = self.select(ty, big, down, scale);
@@ -1069,33 +1117,45 @@ impl Lower<'_> {
         if self.components(xty) == 1 {
             return Ok(self.glsl(4, ty, &[x]));
         }
-        if self.ctx.scalar_width(ty) != Some(32) {
-            // Wider or narrower floats: GLSL Length (no scaling constants for them here).
+        let Some((xs, back)) = self.length_scaled(ty, x)? else {
+            // Narrower floats: GLSL Length (no scaling constants for them here).
             return Ok(self.glsl(66, ty, &[x]));
-        }
+        };
+        let s2 = self.bin(Op::Dot, ty, xs, xs);
+        let r = self.glsl(31, ty, &[s2]);
+        Ok(self.bin(Op::FMul, ty, r, back))
+    }
+
+    /// Vector `x` (of scalar type `ty`, float or double) scaled by a power of two so that its
+    /// dot product with itself neither overflows nor underflows, and the factor that undoes
+    /// the scaling on a length; None for other widths.
+    fn length_scaled(&mut self, ty: Word, x: Word) -> Result<Option<(Word, Word)>, String> {
+        let xty = *self.types.get(&x).ok_or("type of a length operand")?;
+        let (tiny, down_e, up_e) = match self.ctx.scalar_width(ty) {
+            Some(32) => (-100, -80, 100),
+            Some(64) => (-900, -600, 600),
+            _ => return Ok(None),
+        };
         let b = self.ctx.t_bool();
-        let dot = |l: &mut Self, v: Word| l.bin(Op::Dot, ty, v, v);
-        let s = dot(self, x);
+        let s = self.bin(Op::Dot, ty, x, x);
         let big = self.emit(Op::IsInf, b, vec![Operand::IdRef(s)]);
-        let tiny_limit = self.splat(ty, 2f64.powi(-100), false)?;
+        let tiny_limit = self.splat(ty, 2f64.powi(tiny), false)?;
         let small = self.bin(Op::FOrdLessThan, b, s, tiny_limit);
         let one = self.splat(ty, 1.0, false)?;
         let (down, up) = (
-            self.splat(ty, 2f64.powi(-80), false)?,
-            self.splat(ty, 2f64.powi(100), false)?,
+            self.splat(ty, 2f64.powi(down_e), false)?,
+            self.splat(ty, 2f64.powi(up_e), false)?,
         );
         let (down_back, up_back) = (
-            self.splat(ty, 2f64.powi(80), false)?,
-            self.splat(ty, 2f64.powi(-100), false)?,
+            self.splat(ty, 2f64.powi(-down_e), false)?,
+            self.splat(ty, 2f64.powi(-up_e), false)?,
         );
         let scale = self.select(ty, small, up, one);
         let scale = self.select(ty, big, down, scale);
         let back = self.select(ty, small, up_back, one);
         let back = self.select(ty, big, down_back, back);
         let xs = self.bin(Op::VectorTimesScalar, xty, x, scale);
-        let s2 = dot(self, xs);
-        let r = self.glsl(31, ty, &[s2]);
-        Ok(self.bin(Op::FMul, ty, r, back))
+        Ok(Some((xs, back)))
     }
 
     fn ext(&mut self, i: Instruction) -> Result<(), String> {
@@ -1111,7 +1171,101 @@ impl Lower<'_> {
                 .copied()
                 .ok_or_else(|| format!("OpenCL.std {n}: missing operand"))
         };
-        let v = if let Some((_, g)) = DIRECT.iter().find(|(c, _)| *c == n) {
+        let double = self.ctx.scalar_width(ty) == Some(64);
+        let v = if double && n == 107 {
+            // normalize of double: lavapipe's GLSL Normalize (x times an inverse square root
+            // good to about 1e-12) overflows or underflows in its dot product and misses the
+            // limits. Scalars: the sign; vectors: scaled by a power of two, then each component
+            // divided by the correctly rounded length.
+            let x = arg(0)?;
+            if self.components(ty) == 1 {
+                self.glsl(6, ty, &[x])
+            } else {
+                let et = self
+                    .ctx
+                    .def(ty)
+                    .and_then(|d| id_operand(d, 0))
+                    .ok_or("normalize type")?;
+                // Infinite elements: as if each element were copysign(isinf ? 1 : 0, x).
+                let bt = self.bool_like(ty);
+                let inf = self.emit(Op::IsInf, bt, vec![Operand::IdRef(x)]);
+                let b1 = self.ctx.t_bool();
+                let any_inf = self.emit(Op::Any, b1, vec![Operand::IdRef(inf)]);
+                let zero = self.splat(ty, 0.0, false)?;
+                let sign = self.glsl(6, ty, &[x]);
+                let signed_zero = self.bin(Op::FMul, ty, x, zero);
+                let unit = self.select(ty, inf, sign, signed_zero);
+                let n = self.components(ty);
+                let any_v = self.emit(
+                    Op::CompositeConstruct,
+                    bt,
+                    (0..n).map(|_| Operand::IdRef(any_inf)).collect(),
+                );
+                let x = self.select(ty, any_v, unit, x);
+                // Scaled by 2^(1023 - e), e the biased exponent of the largest magnitude
+                // (at most 2045): the largest element becomes at least 1 and below 4, so the
+                // dot product neither overflows nor underflows, and an element scaled into the
+                // subnormal range has a subnormal result too.
+                let mut m = None;
+                for k in 0..n {
+                    let c = self.emit(
+                        Op::CompositeExtract,
+                        et,
+                        vec![Operand::IdRef(x), Operand::LiteralBit32(k)],
+                    );
+                    let a = self.glsl(4, et, &[c]);
+                    m = Some(match m {
+                        None => a,
+                        Some(p) => self.glsl(40, et, &[p, a]),
+                    });
+                }
+                let m = m.ok_or("normalize of an empty vector")?;
+                let u64t = self.ctx.t_int(64);
+                let mb = self.emit(Op::Bitcast, u64t, vec![Operand::IdRef(m)]);
+                let c52 = self.ctx.c_u64(52);
+                let e = self.bin(Op::ShiftRightLogical, u64t, mb, c52);
+                let c2045 = self.ctx.c_u64(2045);
+                let e = self.glsl(38, u64t, &[e, c2045]); // UMin
+                let c2046 = self.ctx.c_u64(2046);
+                let se = self.bin(Op::ISub, u64t, c2046, e);
+                let sb = self.bin(Op::ShiftLeftLogical, u64t, se, c52);
+                let scale = self.emit(Op::Bitcast, et, vec![Operand::IdRef(sb)]);
+                let xs = self.bin(Op::VectorTimesScalar, ty, x, scale);
+                let s2 = self.bin(Op::Dot, et, xs, xs);
+                let l = self.glsl(31, et, &[s2]);
+                let lv = self.emit(
+                    Op::CompositeConstruct,
+                    ty,
+                    (0..n).map(|_| Operand::IdRef(l)).collect(),
+                );
+                let q = self.bin(Op::FDiv, ty, xs, lv);
+                // A zero vector stays itself.
+                let ezero = self.splat(et, 0.0, false)?;
+                let l0 = self.bin(Op::FOrdEqual, b1, l, ezero);
+                let l0v = self.emit(
+                    Op::CompositeConstruct,
+                    bt,
+                    (0..n).map(|_| Operand::IdRef(l0)).collect(),
+                );
+                self.select(ty, l0v, x, q)
+            }
+        } else if double && n == 56 {
+            // rsqrt of double: 1 / sqrt(x), both correctly rounded (lavapipe's GLSL
+            // InverseSqrt on doubles is good to about 1e-12 only).
+            let one = self.splat(ty, 1.0, false)?;
+            let r = self.glsl(31, ty, &[arg(0)?]);
+            self.bin(Op::FDiv, ty, one, r)
+        } else if double && matches!(n, 96 | 100) {
+            // degrees, radians of double: GLSL's Degrees and Radians take no 64-bit operands;
+            // one multiplication by the rounded constant (2 ulp allowed).
+            let k = if n == 96 {
+                180.0 / std::f64::consts::PI
+            } else {
+                std::f64::consts::PI / 180.0
+            };
+            let k = self.splat(ty, k, false)?;
+            self.bin(Op::FMul, ty, arg(0)?, k)
+        } else if let Some((_, g)) = DIRECT.iter().find(|(c, _)| *c == n) {
             self.glsl(*g, ty, &a)
         } else {
             match n {

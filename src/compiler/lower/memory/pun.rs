@@ -274,7 +274,14 @@ impl Walk<'_> {
         let l = self.logical.get(&ptr).cloned().ok_or("view pointer")?;
         let ty = i.result_type.ok_or("load type")?;
         let parts = self.parts(ty)?;
-        let (k, leaves) = self.view_leaves(&l, self.size_of(ty)?)?;
+        let size = self.size_of(ty)?;
+        let (k, leaves) = match self.view_leaves(&l, size) {
+            Ok(v) => v,
+            Err(e) => match self.dynamic_element_words(&l, size)? {
+                Some(words) => return self.finish_load(i, ty, &parts, words),
+                None => return Err(e),
+            },
+        };
         let mut words = Vec::new();
         for leaf in &leaves {
             if leaf.pad {
@@ -285,6 +292,106 @@ impl Walk<'_> {
             let v = self.emit(Op::Load, leaf.ty, vec![Operand::IdRef(p)]);
             self.split_words(v, leaf.ty, leaf.bits, &mut words);
         }
+        self.finish_load(i, ty, &parts, words)
+    }
+
+    /// The 32-bit words of a view of `size` bytes at `l` whose last index is dynamic into an
+    /// array of 8-, 16- or 32-bit scalars (libclc's `double` argument reduction reads its
+    /// byte table of 2/pi as `uint4` at a computed offset): each element the view covers is
+    /// loaded at its own dynamic index and shifted into place (little-endian). `None` when
+    /// `l` is not of that form.
+    fn dynamic_element_words(
+        &mut self,
+        l: &Logical,
+        size: u64,
+    ) -> Result<Option<Vec<Word>>, String> {
+        let Some(&last) = l.idx.last() else {
+            return Ok(None);
+        };
+        if self.const_value(last).is_some() || size % 4 != 0 {
+            return Ok(None);
+        }
+        let types = self.path_types(l)?;
+        let parent = types[types.len() - 2];
+        let elem = types[types.len() - 1];
+        let is_array = self
+            .ctx
+            .def(parent)
+            .is_some_and(|d| d.class.opcode == Op::TypeArray);
+        let scalar = self
+            .ctx
+            .def(elem)
+            .is_some_and(|d| matches!(d.class.opcode, Op::TypeInt | Op::TypeFloat));
+        let bits = self.ctx.scalar_width(elem).unwrap_or(0);
+        if !is_array || !scalar || !matches!(bits, 8 | 16 | 32) {
+            return Ok(None);
+        }
+        let it = self.ty(last).ok_or("index type")?;
+        let iw = self.ctx.scalar_width(it).ok_or("index width")?;
+        let u32t = self.ctx.t_int(32);
+        let ut = self.ctx.t_int(bits);
+        let count = size * 8 / u64::from(bits);
+        let per_word = 32 / u64::from(bits);
+        let mut words = Vec::new();
+        let mut word: Option<Word> = None;
+        for m in 0..count {
+            let off = if iw == 64 {
+                self.ctx.c_u64(m)
+            } else {
+                self.ctx.c_u32(m as u32)
+            };
+            let idx = self.emit(
+                Op::IAdd,
+                it,
+                vec![Operand::IdRef(last), Operand::IdRef(off)],
+            );
+            let mut ops = vec![Operand::IdRef(l.root)];
+            ops.extend(l.idx[..l.idx.len() - 1].iter().map(|i| Operand::IdRef(*i)));
+            ops.push(Operand::IdRef(idx));
+            let pty = self.ctx.t_ptr(l.sc, elem);
+            let p = self.emit(Op::AccessChain, pty, ops);
+            let v = self.emit(Op::Load, elem, vec![Operand::IdRef(p)]);
+            let v = self.reinterpret(v, elem, ut);
+            let v = if bits == 32 {
+                v
+            } else {
+                self.emit(Op::UConvert, u32t, vec![Operand::IdRef(v)])
+            };
+            let shift = (m % per_word) as u32 * bits;
+            let v = if shift == 0 {
+                v
+            } else {
+                let c = self.ctx.c_u32(shift);
+                self.emit(
+                    Op::ShiftLeftLogical,
+                    u32t,
+                    vec![Operand::IdRef(v), Operand::IdRef(c)],
+                )
+            };
+            word = Some(match word {
+                Some(w) => self.emit(
+                    Op::BitwiseOr,
+                    u32t,
+                    vec![Operand::IdRef(w), Operand::IdRef(v)],
+                ),
+                None => v,
+            });
+            if (m + 1) % per_word == 0 {
+                words.extend(word.take());
+            }
+        }
+        Ok(Some(words))
+    }
+
+    /// Ends a view load: the value of type `ty` (components `parts`) from 32-bit `words`, as
+    /// load `i`'s result.
+    fn finish_load(
+        &mut self,
+        i: &Instruction,
+        ty: Word,
+        parts: &[(Word, u32)],
+        mut words: Vec<Word>,
+    ) -> Result<(), String> {
         let needed: u32 = parts.iter().map(|(_, bits)| bits / 32).sum();
         if words.len() < needed as usize {
             // Trailing padding (see `view_leaves`) reads as zero.
