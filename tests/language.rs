@@ -93,6 +93,38 @@ fn unions_by_value_and_in_global_memory() {
 // Private memory: strings, constant tables, pointers passed to functions
 
 #[test]
+fn private_string_copied_up_to_its_terminator() {
+    // A copy loop with a run-time length (LLVM would make it a memcpy of variable size).
+    let e = Env::new();
+    let src = r#"
+        int my_strlen(const char *s) { int n = 0; while (s[n]) n++; return n; }
+        void rev(char *s, int n) { for (int i = 0; i < n / 2; i++) { char t = s[i]; s[i] = s[n - 1 - i]; s[n - 1 - i] = t; } }
+        __kernel void k(__global char *out, int skip) {
+            char s[] = "Hello, vkcl!";
+            int n = my_strlen(s + skip);
+            rev(s + skip, n);
+            for (int i = 0; i <= n; i++) out[i] = s[skip + i];
+        }
+    "#;
+    let k = e.kern(src, "k");
+    for skip in [0i32, 3, 12] {
+        let out = e.buf(&[0x55u8; 16]);
+        arg_mem(k, 0, out);
+        set_arg(k, 1, &skip);
+        e.run(k, &[1], None, None);
+        let got: Vec<u8> = e.read(out, 16);
+        let mut want: Vec<u8> = b"Hello, vkcl!"[skip as usize..]
+            .iter()
+            .rev()
+            .copied()
+            .collect();
+        want.push(0);
+        want.resize(16, 0x55);
+        assert_eq!(got, want, "skip {skip}");
+    }
+}
+
+#[test]
 fn private_strings_and_tables_through_pointers() {
     let e = Env::new();
     let src = r#"

@@ -79,43 +79,6 @@ fn build_status(e: &Env, p: cl_program) -> cl_build_status {
     })
 }
 
-fn binary_of(p: cl_program) -> Vec<u8> {
-    let size: usize = info_scalar(|s, v, r| unsafe {
-        cl!(clGetProgramInfo)(p, CL_PROGRAM_BINARY_SIZES, s, v, r)
-    });
-    let mut bin = vec![0u8; size];
-    let mut ptrs = [bin.as_mut_ptr()];
-    ok(unsafe {
-        cl!(clGetProgramInfo)(
-            p,
-            CL_PROGRAM_BINARIES,
-            std::mem::size_of_val(&ptrs),
-            ptrs.as_mut_ptr() as *mut c_void,
-            null_mut(),
-        )
-    });
-    bin
-}
-
-fn from_binary(e: &Env, bin: &[u8]) -> (cl_program, cl_int, cl_int) {
-    let mut err = 0;
-    let mut status = 0;
-    let lens = [bin.len()];
-    let bins = [bin.as_ptr()];
-    let p = unsafe {
-        cl!(clCreateProgramWithBinary)(
-            e.context,
-            1,
-            &e.device,
-            lens.as_ptr(),
-            bins.as_ptr() as *mut _,
-            &mut status,
-            &mut err,
-        )
-    };
-    (p, err, status)
-}
-
 /// Runs kernel `name(__global int *out, __global const int *in)` over 64 items of `input`.
 fn run(e: &Env, p: cl_program, name: &str, input: &[i32]) -> Vec<i32> {
     let bytes: Vec<u8> = input.iter().flat_map(|v| v.to_ne_bytes()).collect();
@@ -658,4 +621,59 @@ fn language_version_and_warning_options() {
     assert_eq!(run(&e, p, "k", &x), want);
     release(p);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The name of argument `i` of kernel `name` of `p`, or the clGetKernelArgInfo error.
+fn arg_name(e: &Env, p: cl_program, name: &str, i: u32) -> Result<String, cl_int> {
+    let k = e.kernel(p, name);
+    let mut buf = [0u8; 64];
+    let mut len = 0usize;
+    let r = unsafe {
+        cl!(clGetKernelArgInfo)(
+            k,
+            i,
+            CL_KERNEL_ARG_NAME,
+            buf.len(),
+            buf.as_mut_ptr() as *mut c_void,
+            &mut len,
+        )
+    };
+    unsafe { cl!(clReleaseKernel)(k) };
+    match r {
+        CL_SUCCESS => Ok(String::from_utf8_lossy(&buf[..len.saturating_sub(1)]).into_owned()),
+        e => Err(e),
+    }
+}
+
+#[test]
+fn argument_info_given_at_compile_survives_linking() {
+    // OpenCL 3.0 5.10.11: -cl-kernel-arg-info may be given to clCompileProgram; the kernels of
+    // the executable linked from that object (directly or through a library) answer.
+    let e = Env::new();
+    let src = "__kernel void k(__global int *out, __global const int *in) { out[get_global_id(0)] = in[get_global_id(0)] + 1; }";
+    for (compile_opts, via_library, want) in [
+        ("-cl-kernel-arg-info", false, Ok("in".to_string())),
+        ("-cl-kernel-arg-info", true, Ok("in".to_string())),
+        ("", false, Err(CL_KERNEL_ARG_INFO_NOT_AVAILABLE)),
+    ] {
+        let p = source_program(&e, src);
+        assert_eq!(compile(&e, p, compile_opts, &[]), CL_SUCCESS);
+        let linked_from = if via_library {
+            let (lib, r) = link(&e, &[p], "-create-library");
+            assert_eq!(r, CL_SUCCESS);
+            lib
+        } else {
+            p
+        };
+        let (exe, r) = link(&e, &[linked_from], "");
+        assert_eq!(r, CL_SUCCESS);
+        assert_eq!(
+            arg_name(&e, exe, "k", 1),
+            want,
+            "{compile_opts:?}, library: {via_library}"
+        );
+        let inp = input();
+        let want_out: Vec<i32> = inp.iter().map(|v| v + 1).collect();
+        assert_eq!(run(&e, exe, "k", &inp), want_out);
+    }
 }

@@ -311,3 +311,50 @@ fn program_from_spirv_il() {
     assert_eq!(err, CL_INVALID_VALUE);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Run in a child process (see `executable_binary_builds_without_the_compiler`): the binary in
+/// the file `$VKCL_TEST_BINARY` builds and runs with the compiler tools missing.
+#[test]
+#[ignore]
+fn child_binary_without_compiler() {
+    let e = Env::new();
+    let bin = std::fs::read(std::env::var_os("VKCL_TEST_BINARY").expect("binary file")).unwrap();
+    let (p, err, status) = from_binary(&e, &bin);
+    ok(err);
+    ok(status);
+    ok(unsafe { cl!(clBuildProgram)(p, 0, null(), null(), None, null_mut()) });
+    assert_eq!(
+        run_twice(&e, p),
+        (0..64).map(|v| v * 2).collect::<Vec<i32>>()
+    );
+    // The same process cannot build source.
+    let (code, _) = e.try_build(SOURCE, "").expect_err("no compiler");
+    assert_eq!(code, CL_COMPILER_NOT_AVAILABLE);
+}
+
+#[test]
+fn executable_binary_builds_without_the_compiler() {
+    let e = Env::new();
+    let p = e.build(SOURCE);
+    let path = std::env::temp_dir().join(format!("vkcl-bin-{}.bin", std::process::id()));
+    std::fs::write(&path, binary_of(p)).unwrap();
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_binary_without_compiler",
+            "--ignored",
+            "--nocapture",
+        ])
+        .env("VKCL_CLANG", "/nonexistent/clang-15")
+        .env("VKCL_CACHE", "0")
+        .env("VKCL_TEST_BINARY", &path)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("1 passed"),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -336,11 +336,7 @@ pub unsafe extern "C" fn clGetKernelArgInfo(
             .get(index as usize)
             .ok_or(ClError(CL_INVALID_ARG_INDEX))?
             .clone();
-        let with_info = k
-            .program
-            .executable_options()
-            .contains("-cl-kernel-arg-info");
-        if !with_info {
+        if !k.program.executable_arg_info() {
             return Err(ClError(CL_KERNEL_ARG_INFO_NOT_AVAILABLE));
         }
         let out = InfoOut::new(size, value, size_ret);

@@ -342,6 +342,10 @@ fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, Build
         // The SLP vectorizer joins scalar code into vectors of any length (`<32 x i32>` in
         // libclc's cbrt on float8), which SPIR-V (2 to 16 components) cannot express.
         "-vectorize-slp=false".to_string(),
+        // LoopIdiomRecognize turns copy and fill loops into memcpy/memset of a length known
+        // only at run time (a private string copied up to its terminator), which Vulkan has
+        // no instruction for: the loops stay loops.
+        "-disable-loop-idiom-all".to_string(),
         format!("--data-layout={DATA_LAYOUT}"),
         format!("-passes={}", opt_pipeline(tools)),
         path_arg(bc),

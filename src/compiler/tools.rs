@@ -19,6 +19,20 @@ pub struct Tools {
     pub llvm_link: PathBuf,
 }
 
+impl Tools {
+    /// No tools (empty paths): for a build step that runs none, such as rebuilding an
+    /// executable binary from its structured IR (clBuildProgram of clCreateProgramWithBinary
+    /// works without clang).
+    pub fn absent() -> Tools {
+        Tools {
+            clang: PathBuf::new(),
+            opt: PathBuf::new(),
+            llvm_spirv: PathBuf::new(),
+            llvm_link: PathBuf::new(),
+        }
+    }
+}
+
 const INSTALL_HINT: &str =
     "install them with `apt-get install clang-15 llvm-15 llvm-spirv-15` or point VKCL_CLANG, VKCL_OPT, VKCL_LLVM_SPIRV and VKCL_LLVM_LINK at them";
 

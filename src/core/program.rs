@@ -39,6 +39,10 @@ pub struct BuildState {
     pub compiled: Option<Arc<CompiledProgram>>,
     /// The LLVM bitcode of a compiled object or library (`binary_type` says which).
     pub object: Option<Arc<Vec<u8>>>,
+    /// Whether clGetKernelArgInfo may answer for kernels of this build: built or compiled
+    /// with `-cl-kernel-arg-info`, or linked from an object or library that was (OpenCL 3.0
+    /// 5.10.11: the option may be given to clCompileProgram).
+    pub arg_info: bool,
 }
 
 /// Which entry point builds: decides the error codes of a failure.
@@ -162,6 +166,7 @@ impl Program {
                     binary_type,
                     compiled: None,
                     object,
+                    arg_info: false,
                 };
                 devices.len()
             ]),
@@ -244,6 +249,15 @@ impl Program {
             .unwrap_or_default()
     }
 
+    /// Whether the executable that [`Program::compiled`] returns has argument information
+    /// (see [`BuildState::arg_info`]).
+    pub fn executable_arg_info(&self) -> bool {
+        self.lock()
+            .iter()
+            .find(|s| s.compiled.is_some())
+            .is_some_and(|s| s.arg_info)
+    }
+
     /// clBuildProgram: compiles (or, for a compiled-object or library binary, links) for the
     /// devices `targets` (indices into `devices`; one build serves all of them, the other
     /// devices keep their state). Errors: `CL_INVALID_OPERATION` while kernels exist or for a
@@ -253,8 +267,15 @@ impl Program {
         if matches!(self.source, ProgramSource::Linked) {
             return Err(ClError(CL_INVALID_OPERATION));
         }
-        self.run_step(BuildStep::Build, targets, options, |env| {
-            match &self.source {
+        // An executable binary is rebuilt from its structured IR: no external tool runs.
+        let needs_tools =
+            !matches!(&self.source, ProgramSource::Binary(b) if b.kind == BinaryKind::Executable);
+        self.run_step(
+            BuildStep::Build,
+            targets,
+            options,
+            needs_tools,
+            |env| match &self.source {
                 ProgramSource::Source(src) => {
                     compiler::build_source(env, src, options).map(Outcome::Executable)
                 }
@@ -269,8 +290,8 @@ impl Program {
                     compiler::link_executable(env, &[&b.payload], "").map(Outcome::Executable)
                 }
                 ProgramSource::Linked => Err(BuildFailure::compile("not buildable")),
-            }
-        })
+            },
+        )
     }
 
     /// clCompileProgram: compiles source (with embedded `headers`, (include name, source))
@@ -288,7 +309,7 @@ impl Program {
         if !matches!(self.source, ProgramSource::Source(_) | ProgramSource::Il(_)) {
             return Err(ClError(CL_INVALID_OPERATION));
         }
-        self.run_step(BuildStep::Compile, targets, options, |env| {
+        self.run_step(BuildStep::Compile, targets, options, true, |env| {
             let o = match &self.source {
                 ProgramSource::Source(src) => compiler::compile_object(env, src, headers, options),
                 ProgramSource::Il(il) => compiler::il_object(env, il, options, &self.spec_values()),
@@ -316,8 +337,11 @@ impl Program {
             })
             .collect::<Vec<_>>()
             .join("\n");
+        let inputs_arg_info = inputs
+            .iter()
+            .any(|p| p.lock().iter().any(|s| s.object.is_some() && s.arg_info));
         let all: Vec<usize> = (0..self.devices.len()).collect();
-        self.run_step(BuildStep::Link, &all, options, |env| {
+        let linked = self.run_step(BuildStep::Link, &all, options, true, |env| {
             let o = compiler::parse_link_options(options).map_err(BuildFailure::options)?;
             let refs: Vec<&[u8]> = objects.iter().map(|o| o.as_slice()).collect();
             if o.create_library {
@@ -326,18 +350,27 @@ impl Program {
             } else {
                 compiler::link_executable(env, &refs, &sources).map(Outcome::Executable)
             }
-        })
+        });
+        if linked.is_ok() && inputs_arg_info {
+            for s in self.lock().iter_mut() {
+                s.arg_info = true;
+            }
+        }
+        linked
     }
 
     /// Runs one build step (`f`) for the devices `targets` (indices into `devices`, not
     /// empty) and the program's devices partitioned from them (sub-devices, at any depth),
     /// with their build states kept as the API requires: in progress, then success with the
-    /// result or error with the log. The first target's capabilities decide.
+    /// result or error with the log. The first target's capabilities decide. Without the
+    /// external tools a step that `needs_tools` fails with `CL_COMPILER_NOT_AVAILABLE`; one
+    /// that does not runs with [`compiler::Tools::absent`].
     fn run_step(
         &self,
         step: BuildStep,
         targets: &[usize],
         options: &str,
+        needs_tools: bool,
         f: impl FnOnce(&BuildEnv) -> Result<Outcome, BuildFailure>,
     ) -> ClResult<()> {
         // CL_INVALID_OPERATION if there are kernel objects attached to program.
@@ -376,6 +409,7 @@ impl Program {
         }
         let tools = match compiler::find_tools() {
             Ok(t) => t,
+            Err(_) if !needs_tools => compiler::Tools::absent(),
             Err(e) => {
                 let mut all = self.lock();
                 for &i in targets {
@@ -400,6 +434,9 @@ impl Program {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
+        let arg_info = options
+            .split_whitespace()
+            .any(|o| o == "-cl-kernel-arg-info");
         let mut all = self.lock();
         let (state, r) = match result {
             Ok(Outcome::Executable(p)) => (
@@ -410,6 +447,7 @@ impl Program {
                     binary_type: BinaryKind::Executable.cl(),
                     compiled: Some(Arc::new(p)),
                     object: None,
+                    arg_info,
                 },
                 Ok(()),
             ),
@@ -421,6 +459,7 @@ impl Program {
                     binary_type: kind.cl(),
                     compiled: None,
                     object: Some(Arc::new(bitcode)),
+                    arg_info,
                 },
                 Ok(()),
             ),
@@ -432,6 +471,7 @@ impl Program {
                     binary_type: CL_PROGRAM_BINARY_TYPE_NONE as cl_program_binary_type,
                     compiled: None,
                     object: None,
+                    arg_info,
                 },
                 Err(step.error(f.kind)),
             ),

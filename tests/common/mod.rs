@@ -482,3 +482,42 @@ pub fn arg_mem(k: cl_kernel, i: u32, m: cl_mem) {
 pub fn arg_local(k: cl_kernel, i: u32, bytes: usize) {
     ok(unsafe { cl!(clSetKernelArg)(k, i, bytes, null()) });
 }
+
+/// The program's binary for its one device (`CL_PROGRAM_BINARIES`).
+pub fn binary_of(p: cl_program) -> Vec<u8> {
+    let size: usize = info_scalar(|s, v, r| unsafe {
+        cl!(clGetProgramInfo)(p, CL_PROGRAM_BINARY_SIZES, s, v, r)
+    });
+    let mut bin = vec![0u8; size];
+    let mut ptrs = [bin.as_mut_ptr()];
+    ok(unsafe {
+        cl!(clGetProgramInfo)(
+            p,
+            CL_PROGRAM_BINARIES,
+            std::mem::size_of_val(&ptrs),
+            ptrs.as_mut_ptr() as *mut c_void,
+            null_mut(),
+        )
+    });
+    bin
+}
+
+/// clCreateProgramWithBinary of `bin` for the env's device: (program, error, binary status).
+pub fn from_binary(e: &Env, bin: &[u8]) -> (cl_program, cl_int, cl_int) {
+    let mut err = 0;
+    let mut status = 0;
+    let lens = [bin.len()];
+    let bins = [bin.as_ptr()];
+    let p = unsafe {
+        cl!(clCreateProgramWithBinary)(
+            e.context,
+            1,
+            &e.device,
+            lens.as_ptr(),
+            bins.as_ptr() as *mut _,
+            &mut status,
+            &mut err,
+        )
+    };
+    (p, err, status)
+}

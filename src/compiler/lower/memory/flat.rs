@@ -810,9 +810,11 @@ impl Walk<'_> {
                     _ => self.emit(Op::SConvert, rt, vec![Operand::IdRef(q)]),
                 }
             }
-            _ => return Err(format!(
+            _ => {
+                return Err(format!(
                 "{op:?} between private or local pointers of different variables is not supported"
-            )),
+            ))
+            }
         };
         self.types.insert(rid, rt);
         self.out.push(inst(
