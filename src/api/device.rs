@@ -449,19 +449,18 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         }),
         // Non-uniform work-groups: the edge groups run as their own dispatches (core::kernel).
         CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => out.scalar(CL_TRUE),
+        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT => {
+            out.scalar(b(d.work_group_collective_functions()))
+        }
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS
-        | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
         | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT
         | CL_DEVICE_PIPE_SUPPORT => out.scalar(CL_FALSE),
-        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => out.scalar(
-            (CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)
-                as cl_device_atomic_capabilities,
-        ),
-        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => out.scalar(
-            (CL_DEVICE_ATOMIC_ORDER_RELAXED
-                | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
-                | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP) as cl_device_atomic_capabilities,
-        ),
+        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
+            out.scalar(d.atomic_memory_capabilities() as cl_device_atomic_capabilities)
+        }
+        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => {
+            out.scalar(d.atomic_fence_capabilities() as cl_device_atomic_capabilities)
+        }
         CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => {
             out.scalar(0 as cl_device_device_enqueue_capabilities)
         }

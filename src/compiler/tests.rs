@@ -369,3 +369,24 @@ fn saturating_intrinsics_are_renamed_to_opencl_builtins() {
          declare spir_func <4 x i16> @_Z7sub_satDv4_sS_(<4 x i16>, <4 x i16>) #2\n"
     );
 }
+
+#[test]
+fn work_group_collectives_lower_to_local_memory() {
+    let p = build(include_str!("testdata/collective.cl"), "-cl-std=CL3.0");
+    for k in [
+        "coll_int",
+        "coll_uint",
+        "coll_long",
+        "coll_ulong",
+        "coll_float",
+        "coll_2d",
+    ] {
+        // The scratch array: one slot per work-item of the largest group.
+        let info = kernel(&p, k);
+        assert!(
+            info.static_local_mem_bytes >= 4 * 1024,
+            "{k}: {}",
+            info.static_local_mem_bytes
+        );
+    }
+}

@@ -51,6 +51,15 @@ pub struct CudaSide {
 /// llvmpipe's cap on its thread count (`LP_MAX_THREADS` in Mesa 22.x).
 const LLVMPIPE_MAX_THREADS: u32 = 32;
 
+/// The C11-atomics features of `CL_DEVICE_OPENCL_C_FEATURES` (OpenCL C 3.0 section 6.2.1),
+/// consistent with [`Device::atomic_memory_capabilities`].
+const ATOMIC_FEATURES: [&str; 4] = [
+    "__opencl_c_atomic_order_acq_rel",
+    "__opencl_c_atomic_order_seq_cst",
+    "__opencl_c_atomic_scope_device",
+    "__opencl_c_atomic_scope_all_devices",
+];
+
 /// An OpenCL device backed by a Vulkan physical device.
 pub struct Device {
     header: Header,
@@ -544,7 +553,46 @@ impl Device {
         if self.phys.shader_int64 {
             v.push(("__opencl_c_int64", make_version(3, 0, 0)));
         }
+        // C11-style atomics (OpenCL C 3.0 section 6.15.12): every Vulkan device has
+        // acquire/release semantics and Device scope. seq_cst runs as acq_rel (Vulkan's
+        // memory model has no sequentially consistent semantics; on a device without SVM
+        // every shared location is a buffer, which acq_rel orders the same way), and
+        // memory_scope_all_devices as Device scope (no SVM: nothing outside this VkDevice
+        // can see the memory before the next synchronisation point).
+        for f in ATOMIC_FEATURES {
+            v.push((f, make_version(3, 0, 0)));
+        }
+        // Written with __local memory and barriers in the prelude (compiler/prelude.cl).
+        if self.work_group_collective_functions() {
+            v.push((
+                "__opencl_c_work_group_collective_functions",
+                make_version(3, 0, 0),
+            ));
+        }
         v
+    }
+
+    /// `CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT`: the prelude's implementation
+    /// needs one scratch slot of 8 bytes per work-item of the largest group in local memory.
+    pub fn work_group_collective_functions(&self) -> bool {
+        (self.max_work_group_size() as u64) * 8 <= self.local_mem_size() / 2
+    }
+
+    /// `CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES`, consistent with [`Self::opencl_c_features`]
+    /// (OpenCL 3.0 section 4.2, table "Device queries").
+    pub fn atomic_memory_capabilities(&self) -> u64 {
+        (CL_DEVICE_ATOMIC_ORDER_RELAXED
+            | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
+            | CL_DEVICE_ATOMIC_ORDER_SEQ_CST
+            | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP
+            | CL_DEVICE_ATOMIC_SCOPE_DEVICE
+            | CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES) as u64
+    }
+
+    /// `CL_DEVICE_ATOMIC_FENCE_CAPABILITIES`: the memory capabilities plus work-item scope
+    /// (`atomic_work_item_fence` with `memory_scope_work_item`).
+    pub fn atomic_fence_capabilities(&self) -> u64 {
+        self.atomic_memory_capabilities() | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM as u64
     }
 
     /// `CL_DEVICE_PROFILING_TIMER_RESOLUTION` in ns.

@@ -1,6 +1,7 @@
 //! Kernel SPIR-V -> Vulkan compute SPIR-V, one kernel at a time. One pass per file:
 //!
 //! 1. [`select`]: keep only the kernel's body function, expand decoration groups.
+//!    [`collective`]: the scratch arrays of the work-group collective functions (prelude).
 //! 2. [`cfg`]: order blocks by dominance and add `OpSelectionMerge`/`OpLoopMerge` (the CFG is
 //!    already structured by LLVM's `structurizecfg`).
 //! 3. [`types`]: global/constant pointers -> `PhysicalStorageBuffer`, OpenCL C layout
@@ -18,6 +19,7 @@
 //! [`persistent`] runs apart, on a finished module: the compute-unit-limited variant.
 
 mod cfg;
+mod collective;
 mod convert;
 mod ctx;
 mod entry;
@@ -58,6 +60,7 @@ pub(crate) fn lower_kernel(
     caps: &DeviceCaps,
 ) -> Result<Lowered, String> {
     let mut ctx = ctx::Ctx::new(select::select_kernel(module, info)?);
+    collective::scratch_arrays(&mut ctx, caps.max_work_group_size)?;
     cfg::structurize(&mut ctx)?;
     types::lower_types(&mut ctx)?;
     let sizes = entry::lower_entry(&mut ctx, info)?;

@@ -1,0 +1,424 @@
+//! OpenCL C 3.0 optional features (`CL_DEVICE_OPENCL_C_FEATURES`): each one vkcl reports is
+//! used by a kernel whose results are compared with answers computed on the host, and the
+//! report itself is checked against the predefined macros programs see.
+mod common;
+use common::*;
+use std::ffi::c_void;
+use std::ptr::{null, null_mut};
+
+const COLLECTIVE: &str = include_str!("../src/compiler/testdata/collective.cl");
+
+/// The bytes of a slice of plain values.
+fn bytes<T: Copy>(v: &[T]) -> &[u8] {
+    // SAFETY: T is a plain Copy value type without padding in every use here; the slice is
+    // only read.
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+}
+
+/// `CL_DEVICE_OPENCL_C_FEATURES` names.
+fn features(d: cl_device_id) -> Vec<String> {
+    let mut n = 0;
+    ok(unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_OPENCL_C_FEATURES, 0, null_mut(), &mut n) });
+    let count = n / std::mem::size_of::<cl_name_version>();
+    let mut v: Vec<cl_name_version> = Vec::with_capacity(count);
+    ok(unsafe {
+        cl!(clGetDeviceInfo)(
+            d,
+            CL_DEVICE_OPENCL_C_FEATURES,
+            n,
+            v.as_mut_ptr() as *mut c_void,
+            null_mut(),
+        )
+    });
+    // SAFETY: the query wrote `count` elements.
+    unsafe { v.set_len(count) };
+    v.iter()
+        .map(|nv| {
+            let name: Vec<u8> = nv
+                .name
+                .iter()
+                .take_while(|&&c| c != 0)
+                .map(|&c| c as u8)
+                .collect();
+            assert_eq!(
+                nv.version,
+                (3 << 22),
+                "{:?}",
+                String::from_utf8_lossy(&name)
+            );
+            String::from_utf8(name).unwrap()
+        })
+        .collect()
+}
+
+fn device_scalar<T: Copy + Default>(d: cl_device_id, q: cl_device_info) -> T {
+    info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, q, s, v, r) })
+}
+
+/// Every optional feature of OpenCL C 3.0 (section 6.2.1) vkcl could report.
+const ALL_FEATURES: &[&str] = &[
+    "__opencl_c_3d_image_writes",
+    "__opencl_c_atomic_order_acq_rel",
+    "__opencl_c_atomic_order_seq_cst",
+    "__opencl_c_atomic_scope_device",
+    "__opencl_c_atomic_scope_all_devices",
+    "__opencl_c_device_enqueue",
+    "__opencl_c_generic_address_space",
+    "__opencl_c_fp64",
+    "__opencl_c_images",
+    "__opencl_c_int64",
+    "__opencl_c_pipes",
+    "__opencl_c_program_scope_global_variables",
+    "__opencl_c_read_write_images",
+    "__opencl_c_subgroups",
+    "__opencl_c_work_group_collective_functions",
+];
+
+#[test]
+fn reported_features_are_those_that_work_and_programs_see_them() {
+    let env = Env::new();
+    let got = features(env.device);
+    // What vkcl implements on every Vulkan device it runs on (each is exercised below or in
+    // tests/kernels.rs), plus fp64 exactly when cl_khr_fp64 is offered.
+    let mut want = vec![
+        "__opencl_c_int64",
+        "__opencl_c_atomic_order_acq_rel",
+        "__opencl_c_atomic_order_seq_cst",
+        "__opencl_c_atomic_scope_device",
+        "__opencl_c_atomic_scope_all_devices",
+    ];
+    let collectives: cl_bool = device_scalar(
+        env.device,
+        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT,
+    );
+    if collectives == CL_TRUE {
+        want.push("__opencl_c_work_group_collective_functions");
+    }
+    if env.has_extension("cl_khr_fp64") {
+        want.push("__opencl_c_fp64");
+    }
+    let mut got_sorted = got.clone();
+    got_sorted.sort();
+    want.sort();
+    assert_eq!(got_sorted, want);
+
+    // The capability queries agree with the features (OpenCL 3.0 section 4.2).
+    let mem: cl_device_atomic_capabilities =
+        device_scalar(env.device, CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES);
+    let fence: cl_device_atomic_capabilities =
+        device_scalar(env.device, CL_DEVICE_ATOMIC_FENCE_CAPABILITIES);
+    for (f, bit) in [
+        (
+            "__opencl_c_atomic_order_acq_rel",
+            CL_DEVICE_ATOMIC_ORDER_ACQ_REL,
+        ),
+        (
+            "__opencl_c_atomic_order_seq_cst",
+            CL_DEVICE_ATOMIC_ORDER_SEQ_CST,
+        ),
+        (
+            "__opencl_c_atomic_scope_device",
+            CL_DEVICE_ATOMIC_SCOPE_DEVICE,
+        ),
+        (
+            "__opencl_c_atomic_scope_all_devices",
+            CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES,
+        ),
+    ] {
+        let bit = bit as cl_device_atomic_capabilities;
+        assert_eq!(got.iter().any(|g| g == f), mem & bit != 0, "{f}");
+        assert_eq!(fence & mem, mem, "fences cover the memory capabilities");
+    }
+
+    // Programs compiled for OpenCL C 3.0 see exactly the reported features as macros.
+    let mut src = String::from("kernel void k(global int *out) {\n");
+    for (i, f) in ALL_FEATURES.iter().enumerate() {
+        src.push_str(&format!(
+            "#ifdef {f}\n  out[{i}] = 1;\n#else\n  out[{i}] = 0;\n#endif\n"
+        ));
+    }
+    src.push_str("}\n");
+    let p = env
+        .try_build(&src, "-cl-std=CL3.0")
+        .unwrap_or_else(|(e, log)| panic!("build failed ({e}):\n{log}"));
+    let k = env.kernel(p, "k");
+    let out = env.buffer(CL_MEM_READ_WRITE, 4 * ALL_FEATURES.len(), None);
+    set_arg(k, 0, &out);
+    run(&env, k, &[1], None);
+    let seen: Vec<i32> = env.read(out, ALL_FEATURES.len());
+    for (f, s) in ALL_FEATURES.iter().zip(seen) {
+        assert_eq!(s == 1, got.iter().any(|g| g == f), "macro {f}");
+    }
+    unsafe {
+        cl!(clReleaseMemObject)(out);
+        cl!(clReleaseKernel)(k);
+        cl!(clReleaseProgram)(p);
+    }
+}
+
+/// Enqueues `k` over `global` with `local` and waits.
+fn run(env: &Env, k: cl_kernel, global: &[usize], local: Option<&[usize]>) {
+    ok(unsafe {
+        cl!(clEnqueueNDRangeKernel)(
+            env.queue,
+            k,
+            global.len() as cl_uint,
+            null(),
+            global.as_ptr(),
+            local.map_or(null(), |l| l.as_ptr()),
+            0,
+            null(),
+            null_mut(),
+        )
+    });
+    env.finish();
+}
+
+/// Host answers of `collective.cl` for one group's inputs: 11 values per work-item.
+fn host_collectives<T: Copy>(
+    xs: &[T],
+    zero: T,
+    min_id: T,
+    max_id: T,
+    add: impl Fn(T, T) -> T,
+    lt: impl Fn(T, T) -> bool,
+    eq: impl Fn(T, u8) -> bool,
+    from_int: impl Fn(i64) -> T,
+) -> Vec<T> {
+    let min = |a: T, b: T| if lt(b, a) { b } else { a };
+    let max = |a: T, b: T| if lt(a, b) { b } else { a };
+    let fold = |n: usize, f: &dyn Fn(T, T) -> T, id: T| xs[..n].iter().fold(id, |a, &b| f(a, b));
+    let n = xs.len();
+    let all = xs.iter().all(|&x| !eq(x, 3));
+    let any = xs.iter().any(|&x| eq(x, 5));
+    let mut out = Vec::new();
+    for (i, _) in xs.iter().enumerate() {
+        out.extend([
+            fold(n, &add, zero),
+            fold(n, &min, max_id),
+            fold(n, &max, min_id),
+            fold(i + 1, &add, zero),
+            fold(i + 1, &min, max_id),
+            fold(i + 1, &max, min_id),
+            fold(i, &add, zero),
+            fold(i, &min, max_id),
+            fold(i, &max, min_id),
+            xs[n - 1],
+            from_int(all as i64 * 2 + any as i64),
+        ]);
+    }
+    out
+}
+
+/// Runs kernel `name` of `collective.cl` over `global` items in groups of `local` (the last
+/// group smaller where `local` does not divide `global`) and checks every output.
+fn check_collective<T: Copy + Default + PartialEq + std::fmt::Debug>(
+    env: &Env,
+    p: cl_program,
+    name: &str,
+    xs: &[T],
+    local: usize,
+    host: impl Fn(&[T]) -> Vec<T>,
+    close: impl Fn(T, T) -> bool,
+) {
+    let k = env.kernel(p, name);
+    let input = env.buffer(
+        CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+        std::mem::size_of_val(xs),
+        Some(bytes(xs)),
+    );
+    let out = env.buffer(CL_MEM_READ_WRITE, std::mem::size_of_val(xs) * 11, None);
+    set_arg(k, 0, &input);
+    set_arg(k, 1, &out);
+    run(env, k, &[xs.len()], Some(&[local]));
+    let got: Vec<T> = env.read(out, xs.len() * 11);
+    let want: Vec<T> = xs.chunks(local).flat_map(&host).collect();
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert!(
+            close(*g, *w),
+            "{name}: work-item {} output {}: got {g:?}, want {w:?}",
+            i / 11,
+            i % 11
+        );
+    }
+    unsafe {
+        cl!(clReleaseMemObject)(input);
+        cl!(clReleaseMemObject)(out);
+        cl!(clReleaseKernel)(k);
+    }
+}
+
+#[test]
+fn work_group_collective_functions_match_the_host() {
+    let env = Env::new();
+    let supported: cl_bool = device_scalar(
+        env.device,
+        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT,
+    );
+    if supported != CL_TRUE {
+        // Without the feature the functions do not exist: the program must not build.
+        assert!(env.try_build(COLLECTIVE, "-cl-std=CL3.0").is_err());
+        return;
+    }
+    let p = env
+        .try_build(COLLECTIVE, "-cl-std=CL3.0")
+        .unwrap_or_else(|(e, log)| panic!("build failed ({e}):\n{log}"));
+    let mut rng = Rng(0x5eed_c011);
+    // 200 items in groups of 64: three full groups and one of 8 (non-uniform).
+    let n = 200;
+    let ints: Vec<i32> = (0..n)
+        .map(|_| (rng.next_u32() % 2001) as i32 - 1000)
+        .collect();
+    let mut small = ints.clone();
+    small[70] = 3; // group 1: work_group_all false
+    small[5] = 5; // group 0: work_group_any true
+    for local in [64, 1, 200] {
+        check_collective(
+            &env,
+            p,
+            "coll_int",
+            &small,
+            local,
+            |xs| {
+                host_collectives(
+                    xs,
+                    0i32,
+                    i32::MIN,
+                    i32::MAX,
+                    i32::wrapping_add,
+                    |a, b| a < b,
+                    |x, c| x == c as i32,
+                    |v| v as i32,
+                )
+            },
+            |a, b| a == b,
+        );
+    }
+    let uints: Vec<u32> = (0..n).map(|_| rng.next_u32()).collect();
+    check_collective(
+        &env,
+        p,
+        "coll_uint",
+        &uints,
+        64,
+        |xs| {
+            host_collectives(
+                xs,
+                0u32,
+                0,
+                u32::MAX,
+                u32::wrapping_add,
+                |a, b| a < b,
+                |x, c| x == c as u32,
+                |v| v as u32,
+            )
+        },
+        |a, b| a == b,
+    );
+    let longs: Vec<i64> = (0..n)
+        .map(|_| ((rng.next_u32() as i64) << 31) - (1 << 62) + 5)
+        .collect();
+    check_collective(
+        &env,
+        p,
+        "coll_long",
+        &longs,
+        32,
+        |xs| {
+            host_collectives(
+                xs,
+                0i64,
+                i64::MIN,
+                i64::MAX,
+                i64::wrapping_add,
+                |a, b| a < b,
+                |x, c| x == c as i64,
+                |v| v,
+            )
+        },
+        |a, b| a == b,
+    );
+    let ulongs: Vec<u64> = (0..n)
+        .map(|_| ((rng.next_u32() as u64) << 32) | rng.next_u32() as u64)
+        .collect();
+    check_collective(
+        &env,
+        p,
+        "coll_ulong",
+        &ulongs,
+        64,
+        |xs| {
+            host_collectives(
+                xs,
+                0u64,
+                0,
+                u64::MAX,
+                u64::wrapping_add,
+                |a, b| a < b,
+                |x, c| x == c as u64,
+                |v| v as u64,
+            )
+        },
+        |a, b| a == b,
+    );
+    let floats: Vec<f32> = (0..n).map(|_| rng.next_f32() * 200.0 - 100.0).collect();
+    check_collective(
+        &env,
+        p,
+        "coll_float",
+        &floats,
+        64,
+        |xs| {
+            host_collectives(
+                xs,
+                0f32,
+                f32::NEG_INFINITY,
+                f32::INFINITY,
+                |a, b| a + b,
+                |a, b| a < b,
+                |x, c| x == c as f32,
+                |v| v as f32,
+            )
+        },
+        // Sums in work-item order, as on the host; allow for a different association.
+        |a, b| a == b || (a - b).abs() <= 1e-3,
+    );
+
+    // 2-D groups of 8x4: broadcast from (bx, by) and the group sum.
+    let k = env.kernel(p, "coll_2d");
+    let (gx, gy, lx, ly) = (16usize, 8usize, 8usize, 4usize);
+    let xs: Vec<i32> = (0..gx * gy)
+        .map(|_| (rng.next_u32() % 100) as i32)
+        .collect();
+    let input = env.buffer(
+        CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+        4 * xs.len(),
+        Some(bytes(&xs)),
+    );
+    let out = env.buffer(CL_MEM_READ_WRITE, 8 * xs.len(), None);
+    let (bx, by) = (5u32, 2u32);
+    set_arg(k, 0, &input);
+    set_arg(k, 1, &out);
+    set_arg(k, 2, &bx);
+    set_arg(k, 3, &by);
+    run(&env, k, &[gx, gy], Some(&[lx, ly]));
+    let got: Vec<i32> = env.read(out, 2 * xs.len());
+    for y in 0..gy {
+        for x in 0..gx {
+            let (x0, y0) = (x / lx * lx, y / ly * ly);
+            let b = xs[(x0 + bx as usize) + gx * (y0 + by as usize)];
+            let sum: i32 = (y0..y0 + ly)
+                .flat_map(|yy| (x0..x0 + lx).map(move |xx| (xx, yy)))
+                .map(|(xx, yy)| xs[xx + gx * yy])
+                .sum();
+            let i = x + gx * y;
+            assert_eq!((got[2 * i], got[2 * i + 1]), (b, sum), "item ({x}, {y})");
+        }
+    }
+    unsafe {
+        cl!(clReleaseMemObject)(input);
+        cl!(clReleaseMemObject)(out);
+        cl!(clReleaseKernel)(k);
+        cl!(clReleaseProgram)(p);
+    }
+}
