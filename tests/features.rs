@@ -86,6 +86,7 @@ fn reported_features_are_those_that_work_and_programs_see_them() {
         "__opencl_c_atomic_order_seq_cst",
         "__opencl_c_atomic_scope_device",
         "__opencl_c_atomic_scope_all_devices",
+        "__opencl_c_program_scope_global_variables",
     ];
     let collectives: cl_bool = device_scalar(
         env.device,
@@ -419,6 +420,125 @@ fn work_group_collective_functions_match_the_host() {
         cl!(clReleaseMemObject)(input);
         cl!(clReleaseMemObject)(out);
         cl!(clReleaseKernel)(k);
+        cl!(clReleaseProgram)(p);
+    }
+}
+
+const PROGVARS: &str = r#"
+// Program-scope __global variables (OpenCL C 3.0 section 6.8).
+global int counter;                        // zero-initialised
+global float4 vec = (float4)(1.5f, -2.0f, 3.25f, 8.0f);
+global struct { char c; long l; int a[3]; } st = { 7, -5000000000L, { 1, 2, 3 } };
+global int table[4] = { 10, 20, 30, 40 };
+global int *global ptr = &table[2];         // a pointer initialised with a variable's address
+global uchar bytes[3] = { 200, 201, 202 };
+
+kernel void bump(global int *out) {
+    // Every work-item adds once; the counter keeps its value across launches.
+    int old = atomic_fetch_add_explicit((volatile global atomic_int *)&counter, 1,
+                                        memory_order_relaxed, memory_scope_device);
+    out[get_global_id(0)] = old;
+}
+
+kernel void read_all(global long *out) {
+    static global int calls;                // function-scope static: program storage too
+    out[0] = counter;
+    out[1] = (long)(vec.x * 4) + (long)(vec.y * 4) * 100 + (long)(vec.z * 4) * 10000
+             + (long)(vec.w * 4) * 1000000;
+    out[2] = st.c;
+    out[3] = st.l;
+    out[4] = st.a[0] + st.a[1] * 10 + st.a[2] * 100;
+    out[5] = *ptr;
+    out[6] = ptr - table;
+    out[7] = bytes[0] + bytes[1] + bytes[2];
+    out[8] = calls++;
+}
+
+kernel void write_all(int v) {
+    table[2] = v;
+    ptr = &table[v & 3];
+    bytes[1] = (uchar)v;
+    st.l = v * 3L;
+}
+"#;
+
+#[test]
+fn program_scope_global_variables_persist_across_launches() {
+    let env = Env::new();
+    let p = env
+        .try_build(PROGVARS, "-cl-std=CL3.0")
+        .unwrap_or_else(|(e, log)| panic!("build failed ({e}):\n{log}"));
+    let total: usize = info_scalar(|s, v, r| unsafe {
+        cl!(clGetProgramBuildInfo)(
+            p,
+            env.device,
+            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE,
+            s,
+            v,
+            r,
+        )
+    });
+    // counter 4, vec 16, st 32, table 16, ptr 8, bytes 3, calls 4 (with alignment padding).
+    assert!((83..=128).contains(&total), "total size {total}");
+    let max: usize = device_scalar(env.device, CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE);
+    assert!(max >= 64 * 1024);
+
+    let bump = env.kernel(p, "bump");
+    let read = env.kernel(p, "read_all");
+    let write = env.kernel(p, "write_all");
+    let n = 64;
+    let out = env.buffer(CL_MEM_READ_WRITE, 4 * n, None);
+    set_arg(bump, 0, &out);
+    let res = env.buffer(CL_MEM_READ_WRITE, 8 * 9, None);
+    set_arg(read, 0, &res);
+
+    // Initial values, as the host computes them.
+    run(&env, read, &[1], None);
+    let got: Vec<i64> = env.read(res, 9);
+    let vec4 = [1.5f32, -2.0, 3.25, 8.0];
+    let v = (vec4[0] * 4.0) as i64
+        + (vec4[1] * 4.0) as i64 * 100
+        + (vec4[2] * 4.0) as i64 * 10000
+        + (vec4[3] * 4.0) as i64 * 1000000;
+    assert_eq!(got, vec![0, v, 7, -5_000_000_000, 321, 30, 2, 603, 0]);
+
+    // Two launches of 64 work-items: the counter persists; every old value is seen once.
+    for round in 0..2 {
+        run(&env, bump, &[n], Some(&[16]));
+        let mut olds: Vec<i32> = env.read(out, n);
+        olds.sort();
+        let want: Vec<i32> = (0..n as i32).map(|i| i + round * n as i32).collect();
+        assert_eq!(olds, want, "round {round}");
+    }
+
+    // Another kernel writes; the reader sees it (and its own static counter went up).
+    let val = 77i32;
+    set_arg(write, 0, &val);
+    run(&env, write, &[1], None);
+    run(&env, read, &[1], None);
+    let got: Vec<i64> = env.read(res, 9);
+    let t = [10i64, 20, 77, 40];
+    let k = (val & 3) as usize;
+    assert_eq!(
+        got,
+        vec![
+            2 * n as i64,
+            v,
+            7,
+            3 * val as i64,
+            321,
+            t[k],
+            k as i64,
+            200 + (val as u8) as i64 + 202,
+            1
+        ]
+    );
+    unsafe {
+        cl!(clReleaseMemObject)(out);
+        cl!(clReleaseMemObject)(res);
+        cl!(clReleaseKernel)(bump);
+        cl!(clReleaseKernel)(read);
+        cl!(clReleaseKernel)(write);
         cl!(clReleaseProgram)(p);
     }
 }

@@ -14,6 +14,10 @@ use opencl_sys::*;
 use std::ffi::c_void;
 use std::sync::Arc;
 
+/// `CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE`, bytes: the full profile's minimum (OpenCL 3.0
+/// section 4.2), 64 KiB.
+const MAX_GLOBAL_VARIABLE_SIZE: usize = 64 * 1024;
+
 const ALL_TYPES: cl_device_type = CL_DEVICE_TYPE_DEFAULT
     | CL_DEVICE_TYPE_CPU
     | CL_DEVICE_TYPE_GPU
@@ -349,9 +353,10 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         | CL_DEVICE_IMAGE3D_MAX_HEIGHT
         | CL_DEVICE_IMAGE3D_MAX_DEPTH
         | CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
-        | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE
-        | CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE
-        | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => out.scalar(0usize),
+        | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => out.scalar(0usize),
+        // Program-scope __global variables live in one buffer per program (compiler::globals).
+        CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE => out.scalar(MAX_GLOBAL_VARIABLE_SIZE),
+        CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => out.scalar(16 * MAX_GLOBAL_VARIABLE_SIZE),
         CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES => out.scalar(0 as cl_command_queue_properties),
         CL_DEVICE_MAX_PARAMETER_SIZE => out.scalar(1024usize),
         CL_DEVICE_MEM_BASE_ADDR_ALIGN => {

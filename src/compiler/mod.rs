@@ -114,6 +114,7 @@ pub mod cache;
 mod caps;
 mod error;
 mod frontend;
+mod globals;
 mod layout;
 mod lower;
 mod mathlib;
@@ -130,6 +131,7 @@ mod tests;
 
 pub use caps::DeviceCaps;
 pub use error::{BuildFailure, BuildFailureKind, CompilerError};
+pub use globals::{program_globals, GlobalVariables};
 pub use options::{parse_link as parse_link_options, LinkOptions};
 pub use printf::{parse_format, Length, Piece, PrintfArg, PrintfCall, PrintfInfo, Spec};
 pub use reflect::{
@@ -154,6 +156,9 @@ pub struct CompiledProgram {
     pub kernels: Vec<KernelInfo>,
     /// The Kernel SPIR-V module (words) after structurization.
     pub opencl_spirv: Vec<u32>,
+    /// Whether the module has program-scope `__global` variables ([`program_globals`] gives
+    /// their block).
+    pub has_global_variables: bool,
 }
 
 /// Compiles OpenCL C `source` with the OpenCL build `options` (`clBuildProgram`) for a device
@@ -530,9 +535,11 @@ fn finish(
     if log.trim().is_empty() {
         log.clear();
     }
+    let has_global_variables = globals::offsets(&module).map_err(BuildFailure::compile)?.1 > 0;
     Ok(CompiledProgram {
         build_log: log,
         kernels,
         opencl_spirv: spirv,
+        has_global_variables,
     })
 }

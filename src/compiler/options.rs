@@ -91,6 +91,7 @@ fn derived_names(caps: &DeviceCaps) -> Vec<String> {
         "__opencl_c_atomic_scope_device",
         "__opencl_c_atomic_scope_all_devices",
         "__opencl_c_work_group_collective_functions",
+        "__opencl_c_program_scope_global_variables",
     ];
     if caps.fp64 {
         v.extend(["cl_khr_fp64", "__opencl_c_fp64"]);

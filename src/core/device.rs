@@ -562,6 +562,11 @@ impl Device {
         for f in ATOMIC_FEATURES {
             v.push((f, make_version(3, 0, 0)));
         }
+        // One buffer per program, its address in the launch header (compiler::globals).
+        v.push((
+            "__opencl_c_program_scope_global_variables",
+            make_version(3, 0, 0),
+        ));
         // Written with __local memory and barriers in the prelude (compiler/prelude.cl).
         if self.work_group_collective_functions() {
             v.push((

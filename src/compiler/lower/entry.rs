@@ -29,6 +29,8 @@ mod header {
     pub const GLOBAL_SIZE: u64 = 32;
     pub const LOCAL_SIZE: u64 = 56;
     pub const NUM_GROUPS: u64 = 68;
+    /// Device address of the program's global variable block (`compiler::globals`).
+    pub const GLOBALS: u64 = 88;
 }
 
 /// Instructions being emitted at the top of the entry block.
@@ -271,7 +273,11 @@ impl Emit<'_> {
 ///
 /// # Errors
 /// For argument kinds and built-ins that are not supported yet.
-pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes, String> {
+pub(crate) fn lower_entry(
+    ctx: &mut Ctx,
+    info: &KernelInfo,
+    globals: &HashMap<Word, u64>,
+) -> Result<EntrySizes, String> {
     let sizes = memory_sizes(ctx);
     let func_id = info.function;
     let params = std::mem::take(&mut ctx.module.functions[0].parameters);
@@ -467,7 +473,40 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
             values.insert(*var, e.builtin(*b, *ty, wg_size)?);
         }
     }
+    // Program-scope __global variables: block address + offset. Their initialisers are the
+    // runtime's (compiler::globals); constants that only served those go too.
+    let program_vars: Vec<(Word, Word, u64)> = e
+        .ctx
+        .module
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::Variable)
+        .filter_map(|i| {
+            let id = i.result_id?;
+            Some((id, i.result_type?, *globals.get(&id)?))
+        })
+        .collect();
+    let mut global_ptrs: HashMap<Word, Word> = HashMap::new();
+    for (var, pty, offset) in &program_vars {
+        let u64t = e.ctx.t_int(64);
+        let block = e.cached("globals", |e| {
+            let h = e.header_addr();
+            let u64t = e.ctx.t_int(64);
+            e.load_at(h, header::GLOBALS, u64t, 8)
+        });
+        let c = e.ctx.c_u64(*offset);
+        let addr = e.op(
+            Op::IAdd,
+            u64t,
+            vec![Operand::IdRef(block), Operand::IdRef(c)],
+        );
+        let p = e.op(Op::ConvertUToPtr, *pty, vec![Operand::IdRef(addr)]);
+        global_ptrs.insert(*var, p);
+    }
     let Emit { vars, code, .. } = e;
+    if !program_vars.is_empty() {
+        remove_program_vars(ctx, &global_ptrs);
+    }
     // The OpenCL built-in variables are gone (their loads are copies now).
     ctx.module.types_global_values.retain(|i| {
         !i.result_id
@@ -561,6 +600,46 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
         ],
     )];
     Ok(sizes)
+}
+
+/// Removes the program's __global variables (`ptrs`: variable -> its address in the kernel)
+/// and the constant expressions built on them (initialisers of other such variables), and
+/// points the kernel's uses at the addresses.
+fn remove_program_vars(ctx: &mut Ctx, ptrs: &HashMap<Word, Word>) {
+    let mut dead: std::collections::HashSet<Word> = ptrs.keys().copied().collect();
+    loop {
+        let more: Vec<Word> = ctx
+            .module
+            .types_global_values
+            .iter()
+            .filter(|i| i.class.opcode == Op::SpecConstantOp)
+            .filter(|i| {
+                crate::compiler::spv::used_ids(i)
+                    .iter()
+                    .any(|u| dead.contains(u))
+            })
+            .filter_map(|i| i.result_id)
+            .filter(|r| !dead.contains(r))
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        dead.extend(more);
+    }
+    ctx.module
+        .types_global_values
+        .retain(|i| !i.result_id.is_some_and(|r| dead.contains(&r)));
+    for i in ctx.module.functions[0]
+        .blocks
+        .iter_mut()
+        .flat_map(|b| b.instructions.iter_mut())
+    {
+        crate::compiler::spv::for_each_used_id_mut(i, |w| {
+            if let Some(p) = ptrs.get(w) {
+                *w = *p;
+            }
+        });
+    }
 }
 
 /// What a work-item function returns for a dimension outside `0..3` (OpenCL C 6.15.1:

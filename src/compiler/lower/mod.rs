@@ -59,11 +59,12 @@ pub(crate) fn lower_kernel(
     info: &KernelInfo,
     caps: &DeviceCaps,
 ) -> Result<Lowered, String> {
+    let (globals, _) = crate::compiler::globals::offsets(module)?;
     let mut ctx = ctx::Ctx::new(select::select_kernel(module, info)?);
     collective::scratch_arrays(&mut ctx, caps.max_work_group_size)?;
     cfg::structurize(&mut ctx)?;
     types::lower_types(&mut ctx)?;
-    let sizes = entry::lower_entry(&mut ctx, info)?;
+    let sizes = entry::lower_entry(&mut ctx, info, &globals)?;
     let printf = printf::lower_printf(&mut ctx)?;
     memory::lower_memory(&mut ctx)?;
     widevec::lower_wide_vectors(&mut ctx)?;
