@@ -432,6 +432,8 @@ global struct { char c; long l; int a[3]; } st = { 7, -5000000000L, { 1, 2, 3 } 
 global int table[4] = { 10, 20, 30, 40 };
 global int *global ptr = &table[2];         // a pointer initialised with a variable's address
 global uchar bytes[3] = { 200, 201, 202 };
+global uchar2 pair[2] = { (uchar2)(1, 2), (uchar2)(3, 4) };
+global uchar2 *global pp = &pair[1];        // an access chain of three indexes
 
 kernel void bump(global int *out) {
     // Every work-item adds once; the counter keeps its value across launches.
@@ -452,6 +454,7 @@ kernel void read_all(global long *out) {
     out[6] = ptr - table;
     out[7] = bytes[0] + bytes[1] + bytes[2];
     out[8] = calls++;
+    out[9] = pp->x * 10 + pp->y;
 }
 
 kernel void write_all(int v) {
@@ -478,8 +481,9 @@ fn program_scope_global_variables_persist_across_launches() {
             r,
         )
     });
-    // counter 4, vec 16, st 32, table 16, ptr 8, bytes 3, calls 4 (with alignment padding).
-    assert!((83..=128).contains(&total), "total size {total}");
+    // counter 4, vec 16, st 32, table 16, ptr 8, bytes 3, pair 4, pp 8, calls 4 (with
+    // alignment padding).
+    assert!((95..=160).contains(&total), "total size {total}");
     let max: usize = device_scalar(env.device, CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE);
     assert!(max >= 64 * 1024);
 
@@ -489,18 +493,18 @@ fn program_scope_global_variables_persist_across_launches() {
     let n = 64;
     let out = env.buffer(CL_MEM_READ_WRITE, 4 * n, None);
     set_arg(bump, 0, &out);
-    let res = env.buffer(CL_MEM_READ_WRITE, 8 * 9, None);
+    let res = env.buffer(CL_MEM_READ_WRITE, 8 * 10, None);
     set_arg(read, 0, &res);
 
     // Initial values, as the host computes them.
     run(&env, read, &[1], None);
-    let got: Vec<i64> = env.read(res, 9);
+    let got: Vec<i64> = env.read(res, 10);
     let vec4 = [1.5f32, -2.0, 3.25, 8.0];
     let v = (vec4[0] * 4.0) as i64
         + (vec4[1] * 4.0) as i64 * 100
         + (vec4[2] * 4.0) as i64 * 10000
         + (vec4[3] * 4.0) as i64 * 1000000;
-    assert_eq!(got, vec![0, v, 7, -5_000_000_000, 321, 30, 2, 603, 0]);
+    assert_eq!(got, vec![0, v, 7, -5_000_000_000, 321, 30, 2, 603, 0, 34]);
 
     // Two launches of 64 work-items: the counter persists; every old value is seen once.
     for round in 0..2 {
@@ -516,7 +520,7 @@ fn program_scope_global_variables_persist_across_launches() {
     set_arg(write, 0, &val);
     run(&env, write, &[1], None);
     run(&env, read, &[1], None);
-    let got: Vec<i64> = env.read(res, 9);
+    let got: Vec<i64> = env.read(res, 10);
     let t = [10i64, 20, 77, 40];
     let k = (val & 3) as usize;
     assert_eq!(
@@ -530,7 +534,8 @@ fn program_scope_global_variables_persist_across_launches() {
             t[k],
             k as i64,
             200 + (val as u8) as i64 + 202,
-            1
+            1,
+            34
         ]
     );
     unsafe {

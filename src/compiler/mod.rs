@@ -431,8 +431,9 @@ fn imported_functions(words: &[u32]) -> Vec<String> {
         .iter()
         .filter(|i| i.class.opcode == Op::Decorate)
         .filter_map(|i| match i.operands.as_slice() {
+            // The prelude's work-group scratch functions are the lowering's (lower/collective).
             [Operand::IdRef(target), Operand::Decoration(Decoration::LinkageAttributes), Operand::LiteralString(name), Operand::LinkageType(LinkageType::Import)]
-                if functions.contains(target) =>
+                if functions.contains(target) && !name.starts_with("__vkcl_wg_scratch") =>
             {
                 Some(name.clone())
             }
@@ -491,6 +492,8 @@ fn finish(
     caps: &DeviceCaps,
     optimize: bool,
 ) -> Result<CompiledProgram, BuildFailure> {
+    let mut spirv = spirv;
+    globals::respell_constant_access_chains(&mut spirv);
     let module = rspirv::dr::load_words(&spirv)
         .map_err(|e| BuildFailure::compile(format!("cannot parse SPIR-V: {e}")))?;
     let infos = reflect::reflect_module(&module).map_err(BuildFailure::compile)?;

@@ -612,7 +612,12 @@ fn remove_program_vars(ctx: &mut Ctx, ptrs: &HashMap<Word, Word>) {
             .module
             .types_global_values
             .iter()
-            .filter(|i| i.class.opcode == Op::SpecConstantOp)
+            .filter(|i| {
+                matches!(
+                    i.class.opcode,
+                    Op::SpecConstantOp | Op::SpecConstantComposite
+                )
+            })
             .filter(|i| {
                 crate::compiler::spv::used_ids(i)
                     .iter()
