@@ -50,6 +50,12 @@ impl ClObject for Kernel {
 pub const ARGS_OFFSET: usize = 128;
 
 impl Kernel {
+    /// Whether the kernel's program has program-scope `__global` variables (their block is
+    /// the Vulkan path's: `Program::global_block`).
+    pub fn has_program_globals(&self) -> bool {
+        self.compiled.has_global_variables
+    }
+
     /// clCreateKernel. Errors: `CL_INVALID_PROGRAM_EXECUTABLE`, `CL_INVALID_KERNEL_NAME`.
     pub fn new(program: Arc<Program>, name: &str) -> ClResult<Kernel> {
         let (compiled, index) = program.kernel_info(name)?;
