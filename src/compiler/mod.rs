@@ -35,6 +35,7 @@
 //! | 56     | `u32[3]`  | `local_size` (enqueued)                                |
 //! | 68     | `u32[3]`  | `num_groups` (of the whole NDRange, rounded up)        |
 //! | 80     | `u64`     | `printf_buffer` address, 0 = none                      |
+//! | 88     | `u64`     | the program's `__global` variable block (`globals`), 0 = none |
 //!
 //! For dimensions `d >= work_dim` the runtime writes the OpenCL defaults into the header
 //! (`global_offset` 0, `global_size` 1, `local_size` 1, `num_groups` 1) and dispatches one group

@@ -24,6 +24,9 @@ COLLECTIVE(uint, coll_uint)
 COLLECTIVE(long, coll_long)
 COLLECTIVE(ulong, coll_ulong)
 COLLECTIVE(float, coll_float)
+#ifdef cl_khr_fp64
+COLLECTIVE(double, coll_double)
+#endif
 
 // 2-D groups: broadcast from (x, y), reduce over the whole group.
 kernel void coll_2d(global const int *in, global int *out, uint bx, uint by) {
