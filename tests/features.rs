@@ -98,6 +98,9 @@ fn reported_features_are_those_that_work_and_programs_see_them() {
     if env.has_extension("cl_khr_fp64") {
         want.push("__opencl_c_fp64");
     }
+    if env.has_extension("cl_khr_subgroups") {
+        want.push("__opencl_c_subgroups");
+    }
     let mut got_sorted = got.clone();
     got_sorted.sort();
     want.sort();
@@ -544,6 +547,147 @@ fn program_scope_global_variables_persist_across_launches() {
         cl!(clReleaseKernel)(bump);
         cl!(clReleaseKernel)(read);
         cl!(clReleaseKernel)(write);
+        cl!(clReleaseProgram)(p);
+    }
+}
+
+const SUBGROUPS: &str = include_str!("../src/compiler/testdata/subgroups.cl");
+
+#[test]
+fn subgroup_functions_match_the_host() {
+    let env = Env::new();
+    let reported = features(env.device)
+        .iter()
+        .any(|f| f == "__opencl_c_subgroups");
+    assert_eq!(reported, env.has_extension("cl_khr_subgroups"));
+    let max_sgs: cl_uint = device_scalar(env.device, CL_DEVICE_MAX_NUM_SUB_GROUPS);
+    if !reported {
+        assert_eq!(max_sgs, 0);
+        return;
+    }
+    let p = env
+        .try_build(SUBGROUPS, "-cl-std=CL3.0")
+        .unwrap_or_else(|(e, log)| panic!("build failed ({e}):\n{log}"));
+    let k = env.kernel(p, "sg_int");
+    // 90 items in groups of 20: the last group has 10 (non-uniform).
+    let (n, local) = (90usize, 20usize);
+    let mut sg = 0usize;
+    ok(unsafe {
+        cl!(clGetKernelSubGroupInfo)(
+            k,
+            env.device,
+            CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+            std::mem::size_of::<usize>(),
+            &local as *const usize as *const c_void,
+            std::mem::size_of::<usize>(),
+            &mut sg as *mut usize as *mut c_void,
+            null_mut(),
+        )
+    });
+    assert!(sg >= 1 && sg <= local);
+    let mut count = 0usize;
+    ok(unsafe {
+        cl!(clGetKernelSubGroupInfo)(
+            k,
+            env.device,
+            CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE,
+            std::mem::size_of::<usize>(),
+            &local as *const usize as *const c_void,
+            std::mem::size_of::<usize>(),
+            &mut count as *mut usize as *mut c_void,
+            null_mut(),
+        )
+    });
+    assert_eq!(count, local.div_ceil(sg));
+    assert!(max_sgs as usize >= count);
+
+    let mut rng = Rng(0x5b9);
+    let mut xs: Vec<i32> = (0..n)
+        .map(|_| (rng.next_u32() % 1000) as i32 - 500)
+        .collect();
+    xs[2] = 3;
+    xs[9] = 5;
+    let input = env.buffer(CL_MEM_READ_WRITE, 4 * n, Some(bytes(&xs)));
+    let out = env.buffer(CL_MEM_READ_WRITE, 4 * 12 * n, None);
+    set_arg(k, 0, &input);
+    set_arg(k, 1, &out);
+    run(&env, k, &[n], Some(&[local]));
+    let got: Vec<i32> = env.read(out, 12 * n);
+    for g0 in (0..n).step_by(local) {
+        let l = local.min(n - g0);
+        for lid in 0..l {
+            let (sid, slid) = (lid / sg, lid % sg);
+            let first = g0 + sid * sg;
+            let size = sg.min(l - sid * sg);
+            let mine = &xs[first..first + size];
+            let want = [
+                size as i32,
+                sg as i32,
+                l.div_ceil(sg) as i32,
+                sid as i32,
+                slid as i32,
+                local.div_ceil(sg) as i32,
+                mine.iter().fold(0i32, |a, &b| a.wrapping_add(b)),
+                *mine[..=slid].iter().min().unwrap(),
+                mine[..slid].iter().copied().max().unwrap_or(i32::MIN),
+                mine[1.min(size - 1)],
+                (mine.iter().all(|&x| x != 3) as i32) * 2 + mine.iter().any(|&x| x == 5) as i32,
+                *mine.iter().max().unwrap(),
+            ];
+            let i = g0 + lid;
+            if size < 2 {
+                // sub_group_broadcast from lane 1 of a one-item sub-group is undefined.
+                let mut g = got[12 * i..12 * i + 12].to_vec();
+                g[9] = want[9];
+                assert_eq!(g, want, "work-item {i}");
+            } else {
+                assert_eq!(&got[12 * i..12 * i + 12], &want, "work-item {i}");
+            }
+        }
+    }
+
+    // 64-bit integers and floats, groups of 16.
+    let k2 = env.kernel(p, "sg_long_float");
+    let n = 64;
+    let ls: Vec<i64> = (0..n).map(|_| (rng.next_u32() as i64) << 20).collect();
+    let fs: Vec<f32> = (0..n)
+        .map(|_| (rng.next_u32() % 200) as f32 - 100.0)
+        .collect();
+    let (lb, fb) = (
+        env.buffer(CL_MEM_READ_WRITE, 8 * n, Some(bytes(&ls))),
+        env.buffer(CL_MEM_READ_WRITE, 4 * n, Some(bytes(&fs))),
+    );
+    let (lo, fo) = (
+        env.buffer(CL_MEM_READ_WRITE, 16 * n, None),
+        env.buffer(CL_MEM_READ_WRITE, 8 * n, None),
+    );
+    set_arg(k2, 0, &lb);
+    set_arg(k2, 1, &fb);
+    set_arg(k2, 2, &lo);
+    set_arg(k2, 3, &fo);
+    run(&env, k2, &[n], Some(&[16]));
+    let gl: Vec<i64> = env.read(lo, 2 * n);
+    let gf: Vec<f32> = env.read(fo, 2 * n);
+    for i in 0..n {
+        let (g0, lid) = (i / 16 * 16, i % 16);
+        let first = g0 + lid / sg * sg;
+        let size = sg.min(16 - lid / sg * sg);
+        let slid = lid % sg;
+        let ml = &ls[first..first + size];
+        let mf = &fs[first..first + size];
+        assert_eq!(gl[2 * i], ml[..=slid].iter().sum::<i64>(), "long scan {i}");
+        assert_eq!(gl[2 * i + 1], ml[0], "long broadcast {i}");
+        // Small integers in float: every order of summation is exact.
+        assert_eq!(gf[2 * i], mf.iter().sum::<f32>(), "float reduce {i}");
+        let m = mf[..slid].iter().copied().fold(f32::INFINITY, f32::min);
+        assert_eq!(gf[2 * i + 1], m, "float exclusive min {i}");
+    }
+    unsafe {
+        for m in [input, out, lb, fb, lo, fo] {
+            cl!(clReleaseMemObject)(m);
+        }
+        cl!(clReleaseKernel)(k);
+        cl!(clReleaseKernel)(k2);
         cl!(clReleaseProgram)(p);
     }
 }

@@ -345,8 +345,8 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         | CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE
         | CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
-        | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT
-        | CL_DEVICE_MAX_NUM_SUB_GROUPS => out.scalar(0 as cl_uint),
+        | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => out.scalar(0 as cl_uint),
+        CL_DEVICE_MAX_NUM_SUB_GROUPS => out.scalar(d.max_num_sub_groups() as cl_uint),
         CL_DEVICE_IMAGE2D_MAX_WIDTH
         | CL_DEVICE_IMAGE2D_MAX_HEIGHT
         | CL_DEVICE_IMAGE3D_MAX_WIDTH

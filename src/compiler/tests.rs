@@ -421,3 +421,24 @@ fn program_scope_variables_layout_and_initial_image() {
     );
     assert!(!q.has_global_variables);
 }
+
+#[test]
+fn subgroup_functions_lower_to_non_uniform_operations() {
+    let p = build(include_str!("testdata/subgroups.cl"), "-cl-std=CL3.0");
+    for k in ["sg_int", "sg_long_float"] {
+        let words = &kernel(&p, k).spirv;
+        let m = rspirv::dr::load_words(words).unwrap();
+        let ops: Vec<_> = m.functions[0]
+            .blocks
+            .iter()
+            .flat_map(|b| b.instructions.iter())
+            .map(|i| format!("{:?}", i.class.opcode))
+            .collect();
+        assert!(ops.iter().any(|o| o.starts_with("GroupNonUniform")), "{k}");
+        assert!(
+            !ops.iter()
+                .any(|o| o.starts_with("Group") && !o.starts_with("GroupNonUniform")),
+            "{k}"
+        );
+    }
+}

@@ -538,6 +538,9 @@ impl Device {
         if self.phys.storage_8bit {
             v.push(("cl_khr_byte_addressable_store", make_version(1, 0, 0)));
         }
+        if self.subgroups() {
+            v.push(("cl_khr_subgroups", make_version(1, 0, 0)));
+        }
         // atom_* on 64-bit integers in __global and __local memory: SPIR-V Int64Atomics on
         // storage buffers and on workgroup memory.
         if self.phys.shader_int64_atomics && self.phys.shader_shared_int64_atomics {
@@ -567,6 +570,9 @@ impl Device {
             "__opencl_c_program_scope_global_variables",
             make_version(3, 0, 0),
         ));
+        if self.subgroups() {
+            v.push(("__opencl_c_subgroups", make_version(3, 0, 0)));
+        }
         // Written with __local memory and barriers in the prelude (compiler/prelude.cl).
         if self.work_group_collective_functions() {
             v.push((
@@ -575,6 +581,29 @@ impl Device {
             ));
         }
         v
+    }
+
+    /// Sub-groups (`cl_khr_subgroups`, `__opencl_c_subgroups`): Vulkan subgroups in compute
+    /// with basic, vote, arithmetic and shuffle operations, on 64-bit types too
+    /// (`shaderSubgroupExtendedTypes`).
+    pub fn subgroups(&self) -> bool {
+        use vk::SubgroupFeatureFlags as F;
+        self.phys.subgroup_size > 0
+            && self.phys.shader_int64
+            && self.phys.subgroup_extended_types
+            && self
+                .phys
+                .subgroup_ops
+                .contains(F::BASIC | F::VOTE | F::ARITHMETIC | F::SHUFFLE)
+    }
+
+    /// `CL_DEVICE_MAX_NUM_SUB_GROUPS`: sub-groups in the largest work-group (0 without them).
+    pub fn max_num_sub_groups(&self) -> u32 {
+        if self.subgroups() {
+            (self.max_work_group_size() as u32).div_ceil(self.phys.subgroup_size)
+        } else {
+            0
+        }
     }
 
     /// `CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT`: the prelude's implementation

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use rspirv::dr::{Module, Operand};
-use rspirv::spirv::{Op, StorageClass, Word};
+use rspirv::spirv::{Op, Scope, StorageClass, Word};
 
 use super::ctx::Ctx;
 use crate::compiler::spv::{id_operand, inst, name_of};
@@ -115,6 +115,105 @@ pub(crate) fn scratch_arrays(ctx: &mut Ctx, max_work_group_size: u32) -> Result<
                     vec![Operand::IdRef(array), Operand::IdRef(zero), k],
                 );
             }
+        }
+    }
+    Ok(())
+}
+
+/// Sub-group functions (cl_khr_subgroups): llvm-spirv's `OpGroup*` of `Subgroup` scope ->
+/// Vulkan's `OpGroupNonUniform*` (same operands; `sub_group_broadcast` as a shuffle, whose
+/// lane id may be any value, with a 32-bit id).
+///
+/// # Errors
+/// A group instruction of another scope (the work-group functions are the prelude's).
+pub(crate) fn subgroup_ops(ctx: &mut Ctx) -> Result<(), String> {
+    let types = ctx.value_types();
+    let u32t = ctx.t_int(32);
+    let subgroup = Scope::Subgroup as u64;
+    let defs = crate::compiler::spv::Defs::new(&ctx.module);
+    // Conversions get placeholder ids (u32::MAX - k), renumbered below.
+    let mut converted: Word = 0;
+    for b in ctx
+        .module
+        .functions
+        .iter_mut()
+        .flat_map(|f| f.blocks.iter_mut())
+    {
+        let mut out = Vec::with_capacity(b.instructions.len());
+        for mut i in std::mem::take(&mut b.instructions) {
+            let to = match i.class.opcode {
+                Op::GroupAll => Op::GroupNonUniformAll,
+                Op::GroupAny => Op::GroupNonUniformAny,
+                Op::GroupBroadcast => Op::GroupNonUniformShuffle,
+                Op::GroupIAdd => Op::GroupNonUniformIAdd,
+                Op::GroupFAdd => Op::GroupNonUniformFAdd,
+                Op::GroupSMin => Op::GroupNonUniformSMin,
+                Op::GroupUMin => Op::GroupNonUniformUMin,
+                Op::GroupFMin => Op::GroupNonUniformFMin,
+                Op::GroupSMax => Op::GroupNonUniformSMax,
+                Op::GroupUMax => Op::GroupNonUniformUMax,
+                Op::GroupFMax => Op::GroupNonUniformFMax,
+                _ => {
+                    out.push(i);
+                    continue;
+                }
+            };
+            let scope = id_operand(&i, 0).and_then(|s| defs.const_u64(s));
+            if scope != Some(subgroup) {
+                return Err(format!(
+                    "{:?} of a scope other than sub-group is not supported",
+                    i.class.opcode
+                ));
+            }
+            if to == Op::GroupNonUniformShuffle {
+                // [scope, value, local id (one, or x y z for 2-D/3-D: sub-groups are 1-D)].
+                let lid = id_operand(&i, 2).ok_or("broadcast without an id")?;
+                let wide = types
+                    .get(&lid)
+                    .and_then(|t| defs.get(*t))
+                    .and_then(|d| crate::compiler::spv::lit_operand(d, 0))
+                    != Some(32);
+                let lid = if wide {
+                    let nid = u32::MAX - converted;
+                    converted += 1;
+                    out.push(inst(
+                        Op::UConvert,
+                        Some(u32t),
+                        Some(nid),
+                        vec![Operand::IdRef(lid)],
+                    ));
+                    nid
+                } else {
+                    lid
+                };
+                i.operands.truncate(2);
+                i.operands.push(Operand::IdRef(lid));
+            }
+            out.push(inst(to, i.result_type, i.result_id, i.operands));
+        }
+        b.instructions = out;
+    }
+    // Give the conversions real ids.
+    if converted > 0 {
+        let mut map = HashMap::new();
+        for k in 0..converted {
+            map.insert(u32::MAX - k, ctx.id());
+        }
+        for i in ctx
+            .module
+            .functions
+            .iter_mut()
+            .flat_map(|f| f.blocks.iter_mut())
+            .flat_map(|b| b.instructions.iter_mut())
+        {
+            if let Some(r) = i.result_id.and_then(|r| map.get(&r)) {
+                i.result_id = Some(*r);
+            }
+            crate::compiler::spv::for_each_used_id_mut(i, |w| {
+                if let Some(n) = map.get(w) {
+                    *w = *n;
+                }
+            });
         }
     }
     Ok(())

@@ -148,6 +148,45 @@ impl Emit<'_> {
         self.op(Op::Load, ty, vec![Operand::IdRef(var)])
     }
 
+    /// A 32-bit Vulkan subgroup built-in (loaded once).
+    fn subgroup_input(&mut self, b: BuiltIn) -> Word {
+        let key: &'static str = match b {
+            BuiltIn::SubgroupSize => "sg_size",
+            BuiltIn::SubgroupId => "sg_id",
+            _ => "sg_local_id",
+        };
+        self.cached(key, |e| {
+            let u = e.ctx.t_int(32);
+            e.input_builtin(b, u)
+        })
+    }
+
+    /// x * y * z of a 64-bit 3-vector, as 32 bits (work-group sizes).
+    fn linear_count(&mut self, v3: Word) -> Word {
+        let u64t = self.ctx.t_int(64);
+        let u = self.ctx.t_int(32);
+        let c: Vec<Word> = (0..3)
+            .map(|k| {
+                self.op(
+                    Op::CompositeExtract,
+                    u64t,
+                    vec![Operand::IdRef(v3), Operand::LiteralBit32(k)],
+                )
+            })
+            .collect();
+        let xy = self.op(
+            Op::IMul,
+            u64t,
+            vec![Operand::IdRef(c[0]), Operand::IdRef(c[1])],
+        );
+        let xyz = self.op(
+            Op::IMul,
+            u64t,
+            vec![Operand::IdRef(xy), Operand::IdRef(c[2])],
+        );
+        self.op(Op::UConvert, u, vec![Operand::IdRef(xyz)])
+    }
+
     fn v3u32(&mut self) -> Word {
         let u = self.ctx.t_int(32);
         self.ctx.t_vec(u, 3)
@@ -257,6 +296,53 @@ impl Emit<'_> {
                 let t = self.op(Op::IAdd, u64t, vec![Operand::IdRef(t), Operand::IdRef(y)]);
                 let t = self.op(Op::IMul, u64t, vec![Operand::IdRef(t), Operand::IdRef(sx)]);
                 self.op(Op::IAdd, u64t, vec![Operand::IdRef(t), Operand::IdRef(x)])
+            }
+            // Sub-groups (cl_khr_subgroups): Vulkan's subgroups of the work-group, in order of
+            // the linear local id; all of `SubgroupSize` but possibly the last.
+            BuiltIn::SubgroupMaxSize => return Ok(self.subgroup_input(BuiltIn::SubgroupSize)),
+            BuiltIn::SubgroupLocalInvocationId | BuiltIn::SubgroupId => {
+                return Ok(self.subgroup_input(b))
+            }
+            BuiltIn::SubgroupSize => {
+                // min(max size, items of the work-group after this sub-group's first).
+                let u = self.ctx.t_int(32);
+                let max = self.subgroup_input(BuiltIn::SubgroupSize);
+                let id = self.subgroup_input(BuiltIn::SubgroupId);
+                let ls = self.local_size(wg_size);
+                let n = self.linear_count(ls);
+                let first = self.op(Op::IMul, u, vec![Operand::IdRef(id), Operand::IdRef(max)]);
+                let rest = self.op(Op::ISub, u, vec![Operand::IdRef(n), Operand::IdRef(first)]);
+                let bool_t = self.ctx.t_bool();
+                let lt = self.op(
+                    Op::ULessThan,
+                    bool_t,
+                    vec![Operand::IdRef(max), Operand::IdRef(rest)],
+                );
+                return Ok(self.op(
+                    Op::Select,
+                    u,
+                    vec![
+                        Operand::IdRef(lt),
+                        Operand::IdRef(max),
+                        Operand::IdRef(rest),
+                    ],
+                ));
+            }
+            // ceil(work-group items / max size); Vulkan's NumSubgroups leaves out a partial
+            // last subgroup on lavapipe 22.3 (2 for 20 items in subgroups of 8).
+            BuiltIn::NumEnqueuedSubgroups | BuiltIn::NumSubgroups => {
+                let u = self.ctx.t_int(32);
+                let max = self.subgroup_input(BuiltIn::SubgroupSize);
+                let ls = if b == BuiltIn::NumSubgroups {
+                    self.local_size(wg_size)
+                } else {
+                    self.enqueued_local_size()
+                };
+                let n = self.linear_count(ls);
+                let one = self.ctx.c_u32(1);
+                let m1 = self.op(Op::ISub, u, vec![Operand::IdRef(max), Operand::IdRef(one)]);
+                let t = self.op(Op::IAdd, u, vec![Operand::IdRef(n), Operand::IdRef(m1)]);
+                return Ok(self.op(Op::UDiv, u, vec![Operand::IdRef(t), Operand::IdRef(max)]));
             }
             other => return Err(format!("built-in {other:?} is not supported yet")),
         };
