@@ -383,7 +383,8 @@ pub unsafe extern "C" fn clGetKernelArgInfo(
     })
 }
 
-/// clGetKernelSubGroupInfo (OpenCL 3.0 section 5.9.3, `cl_khr_subgroups`): sub-groups are the
+/// clGetKernelSubGroupInfo (and its `clGetKernelSubGroupInfoKHR` alias; OpenCL 3.0 section
+/// 5.9.3, `__opencl_c_subgroups`): sub-groups are the
 /// device's Vulkan subgroups (`CL_DEVICE_MAX_NUM_SUB_GROUPS`), `subgroupSize` work-items each in
 /// order of the linear local id, the last one possibly smaller. Errors: `CL_INVALID_KERNEL`,
 /// `CL_INVALID_DEVICE` (device not the kernel's, or NULL with several),

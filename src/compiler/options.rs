@@ -92,7 +92,6 @@ fn derived_names(caps: &DeviceCaps) -> Vec<String> {
         "__opencl_c_atomic_scope_all_devices",
         "__opencl_c_work_group_collective_functions",
         "__opencl_c_program_scope_global_variables",
-        "cl_khr_subgroups",
         "__opencl_c_subgroups",
     ];
     if caps.fp64 {

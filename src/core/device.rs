@@ -538,9 +538,9 @@ impl Device {
         if self.phys.storage_8bit {
             v.push(("cl_khr_byte_addressable_store", make_version(1, 0, 0)));
         }
-        if self.subgroups() {
-            v.push(("cl_khr_subgroups", make_version(1, 0, 0)));
-        }
+        // Not cl_khr_subgroups: that extension requires independent forward progress of
+        // sub-groups (CTS subgroups ifp_ext), which lavapipe's subgroups do not make (they
+        // run in turn within a work-group); OpenCL 3.0's __opencl_c_subgroups does not.
         // atom_* on 64-bit integers in __global and __local memory: SPIR-V Int64Atomics on
         // storage buffers and on workgroup memory.
         if self.phys.shader_int64_atomics && self.phys.shader_shared_int64_atomics {
@@ -583,7 +583,7 @@ impl Device {
         v
     }
 
-    /// Sub-groups (`cl_khr_subgroups`, `__opencl_c_subgroups`): Vulkan subgroups in compute
+    /// Sub-groups (`__opencl_c_subgroups`, OpenCL C 3.0 section 6.15.17): Vulkan subgroups in compute
     /// with basic, vote, arithmetic and shuffle operations, on 64-bit types too
     /// (`shaderSubgroupExtendedTypes`).
     pub fn subgroups(&self) -> bool {

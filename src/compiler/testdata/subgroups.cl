@@ -1,5 +1,4 @@
-// Sub-group functions (cl_khr_subgroups / __opencl_c_subgroups): 12 values per work-item.
-#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+// Sub-group functions (OpenCL C 3.0, __opencl_c_subgroups): 12 values per work-item.
 kernel void sg_int(global const int *in, global int *out) {
     size_t i = get_global_id(0);
     int x = in[i];
