@@ -416,7 +416,11 @@ pub unsafe extern "C" fn clGetKernelSubGroupInfo(
         // The local size (1 to 3 size_t) the NDRANGE queries take as input.
         let local_items = || -> ClResult<usize> {
             // CL_INVALID_VALUE if input_value_size is not valid for param_name.
-            if in_value.is_null() || in_size == 0 || in_size % word != 0 || in_size / word > 3 {
+            if in_value.is_null()
+                || in_size == 0
+                || !in_size.is_multiple_of(word)
+                || in_size / word > 3
+            {
                 return Err(ClError(CL_INVALID_VALUE));
             }
             let mut v = [0usize; 3];

@@ -615,18 +615,18 @@ impl Device {
     /// `CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES`, consistent with [`Self::opencl_c_features`]
     /// (OpenCL 3.0 section 4.2, table "Device queries").
     pub fn atomic_memory_capabilities(&self) -> u64 {
-        (CL_DEVICE_ATOMIC_ORDER_RELAXED
+        CL_DEVICE_ATOMIC_ORDER_RELAXED
             | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
             | CL_DEVICE_ATOMIC_ORDER_SEQ_CST
             | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP
             | CL_DEVICE_ATOMIC_SCOPE_DEVICE
-            | CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES) as u64
+            | CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES
     }
 
     /// `CL_DEVICE_ATOMIC_FENCE_CAPABILITIES`: the memory capabilities plus work-item scope
     /// (`atomic_work_item_fence` with `memory_scope_work_item`).
     pub fn atomic_fence_capabilities(&self) -> u64 {
-        self.atomic_memory_capabilities() | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM as u64
+        self.atomic_memory_capabilities() | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM
     }
 
     /// `CL_DEVICE_PROFILING_TIMER_RESOLUTION` in ns.
