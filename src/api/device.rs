@@ -14,6 +14,10 @@ use opencl_sys::*;
 use std::ffi::c_void;
 use std::sync::Arc;
 
+/// `CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE`, bytes: the full profile's minimum (OpenCL 3.0
+/// section 4.2), 64 KiB.
+const MAX_GLOBAL_VARIABLE_SIZE: usize = 64 * 1024;
+
 const ALL_TYPES: cl_device_type = CL_DEVICE_TYPE_DEFAULT
     | CL_DEVICE_TYPE_CPU
     | CL_DEVICE_TYPE_GPU
@@ -344,17 +348,18 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         | CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE
         | CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
-        | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT
-        | CL_DEVICE_MAX_NUM_SUB_GROUPS => out.scalar(0 as cl_uint),
+        | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => out.scalar(0 as cl_uint),
+        CL_DEVICE_MAX_NUM_SUB_GROUPS => out.scalar(d.max_num_sub_groups() as cl_uint),
         CL_DEVICE_IMAGE2D_MAX_WIDTH
         | CL_DEVICE_IMAGE2D_MAX_HEIGHT
         | CL_DEVICE_IMAGE3D_MAX_WIDTH
         | CL_DEVICE_IMAGE3D_MAX_HEIGHT
         | CL_DEVICE_IMAGE3D_MAX_DEPTH
         | CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
-        | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE
-        | CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE
-        | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => out.scalar(0usize),
+        | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => out.scalar(0usize),
+        // Program-scope __global variables live in one buffer per program (compiler::globals).
+        CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE => out.scalar(MAX_GLOBAL_VARIABLE_SIZE),
+        CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => out.scalar(16 * MAX_GLOBAL_VARIABLE_SIZE),
         CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES => out.scalar(0 as cl_command_queue_properties),
         CL_DEVICE_MAX_PARAMETER_SIZE => out.scalar(1024usize),
         CL_DEVICE_MEM_BASE_ADDR_ALIGN => {
@@ -451,19 +456,18 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         }),
         // Non-uniform work-groups: the edge groups run as their own dispatches (core::kernel).
         CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => out.scalar(CL_TRUE),
+        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT => {
+            out.scalar(b(d.work_group_collective_functions()))
+        }
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS
-        | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
         | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT
         | CL_DEVICE_PIPE_SUPPORT => out.scalar(CL_FALSE),
-        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => out.scalar(
-            (CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)
-                as cl_device_atomic_capabilities,
-        ),
-        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => out.scalar(
-            (CL_DEVICE_ATOMIC_ORDER_RELAXED
-                | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
-                | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP) as cl_device_atomic_capabilities,
-        ),
+        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
+            out.scalar(d.atomic_memory_capabilities() as cl_device_atomic_capabilities)
+        }
+        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => {
+            out.scalar(d.atomic_fence_capabilities() as cl_device_atomic_capabilities)
+        }
         CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => {
             out.scalar(0 as cl_device_device_enqueue_capabilities)
         }

@@ -379,24 +379,87 @@ pub unsafe extern "C" fn clGetKernelArgInfo(
     })
 }
 
-/// clGetKernelSubGroupInfo: the device reports no sub-groups (CL_DEVICE_MAX_NUM_SUB_GROUPS is
-/// 0). Errors: `CL_INVALID_KERNEL`, `CL_INVALID_OPERATION`.
+/// clGetKernelSubGroupInfo (and its `clGetKernelSubGroupInfoKHR` alias; OpenCL 3.0 section
+/// 5.9.3, `__opencl_c_subgroups`): sub-groups are the
+/// device's Vulkan subgroups (`CL_DEVICE_MAX_NUM_SUB_GROUPS`), `subgroupSize` work-items each in
+/// order of the linear local id, the last one possibly smaller. Errors: `CL_INVALID_KERNEL`,
+/// `CL_INVALID_DEVICE` (device not the kernel's, or NULL with several),
+/// `CL_INVALID_OPERATION` (device without sub-groups), `CL_INVALID_VALUE` (unknown `param`, an
+/// input of the wrong size or NULL, `size` too small).
 ///
 /// # Safety
-/// Any pointer value is accepted.
+/// `in_value` must point to `in_size` readable bytes; other pointers as the OpenCL API requires.
 pub unsafe extern "C" fn clGetKernelSubGroupInfo(
     kernel: cl_kernel,
-    _device: cl_device_id,
-    _param: cl_kernel_sub_group_info,
-    _in_size: usize,
-    _in_value: *const c_void,
-    _size: usize,
-    _value: *mut c_void,
-    _size_ret: *mut usize,
+    device: cl_device_id,
+    param: cl_kernel_sub_group_info,
+    in_size: usize,
+    in_value: *const c_void,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
 ) -> cl_int {
     status(|| {
-        lookup::<Kernel>(kernel as *const c_void)?;
-        Err(ClError(CL_INVALID_OPERATION))
+        let k = lookup::<Kernel>(kernel as *const c_void)?;
+        let d = kernel_device(&k, device)?;
+        // CL_INVALID_OPERATION if device does not support sub-groups.
+        if !d.subgroups() {
+            return Err(ClError(CL_INVALID_OPERATION));
+        }
+        let sg = d.phys.subgroup_size.max(1) as usize;
+        let max_wg = k.max_work_group_size(&d);
+        let word = std::mem::size_of::<usize>();
+        // The local size (1 to 3 size_t) the NDRANGE queries take as input.
+        let local_items = || -> ClResult<usize> {
+            // CL_INVALID_VALUE if input_value_size is not valid for param_name.
+            if in_value.is_null()
+                || in_size == 0
+                || !in_size.is_multiple_of(word)
+                || in_size / word > 3
+            {
+                return Err(ClError(CL_INVALID_VALUE));
+            }
+            let mut v = [0usize; 3];
+            // SAFETY: the caller provides in_size readable bytes at in_value (checked above
+            // to be 1 to 3 size_t).
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    in_value as *const u8,
+                    v.as_mut_ptr() as *mut u8,
+                    in_size,
+                )
+            };
+            Ok(v[..in_size / word].iter().product())
+        };
+        let out = InfoOut::new(size, value, size_ret);
+        match param {
+            CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE => out.scalar(local_items()?.min(sg)),
+            CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE => out.scalar(local_items()?.div_ceil(sg)),
+            CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT => {
+                // CL_INVALID_VALUE if input_value_size is not sizeof(size_t).
+                if in_value.is_null() || in_size != word {
+                    return Err(ClError(CL_INVALID_VALUE));
+                }
+                // SAFETY: one size_t is readable at in_value (checked above).
+                let count = unsafe { std::ptr::read_unaligned(in_value as *const usize) };
+                // The output has as many dimensions as param_value_size holds (1 to 3).
+                let dims = if value.is_null() { 3 } else { size / word };
+                if !(1..=3).contains(&dims) {
+                    return Err(ClError(CL_INVALID_VALUE));
+                }
+                let mut v = vec![0usize; dims];
+                // Zero when no local size gives exactly `count` sub-groups.
+                if count > 0 && count * sg <= max_wg {
+                    v.fill(1);
+                    v[0] = count * sg;
+                }
+                out.slice(&v)
+            }
+            CL_KERNEL_MAX_NUM_SUB_GROUPS => out.scalar(max_wg.div_ceil(sg)),
+            // No attribute sets a sub-group count.
+            CL_KERNEL_COMPILE_NUM_SUB_GROUPS => out.scalar(0usize),
+            _ => Err(ClError(CL_INVALID_VALUE)),
+        }
     })
 }
 

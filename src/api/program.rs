@@ -612,7 +612,14 @@ pub unsafe extern "C" fn clGetProgramBuildInfo(
             CL_PROGRAM_BUILD_OPTIONS => out.string(&st.options),
             CL_PROGRAM_BUILD_LOG => out.string(&st.log),
             CL_PROGRAM_BINARY_TYPE => out.scalar(st.binary_type),
-            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => out.scalar(0usize),
+            // The program's __global variable block (compiler::globals), 0 without one.
+            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => out.scalar(
+                st.compiled
+                    .as_ref()
+                    .filter(|c| c.has_global_variables)
+                    .and_then(|c| crate::compiler::program_globals(&c.opencl_spirv).ok())
+                    .map_or(0, |g| g.size as usize),
+            ),
             _ => Err(ClError(CL_INVALID_VALUE)),
         }
     })

@@ -21,6 +21,9 @@ pub struct DeviceCaps {
     pub max_push_constants: u32,
     /// `maxComputeSharedMemorySize` in bytes (`CL_DEVICE_LOCAL_MEM_SIZE`).
     pub max_local_mem_bytes: u32,
+    /// `CL_DEVICE_MAX_WORK_GROUP_SIZE` (`maxComputeWorkGroupInvocations`): the slots of the
+    /// work-group collective functions' scratch arrays.
+    pub max_work_group_size: u32,
     /// The extensions (`CL_DEVICE_EXTENSIONS`) and OpenCL C features
     /// (`CL_DEVICE_OPENCL_C_FEATURES`) the device reports. OpenCL C programs see exactly these
     /// as predefined macros (of the names clang knows). `None`: derived from the flags above
@@ -39,6 +42,7 @@ impl Default for DeviceCaps {
             shared_float32_atomics: true,
             max_push_constants: 128,
             max_local_mem_bytes: 32768,
+            max_work_group_size: 1024,
             opencl_c_names: None,
         }
     }

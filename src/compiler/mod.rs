@@ -35,6 +35,7 @@
 //! | 56     | `u32[3]`  | `local_size` (enqueued)                                |
 //! | 68     | `u32[3]`  | `num_groups` (of the whole NDRange, rounded up)        |
 //! | 80     | `u64`     | `printf_buffer` address, 0 = none                      |
+//! | 88     | `u64`     | the program's `__global` variable block (`globals`), 0 = none |
 //!
 //! For dimensions `d >= work_dim` the runtime writes the OpenCL defaults into the header
 //! (`global_offset` 0, `global_size` 1, `local_size` 1, `num_groups` 1) and dispatches one group
@@ -115,6 +116,7 @@ mod caps;
 mod error;
 mod frontend;
 mod il;
+mod globals;
 mod layout;
 mod lower;
 mod mathlib;
@@ -132,6 +134,7 @@ mod tests;
 pub use caps::DeviceCaps;
 pub use error::{BuildFailure, BuildFailureKind, CompilerError};
 pub use il::{spec_constants, SpecConstant, SpecValues};
+pub use globals::{program_globals, GlobalVariables};
 pub use options::{parse_link as parse_link_options, LinkOptions};
 pub use printf::{parse_format, Length, Piece, PrintfArg, PrintfCall, PrintfInfo, Spec};
 pub use reflect::{
@@ -156,6 +159,9 @@ pub struct CompiledProgram {
     pub kernels: Vec<KernelInfo>,
     /// The Kernel SPIR-V module (words) after structurization.
     pub opencl_spirv: Vec<u32>,
+    /// Whether the module has program-scope `__global` variables ([`program_globals`] gives
+    /// their block).
+    pub has_global_variables: bool,
 }
 
 /// Compiles OpenCL C `source` with the OpenCL build `options` (`clBuildProgram`) for a device
@@ -456,8 +462,9 @@ fn imported_functions(words: &[u32]) -> Vec<String> {
         .iter()
         .filter(|i| i.class.opcode == Op::Decorate)
         .filter_map(|i| match i.operands.as_slice() {
+            // The prelude's work-group scratch functions are the lowering's (lower/collective).
             [Operand::IdRef(target), Operand::Decoration(Decoration::LinkageAttributes), Operand::LiteralString(name), Operand::LinkageType(LinkageType::Import)]
-                if functions.contains(target) =>
+                if functions.contains(target) && !name.starts_with("__vkcl_wg_scratch") =>
             {
                 Some(name.clone())
             }
@@ -516,6 +523,8 @@ fn finish(
     caps: &DeviceCaps,
     optimize: bool,
 ) -> Result<CompiledProgram, BuildFailure> {
+    let mut spirv = spirv;
+    globals::respell_constant_access_chains(&mut spirv);
     let module = rspirv::dr::load_words(&spirv)
         .map_err(|e| BuildFailure::compile(format!("cannot parse SPIR-V: {e}")))?;
     let infos = reflect::reflect_module(&module).map_err(BuildFailure::compile)?;
@@ -560,9 +569,11 @@ fn finish(
     if log.trim().is_empty() {
         log.clear();
     }
+    let has_global_variables = globals::offsets(&module).map_err(BuildFailure::compile)?.1 > 0;
     Ok(CompiledProgram {
         build_log: log,
         kernels,
         opencl_spirv: spirv,
+        has_global_variables,
     })
 }

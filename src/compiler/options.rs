@@ -86,6 +86,13 @@ fn derived_names(caps: &DeviceCaps) -> Vec<String> {
         "cl_khr_local_int32_base_atomics",
         "cl_khr_local_int32_extended_atomics",
         "__opencl_c_int64",
+        "__opencl_c_atomic_order_acq_rel",
+        "__opencl_c_atomic_order_seq_cst",
+        "__opencl_c_atomic_scope_device",
+        "__opencl_c_atomic_scope_all_devices",
+        "__opencl_c_work_group_collective_functions",
+        "__opencl_c_program_scope_global_variables",
+        "__opencl_c_subgroups",
     ];
     if caps.fp64 {
         v.extend(["cl_khr_fp64", "__opencl_c_fp64"]);

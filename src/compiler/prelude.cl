@@ -45,3 +45,110 @@ __VKCL_STATIC inline size_t __attribute__((overloadable, always_inline)) __vkcl_
     ((void)(num_events), (void)(event_list), barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE))
 
 #define prefetch(p, num) ((void)(p), (void)(num))
+
+// Work-group collective functions (OpenCL C 3.0 section 6.15.16, feature
+// __opencl_c_work_group_collective_functions). llvm-spirv would emit OpGroup* instructions of
+// Workgroup scope, which Vulkan does not allow; they are written here in terms of __local
+// memory and barriers instead. Every work-item stores its value in a scratch array with one
+// slot per work-item of the group (the lowering gives each kernel that uses them a Workgroup
+// array of CL_DEVICE_MAX_WORK_GROUP_SIZE slots: __vkcl_wg_scratch32/64 stand for it), then
+// folds the slots it needs in work-item order (linear local id). The first barrier keeps a
+// store from overtaking the loads of the previous collective call.
+#ifdef __opencl_c_work_group_collective_functions
+__local uint *__vkcl_wg_scratch32(void);
+__local ulong *__vkcl_wg_scratch64(void);
+
+#define __VKCL_WG_BITS_int 32
+#define __VKCL_WG_BITS_uint 32
+#define __VKCL_WG_BITS_float 32
+#define __VKCL_WG_BITS_long 64
+#define __VKCL_WG_BITS_ulong 64
+#define __VKCL_WG_BITS_double 64
+#define __VKCL_WG_CAT2(a, b) a##b
+#define __VKCL_WG_CAT(a, b) __VKCL_WG_CAT2(a, b)
+#define __VKCL_WG_SCRATCH(T) __VKCL_WG_CAT(__vkcl_wg_scratch, __VKCL_WG_CAT2(__VKCL_WG_BITS_, T))()
+#define __VKCL_WG_STORE_T(T) __VKCL_WG_CAT(__VKCL_WG_STORE_, __VKCL_WG_CAT2(__VKCL_WG_BITS_, T))
+#define __VKCL_WG_STORE_32 uint
+#define __VKCL_WG_STORE_64 ulong
+#define __VKCL_WG_AS(T) __VKCL_WG_CAT2(as_, T)
+
+#define __VKCL_WG_ADD(a, b) ((a) + (b))
+#define __VKCL_WG_MIN(a, b) ((b) < (a) ? (b) : (a))
+#define __VKCL_WG_MAX(a, b) ((b) > (a) ? (b) : (a))
+
+// mode 0: reduce over the group; 1: inclusive scan; 2: exclusive scan.
+#define __VKCL_WG_FOLD(T, NAME, OP, IDENT)                                                      \
+    __VKCL_STATIC inline T __attribute__((overloadable, always_inline))                          \
+    __vkcl_wg_fold_##NAME(T x, int mode) {                                                        \
+        size_t lid = __VKCL_LOCAL_LINEAR_ID();                                                    \
+        size_t n = __VKCL_LOCAL_ITEMS();                                                          \
+        __local __VKCL_WG_STORE_T(T) *s = __VKCL_WG_SCRATCH(T);                                    \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                             \
+        s[lid] = __VKCL_WG_CAT(as_, __VKCL_WG_STORE_T(T))(x);                                     \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                             \
+        size_t end = mode == 0 ? n : (mode == 1 ? lid + 1 : lid);                                 \
+        T acc = (IDENT);                                                                          \
+        for (size_t i = 0; i < end; i++) {                                                        \
+            T v = __VKCL_WG_AS(T)(s[i]);                                                          \
+            acc = OP(acc, v);                                                                     \
+        }                                                                                         \
+        return acc;                                                                               \
+    }
+
+#define __VKCL_WG_TYPE(T, MIN, MAX)                                                              \
+    __VKCL_WG_FOLD(T, add, __VKCL_WG_ADD, (T)0)                                                  \
+    __VKCL_WG_FOLD(T, min, __VKCL_WG_MIN, MAX)                                                   \
+    __VKCL_WG_FOLD(T, max, __VKCL_WG_MAX, MIN)                                                   \
+    __VKCL_STATIC inline T __attribute__((overloadable, always_inline))                          \
+    __vkcl_wg_broadcast(T a, size_t id) {                                                         \
+        __local __VKCL_WG_STORE_T(T) *s = __VKCL_WG_SCRATCH(T);                                    \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                             \
+        if (__VKCL_LOCAL_LINEAR_ID() == id)                                                       \
+            s[0] = __VKCL_WG_CAT(as_, __VKCL_WG_STORE_T(T))(a);                                   \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                             \
+        return __VKCL_WG_AS(T)(s[0]);                                                             \
+    }                                                                                             \
+    __VKCL_STATIC inline T __attribute__((overloadable, always_inline))                          \
+    __vkcl_wg_broadcast(T a, size_t x, size_t y) {                                                \
+        return __vkcl_wg_broadcast(a, x + get_local_size(0) * y);                                 \
+    }                                                                                             \
+    __VKCL_STATIC inline T __attribute__((overloadable, always_inline))                          \
+    __vkcl_wg_broadcast(T a, size_t x, size_t y, size_t z) {                                      \
+        return __vkcl_wg_broadcast(a, x + get_local_size(0) * (y + get_local_size(1) * z));       \
+    }
+
+__VKCL_WG_TYPE(int, INT_MIN, INT_MAX)
+__VKCL_WG_TYPE(uint, 0u, UINT_MAX)
+__VKCL_WG_TYPE(long, LONG_MIN, LONG_MAX)
+__VKCL_WG_TYPE(ulong, 0ul, ULONG_MAX)
+__VKCL_WG_TYPE(float, -INFINITY, INFINITY)
+#ifdef cl_khr_fp64
+__VKCL_WG_TYPE(double, -(double)INFINITY, (double)INFINITY)
+#endif
+
+__VKCL_STATIC inline int __attribute__((always_inline)) __vkcl_wg_vote(int predicate, int all) {
+    size_t lid = __VKCL_LOCAL_LINEAR_ID();
+    size_t n = __VKCL_LOCAL_ITEMS();
+    __local uint *s = __vkcl_wg_scratch32();
+    barrier(CLK_LOCAL_MEM_FENCE);
+    s[lid] = predicate != 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint count = 0;
+    for (size_t i = 0; i < n; i++)
+        count += s[i];
+    return all ? count == n : count != 0;
+}
+
+#define work_group_all(predicate) __vkcl_wg_vote((predicate), 1)
+#define work_group_any(predicate) __vkcl_wg_vote((predicate), 0)
+#define work_group_broadcast(...) __vkcl_wg_broadcast(__VA_ARGS__)
+#define work_group_reduce_add(x) __vkcl_wg_fold_add((x), 0)
+#define work_group_reduce_min(x) __vkcl_wg_fold_min((x), 0)
+#define work_group_reduce_max(x) __vkcl_wg_fold_max((x), 0)
+#define work_group_scan_inclusive_add(x) __vkcl_wg_fold_add((x), 1)
+#define work_group_scan_inclusive_min(x) __vkcl_wg_fold_min((x), 1)
+#define work_group_scan_inclusive_max(x) __vkcl_wg_fold_max((x), 1)
+#define work_group_scan_exclusive_add(x) __vkcl_wg_fold_add((x), 2)
+#define work_group_scan_exclusive_min(x) __vkcl_wg_fold_min((x), 2)
+#define work_group_scan_exclusive_max(x) __vkcl_wg_fold_max((x), 2)
+#endif

@@ -504,3 +504,76 @@ __kernel void test( __global int *results, __global char *outFileString, __globa
 "#;
     build(src, "-cl-std=CL3.0");
 }
+
+#[test]
+fn work_group_collectives_lower_to_local_memory() {
+    let p = build(include_str!("testdata/collective.cl"), "-cl-std=CL3.0");
+    for k in [
+        "coll_int",
+        "coll_uint",
+        "coll_long",
+        "coll_ulong",
+        "coll_float",
+        "coll_2d",
+    ] {
+        // The scratch array: one slot per work-item of the largest group.
+        let info = kernel(&p, k);
+        assert!(
+            info.static_local_mem_bytes >= 4 * 1024,
+            "{k}: {}",
+            info.static_local_mem_bytes
+        );
+    }
+}
+
+#[test]
+fn program_scope_variables_layout_and_initial_image() {
+    let src = "global int a = 5;\n\
+               global char c = -2;\n\
+               global short2 v[2] = { (short2)(1, 2), (short2)(3, 4) };\n\
+               global short2 *global p = &v[1];\n\
+               global int z;\n\
+               kernel void k(global int *o) { o[0] = a + c + v[1].y + p->x + z++; }\n";
+    let p = build(src, "-cl-std=CL3.0");
+    assert!(p.has_global_variables);
+    let g = program_globals(&p.opencl_spirv).unwrap();
+    // a @0 (4), c @4 (1), v @8 (2 x 4), p @16 (8), z @24 (4).
+    assert_eq!(g.size, 28);
+    assert_eq!(&g.init[0..4], &5i32.to_le_bytes());
+    assert_eq!(g.init[4], (-2i8) as u8);
+    let shorts: Vec<i16> = g.init[8..16]
+        .chunks(2)
+        .map(|b| i16::from_le_bytes([b[0], b[1]]))
+        .collect();
+    assert_eq!(shorts, [1, 2, 3, 4]);
+    // p holds the block's address plus v[1]'s offset, written by the runtime.
+    assert_eq!(g.relocations, vec![(16, 12)]);
+    assert_eq!(&g.init[24..28], &[0; 4]);
+    // A program without them has no block.
+    let q = build(
+        "kernel void k(global int *o) { o[0] = 1; }",
+        "-cl-std=CL3.0",
+    );
+    assert!(!q.has_global_variables);
+}
+
+#[test]
+fn subgroup_functions_lower_to_non_uniform_operations() {
+    let p = build(include_str!("testdata/subgroups.cl"), "-cl-std=CL3.0");
+    for k in ["sg_int", "sg_long_float"] {
+        let words = &kernel(&p, k).spirv;
+        let m = rspirv::dr::load_words(words).unwrap();
+        let ops: Vec<_> = m.functions[0]
+            .blocks
+            .iter()
+            .flat_map(|b| b.instructions.iter())
+            .map(|i| format!("{:?}", i.class.opcode))
+            .collect();
+        assert!(ops.iter().any(|o| o.starts_with("GroupNonUniform")), "{k}");
+        assert!(
+            !ops.iter()
+                .any(|o| o.starts_with("Group") && !o.starts_with("GroupNonUniform")),
+            "{k}"
+        );
+    }
+}

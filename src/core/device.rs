@@ -51,6 +51,15 @@ pub struct CudaSide {
 /// llvmpipe's cap on its thread count (`LP_MAX_THREADS` in Mesa 22.x).
 const LLVMPIPE_MAX_THREADS: u32 = 32;
 
+/// The C11-atomics features of `CL_DEVICE_OPENCL_C_FEATURES` (OpenCL C 3.0 section 6.2.1),
+/// consistent with [`Device::atomic_memory_capabilities`].
+const ATOMIC_FEATURES: [&str; 4] = [
+    "__opencl_c_atomic_order_acq_rel",
+    "__opencl_c_atomic_order_seq_cst",
+    "__opencl_c_atomic_scope_device",
+    "__opencl_c_atomic_scope_all_devices",
+];
+
 /// An OpenCL device backed by a Vulkan physical device.
 pub struct Device {
     header: Header,
@@ -537,6 +546,9 @@ impl Device {
         if self.phys.storage_8bit {
             v.push(("cl_khr_byte_addressable_store", make_version(1, 0, 0)));
         }
+        // Not cl_khr_subgroups: that extension requires independent forward progress of
+        // sub-groups (CTS subgroups ifp_ext), which lavapipe's subgroups do not make (they
+        // run in turn within a work-group); OpenCL 3.0's __opencl_c_subgroups does not.
         // atom_* on 64-bit integers in __global and __local memory: SPIR-V Int64Atomics on
         // storage buffers and on workgroup memory.
         if self.phys.shader_int64_atomics && self.phys.shader_shared_int64_atomics {
@@ -584,7 +596,77 @@ impl Device {
         if self.has_fp64() {
             v.push(("__opencl_c_fp64", make_version(3, 0, 0)));
         }
+        // C11-style atomics (OpenCL C 3.0 section 6.15.12): every Vulkan device has
+        // acquire/release semantics and Device scope. seq_cst runs as acq_rel (Vulkan's
+        // memory model has no sequentially consistent semantics; on a device without SVM
+        // every shared location is a buffer, which acq_rel orders the same way), and
+        // memory_scope_all_devices as Device scope (no SVM: nothing outside this VkDevice
+        // can see the memory before the next synchronisation point).
+        for f in ATOMIC_FEATURES {
+            v.push((f, make_version(3, 0, 0)));
+        }
+        // One buffer per program, its address in the launch header (compiler::globals).
+        v.push((
+            "__opencl_c_program_scope_global_variables",
+            make_version(3, 0, 0),
+        ));
+        if self.subgroups() {
+            v.push(("__opencl_c_subgroups", make_version(3, 0, 0)));
+        }
+        // Written with __local memory and barriers in the prelude (compiler/prelude.cl).
+        if self.work_group_collective_functions() {
+            v.push((
+                "__opencl_c_work_group_collective_functions",
+                make_version(3, 0, 0),
+            ));
+        }
         v
+    }
+
+    /// Sub-groups (`__opencl_c_subgroups`, OpenCL C 3.0 section 6.15.17): Vulkan subgroups in compute
+    /// with basic, vote, arithmetic and shuffle operations, on 64-bit types too
+    /// (`shaderSubgroupExtendedTypes`).
+    pub fn subgroups(&self) -> bool {
+        use vk::SubgroupFeatureFlags as F;
+        self.phys.subgroup_size > 0
+            && self.phys.shader_int64
+            && self.phys.subgroup_extended_types
+            && self
+                .phys
+                .subgroup_ops
+                .contains(F::BASIC | F::VOTE | F::ARITHMETIC | F::SHUFFLE)
+    }
+
+    /// `CL_DEVICE_MAX_NUM_SUB_GROUPS`: sub-groups in the largest work-group (0 without them).
+    pub fn max_num_sub_groups(&self) -> u32 {
+        if self.subgroups() {
+            (self.max_work_group_size() as u32).div_ceil(self.phys.subgroup_size)
+        } else {
+            0
+        }
+    }
+
+    /// `CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT`: the prelude's implementation
+    /// needs one scratch slot of 8 bytes per work-item of the largest group in local memory.
+    pub fn work_group_collective_functions(&self) -> bool {
+        (self.max_work_group_size() as u64) * 8 <= self.local_mem_size() / 2
+    }
+
+    /// `CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES`, consistent with [`Self::opencl_c_features`]
+    /// (OpenCL 3.0 section 4.2, table "Device queries").
+    pub fn atomic_memory_capabilities(&self) -> u64 {
+        CL_DEVICE_ATOMIC_ORDER_RELAXED
+            | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
+            | CL_DEVICE_ATOMIC_ORDER_SEQ_CST
+            | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP
+            | CL_DEVICE_ATOMIC_SCOPE_DEVICE
+            | CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES
+    }
+
+    /// `CL_DEVICE_ATOMIC_FENCE_CAPABILITIES`: the memory capabilities plus work-item scope
+    /// (`atomic_work_item_fence` with `memory_scope_work_item`).
+    pub fn atomic_fence_capabilities(&self) -> u64 {
+        self.atomic_memory_capabilities() | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM
     }
 
     /// `CL_DEVICE_PROFILING_TIMER_RESOLUTION` in ns.

@@ -50,6 +50,12 @@ impl ClObject for Kernel {
 pub const ARGS_OFFSET: usize = 128;
 
 impl Kernel {
+    /// Whether the kernel's program has program-scope `__global` variables (their block is
+    /// the Vulkan path's: `Program::global_block`).
+    pub fn has_program_globals(&self) -> bool {
+        self.compiled.has_global_variables
+    }
+
     /// clCreateKernel. Errors: `CL_INVALID_PROGRAM_EXECUTABLE`, `CL_INVALID_KERNEL_NAME`.
     pub fn new(program: Arc<Program>, name: &str) -> ClResult<Kernel> {
         let (compiled, index) = program.kernel_info(name)?;
@@ -237,6 +243,9 @@ pub const GROUPS_OFFSET: u64 = 68;
 
 /// Offset of the printf buffer address (`u64`) in the launch header, bytes.
 const PRINTF_OFFSET: usize = 80;
+
+/// Offset of the program's global variable block address (`u64`) in the launch header, bytes.
+const GLOBALS_OFFSET: usize = 88;
 
 /// A box of work-groups of one launch that share a work-group size: its pipeline
 /// (specialised to that size), its first group (the ABI's `group_offset`) and its group
@@ -479,6 +488,11 @@ impl Kernel {
             header[56 + 4 * d..60 + 4 * d].copy_from_slice(&range.local[d].to_le_bytes());
             header[68 + 4 * d..72 + 4 * d]
                 .copy_from_slice(&(groups[d].min(u32::MAX as u64) as u32).to_le_bytes());
+        }
+        // The program's __global variables (compiler::globals): their block's address.
+        if let Some(g) = self.program.global_block(device, &self.compiled)? {
+            header[GLOBALS_OFFSET..GLOBALS_OFFSET + 8].copy_from_slice(&g.address.to_le_bytes());
+            keep.push(g);
         }
         let printf = if info.printf.is_used() {
             let p = Arc::new(PrintfBuffer::new(device, &info.printf)?);

@@ -190,8 +190,9 @@ pub(crate) fn prepare_green_launch(
         return Ok(None);
     };
     let info = kernel.info();
-    // printf from PTX would go to CUDA's own buffer, not vkcl's: such kernels take Vulkan.
-    if info.printf.is_used() {
+    // printf from PTX would go to CUDA's own buffer, not vkcl's, and program-scope
+    // variables to CUDA's own storage, not the program's block: such kernels take Vulkan.
+    if info.printf.is_used() || kernel.has_program_globals() {
         return Ok(None);
     }
     let mut keep: Vec<Arc<dyn Any + Send + Sync>> = vec![kernel.clone()];

@@ -6,6 +6,7 @@ use super::context::Context;
 use super::device::Device;
 use super::error::{ClError, ClResult};
 use super::object::{ClObject, Header, Kind};
+use crate::backend::vulkan::memory::Buffer;
 use crate::backend::vulkan::pipeline::{Pipeline, ShaderModule};
 use crate::compiler::{
     self, BuildEnv, BuildFailure, BuildFailureKind, CompiledProgram, DeviceCaps, KernelInfo,
@@ -95,6 +96,9 @@ pub struct Program {
     /// Specialization constant values of an IL program (clSetProgramSpecializationConstant),
     /// used by later builds and compiles.
     spec_values: Mutex<compiler::SpecValues>,
+    /// The program's `__global` variable blocks (compiler::globals), one per Vulkan device
+    /// and build, made at the first launch that needs one.
+    globals: Mutex<HashMap<(usize, usize), Arc<Buffer>>>,
 }
 
 impl ClObject for Program {
@@ -117,6 +121,7 @@ pub fn device_caps(d: &Device) -> DeviceCaps {
         shared_float32_atomics: p.shader_shared_float32_atomics,
         max_push_constants: p.limits.max_push_constants_size,
         max_local_mem_bytes: p.limits.max_compute_shared_memory_size,
+        max_work_group_size: p.limits.max_compute_work_group_invocations,
         opencl_c_names: Some(
             d.extensions()
                 .into_iter()
@@ -175,6 +180,7 @@ impl Program {
             modules: Mutex::new(HashMap::new()),
             pipelines: Mutex::new(HashMap::new()),
             spec_values: Mutex::new(compiler::SpecValues::new()),
+            globals: Mutex::new(HashMap::new()),
         }
     }
 
@@ -217,6 +223,44 @@ impl Program {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    /// The block of program-scope `__global` variables of build `compiled` on `device`
+    /// (OpenCL C 3.0 section 6.8: their storage belongs to the program, is initialised once
+    /// and persists across launches of its kernels); `None` for a program without such
+    /// variables. Made and initialised at first use.
+    /// Errors: `CL_OUT_OF_RESOURCES` when the memory cannot be allocated or the initialisers
+    /// cannot be evaluated.
+    pub fn global_block(
+        &self,
+        device: &Device,
+        compiled: &Arc<CompiledProgram>,
+    ) -> ClResult<Option<Arc<Buffer>>> {
+        if !compiled.has_global_variables {
+            return Ok(None);
+        }
+        let vk = device.vk()?;
+        let key = (Arc::as_ptr(vk) as usize, Arc::as_ptr(compiled) as usize);
+        let mut map = self.globals.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = map.get(&key) {
+            return Ok(Some(b.clone()));
+        }
+        let g = compiler::program_globals(&compiled.opencl_spirv).map_err(|e| {
+            tracing::error!("program-scope variables: {e}");
+            ClError(CL_OUT_OF_RESOURCES)
+        })?;
+        let buf = Buffer::new(vk, g.size.max(8)).map_err(|_| ClError(CL_OUT_OF_RESOURCES))?;
+        let mut init = g.init;
+        for (at, target) in g.relocations {
+            let at = at as usize;
+            if let Some(dst) = init.get_mut(at..at + 8) {
+                dst.copy_from_slice(&(buf.address + target).to_le_bytes());
+            }
+        }
+        buf.write_bytes(0, &init);
+        let buf = Arc::new(buf);
+        map.insert(key, buf.clone());
+        Ok(Some(buf))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<BuildState>> {

@@ -69,6 +69,7 @@ impl Device {
             .vulkan_memory_model_device_scope(phys.vulkan_memory_model)
             .shader_buffer_int64_atomics(phys.shader_int64_atomics)
             .shader_shared_int64_atomics(phys.shader_shared_int64_atomics)
+            .shader_subgroup_extended_types(phys.subgroup_extended_types)
             .host_query_reset(true);
         let mut enabled_extensions: Vec<&'static std::ffi::CStr> = Vec::new();
         let mut atomic_float = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default()

@@ -163,6 +163,11 @@ pub struct PhysicalDevice {
     pub device_type: vk::PhysicalDeviceType,
     pub limits: vk::PhysicalDeviceLimits,
     pub subgroup_size: u32,
+    /// Subgroup operations usable in compute shaders (`subgroupSupportedOperations` when
+    /// `subgroupSupportedStages` has COMPUTE; empty otherwise).
+    pub subgroup_ops: vk::SubgroupFeatureFlags,
+    /// `shaderSubgroupExtendedTypes`: subgroup operations on 8/16/64-bit types.
+    pub subgroup_extended_types: bool,
     pub max_memory_allocation_size: u64,
     pub max_buffer_size: u64,
     pub device_uuid: [u8; 16],
@@ -296,6 +301,15 @@ impl PhysicalDevice {
             device_type: props.device_type,
             limits: props.limits,
             subgroup_size: p11.subgroup_size,
+            subgroup_ops: if p11
+                .subgroup_supported_stages
+                .contains(vk::ShaderStageFlags::COMPUTE)
+            {
+                p11.subgroup_supported_operations
+            } else {
+                vk::SubgroupFeatureFlags::empty()
+            },
+            subgroup_extended_types: f12.shader_subgroup_extended_types != 0,
             max_memory_allocation_size: p11.max_memory_allocation_size,
             max_buffer_size: if has_m4 {
                 m4.max_buffer_size

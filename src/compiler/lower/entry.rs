@@ -29,6 +29,8 @@ mod header {
     pub const GLOBAL_SIZE: u64 = 32;
     pub const LOCAL_SIZE: u64 = 56;
     pub const NUM_GROUPS: u64 = 68;
+    /// Device address of the program's global variable block (`compiler::globals`).
+    pub const GLOBALS: u64 = 88;
 }
 
 /// Instructions being emitted at the top of the entry block.
@@ -146,6 +148,45 @@ impl Emit<'_> {
         self.op(Op::Load, ty, vec![Operand::IdRef(var)])
     }
 
+    /// A 32-bit Vulkan subgroup built-in (loaded once).
+    fn subgroup_input(&mut self, b: BuiltIn) -> Word {
+        let key: &'static str = match b {
+            BuiltIn::SubgroupSize => "sg_size",
+            BuiltIn::SubgroupId => "sg_id",
+            _ => "sg_local_id",
+        };
+        self.cached(key, |e| {
+            let u = e.ctx.t_int(32);
+            e.input_builtin(b, u)
+        })
+    }
+
+    /// x * y * z of a 64-bit 3-vector, as 32 bits (work-group sizes).
+    fn linear_count(&mut self, v3: Word) -> Word {
+        let u64t = self.ctx.t_int(64);
+        let u = self.ctx.t_int(32);
+        let c: Vec<Word> = (0..3)
+            .map(|k| {
+                self.op(
+                    Op::CompositeExtract,
+                    u64t,
+                    vec![Operand::IdRef(v3), Operand::LiteralBit32(k)],
+                )
+            })
+            .collect();
+        let xy = self.op(
+            Op::IMul,
+            u64t,
+            vec![Operand::IdRef(c[0]), Operand::IdRef(c[1])],
+        );
+        let xyz = self.op(
+            Op::IMul,
+            u64t,
+            vec![Operand::IdRef(xy), Operand::IdRef(c[2])],
+        );
+        self.op(Op::UConvert, u, vec![Operand::IdRef(xyz)])
+    }
+
     fn v3u32(&mut self) -> Word {
         let u = self.ctx.t_int(32);
         self.ctx.t_vec(u, 3)
@@ -256,6 +297,53 @@ impl Emit<'_> {
                 let t = self.op(Op::IMul, u64t, vec![Operand::IdRef(t), Operand::IdRef(sx)]);
                 self.op(Op::IAdd, u64t, vec![Operand::IdRef(t), Operand::IdRef(x)])
             }
+            // Sub-groups (cl_khr_subgroups): Vulkan's subgroups of the work-group, in order of
+            // the linear local id; all of `SubgroupSize` but possibly the last.
+            BuiltIn::SubgroupMaxSize => return Ok(self.subgroup_input(BuiltIn::SubgroupSize)),
+            BuiltIn::SubgroupLocalInvocationId | BuiltIn::SubgroupId => {
+                return Ok(self.subgroup_input(b))
+            }
+            BuiltIn::SubgroupSize => {
+                // min(max size, items of the work-group after this sub-group's first).
+                let u = self.ctx.t_int(32);
+                let max = self.subgroup_input(BuiltIn::SubgroupSize);
+                let id = self.subgroup_input(BuiltIn::SubgroupId);
+                let ls = self.local_size(wg_size);
+                let n = self.linear_count(ls);
+                let first = self.op(Op::IMul, u, vec![Operand::IdRef(id), Operand::IdRef(max)]);
+                let rest = self.op(Op::ISub, u, vec![Operand::IdRef(n), Operand::IdRef(first)]);
+                let bool_t = self.ctx.t_bool();
+                let lt = self.op(
+                    Op::ULessThan,
+                    bool_t,
+                    vec![Operand::IdRef(max), Operand::IdRef(rest)],
+                );
+                return Ok(self.op(
+                    Op::Select,
+                    u,
+                    vec![
+                        Operand::IdRef(lt),
+                        Operand::IdRef(max),
+                        Operand::IdRef(rest),
+                    ],
+                ));
+            }
+            // ceil(work-group items / max size); Vulkan's NumSubgroups leaves out a partial
+            // last subgroup on lavapipe 22.3 (2 for 20 items in subgroups of 8).
+            BuiltIn::NumEnqueuedSubgroups | BuiltIn::NumSubgroups => {
+                let u = self.ctx.t_int(32);
+                let max = self.subgroup_input(BuiltIn::SubgroupSize);
+                let ls = if b == BuiltIn::NumSubgroups {
+                    self.local_size(wg_size)
+                } else {
+                    self.enqueued_local_size()
+                };
+                let n = self.linear_count(ls);
+                let one = self.ctx.c_u32(1);
+                let m1 = self.op(Op::ISub, u, vec![Operand::IdRef(max), Operand::IdRef(one)]);
+                let t = self.op(Op::IAdd, u, vec![Operand::IdRef(n), Operand::IdRef(m1)]);
+                return Ok(self.op(Op::UDiv, u, vec![Operand::IdRef(t), Operand::IdRef(max)]));
+            }
             other => return Err(format!("built-in {other:?} is not supported yet")),
         };
         // Narrow if the module wants 32-bit values (it never does for spir64).
@@ -271,7 +359,11 @@ impl Emit<'_> {
 ///
 /// # Errors
 /// For argument kinds and built-ins that are not supported yet.
-pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes, String> {
+pub(crate) fn lower_entry(
+    ctx: &mut Ctx,
+    info: &KernelInfo,
+    globals: &HashMap<Word, u64>,
+) -> Result<EntrySizes, String> {
     let sizes = memory_sizes(ctx);
     let func_id = info.function;
     let params = std::mem::take(&mut ctx.module.functions[0].parameters);
@@ -467,7 +559,40 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
             values.insert(*var, e.builtin(*b, *ty, wg_size)?);
         }
     }
+    // Program-scope __global variables: block address + offset. Their initialisers are the
+    // runtime's (compiler::globals); constants that only served those go too.
+    let program_vars: Vec<(Word, Word, u64)> = e
+        .ctx
+        .module
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::Variable)
+        .filter_map(|i| {
+            let id = i.result_id?;
+            Some((id, i.result_type?, *globals.get(&id)?))
+        })
+        .collect();
+    let mut global_ptrs: HashMap<Word, Word> = HashMap::new();
+    for (var, pty, offset) in &program_vars {
+        let u64t = e.ctx.t_int(64);
+        let block = e.cached("globals", |e| {
+            let h = e.header_addr();
+            let u64t = e.ctx.t_int(64);
+            e.load_at(h, header::GLOBALS, u64t, 8)
+        });
+        let c = e.ctx.c_u64(*offset);
+        let addr = e.op(
+            Op::IAdd,
+            u64t,
+            vec![Operand::IdRef(block), Operand::IdRef(c)],
+        );
+        let p = e.op(Op::ConvertUToPtr, *pty, vec![Operand::IdRef(addr)]);
+        global_ptrs.insert(*var, p);
+    }
     let Emit { vars, code, .. } = e;
+    if !program_vars.is_empty() {
+        remove_program_vars(ctx, &global_ptrs);
+    }
     // The OpenCL built-in variables are gone (their loads are copies now).
     ctx.module.types_global_values.retain(|i| {
         !i.result_id
@@ -564,6 +689,51 @@ pub(crate) fn lower_entry(ctx: &mut Ctx, info: &KernelInfo) -> Result<EntrySizes
         ],
     )];
     Ok(sizes)
+}
+
+/// Removes the program's __global variables (`ptrs`: variable -> its address in the kernel)
+/// and the constant expressions built on them (initialisers of other such variables), and
+/// points the kernel's uses at the addresses.
+fn remove_program_vars(ctx: &mut Ctx, ptrs: &HashMap<Word, Word>) {
+    let mut dead: std::collections::HashSet<Word> = ptrs.keys().copied().collect();
+    loop {
+        let more: Vec<Word> = ctx
+            .module
+            .types_global_values
+            .iter()
+            .filter(|i| {
+                matches!(
+                    i.class.opcode,
+                    Op::SpecConstantOp | Op::SpecConstantComposite
+                )
+            })
+            .filter(|i| {
+                crate::compiler::spv::used_ids(i)
+                    .iter()
+                    .any(|u| dead.contains(u))
+            })
+            .filter_map(|i| i.result_id)
+            .filter(|r| !dead.contains(r))
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        dead.extend(more);
+    }
+    ctx.module
+        .types_global_values
+        .retain(|i| !i.result_id.is_some_and(|r| dead.contains(&r)));
+    for i in ctx.module.functions[0]
+        .blocks
+        .iter_mut()
+        .flat_map(|b| b.instructions.iter_mut())
+    {
+        crate::compiler::spv::for_each_used_id_mut(i, |w| {
+            if let Some(p) = ptrs.get(w) {
+                *w = *p;
+            }
+        });
+    }
 }
 
 /// What a work-item function returns for a dimension outside `0..3` (OpenCL C 6.15.1:

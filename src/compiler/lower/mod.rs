@@ -1,6 +1,7 @@
 //! Kernel SPIR-V -> Vulkan compute SPIR-V, one kernel at a time. One pass per file:
 //!
 //! 1. [`select`]: keep only the kernel's body function, expand decoration groups.
+//!    [`collective`]: the scratch arrays of the work-group collective functions (prelude).
 //! 2. [`cfg`]: order blocks by dominance and add `OpSelectionMerge`/`OpLoopMerge` (the CFG is
 //!    already structured by LLVM's `structurizecfg`).
 //! 3. [`types`]: global/constant pointers -> `PhysicalStorageBuffer`, OpenCL C layout
@@ -18,6 +19,7 @@
 //! [`persistent`] runs apart, on a finished module: the compute-unit-limited variant.
 
 mod cfg;
+mod collective;
 mod convert;
 mod ctx;
 mod entry;
@@ -57,10 +59,13 @@ pub(crate) fn lower_kernel(
     info: &KernelInfo,
     caps: &DeviceCaps,
 ) -> Result<Lowered, String> {
+    let (globals, _) = crate::compiler::globals::offsets(module)?;
     let mut ctx = ctx::Ctx::new(select::select_kernel(module, info)?);
+    collective::scratch_arrays(&mut ctx, caps.max_work_group_size)?;
+    collective::subgroup_ops(&mut ctx)?;
     cfg::structurize(&mut ctx)?;
     types::lower_types(&mut ctx)?;
-    let sizes = entry::lower_entry(&mut ctx, info)?;
+    let sizes = entry::lower_entry(&mut ctx, info, &globals)?;
     let printf = printf::lower_printf(&mut ctx)?;
     memory::lower_memory(&mut ctx)?;
     widevec::lower_wide_vectors(&mut ctx)?;

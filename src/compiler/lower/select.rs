@@ -84,7 +84,9 @@ pub(crate) fn select_kernel(module: &Module, info: &KernelInfo) -> Result<Module
     };
     expand_funnel_shifts(&mut m, &mut body)?;
     for i in body.blocks.iter().flat_map(|b| b.instructions.iter()) {
-        if i.class.opcode == Op::FunctionCall {
+        if i.class.opcode == Op::FunctionCall
+            && !id_operand(i, 0).is_some_and(|f| super::collective::is_scratch(&m, f))
+        {
             return Err("calls to functions that were not inlined are not supported yet".into());
         }
     }

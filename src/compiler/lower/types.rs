@@ -38,8 +38,11 @@ pub(crate) fn lower_types(ctx: &mut Ctx) -> Result<(), String> {
         .filter(|(_, i)| {
             // A module-scope Function variable is a private-address-space global of LLVM's
             // (llvm-spirv emits e.g. switch lookup tables so; invalid SPIR-V): Private too.
+            // CrossWorkgroup variables are the program's __global variables: `entry` turns
+            // them into addresses in the program's block (compiler::globals).
             matches!(i.operands.first(), Some(Operand::StorageClass(sc))
-                if is_physical(*sc) || *sc == StorageClass::Function)
+                if (is_physical(*sc) && *sc != StorageClass::CrossWorkgroup)
+                    || *sc == StorageClass::Function)
         })
         .filter_map(|(k, i)| i.result_type.map(|t| (k, t)))
         .collect();

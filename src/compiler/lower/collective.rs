@@ -1,0 +1,220 @@
+//! The scratch arrays of the work-group collective functions. vkcl's prelude writes
+//! `work_group_reduce_add` and the others (OpenCL C 3.0 section 6.15.16) with `__local` memory
+//! and barriers, one slot per work-item; OpenCL C cannot declare `__local` memory outside a
+//! kernel's outermost scope, so the prelude calls `__vkcl_wg_scratch32()` /
+//! `__vkcl_wg_scratch64()` (declared, never defined) for a pointer to its slots. Here each
+//! kernel that calls one gets a `Workgroup` array of `max_work_group_size` elements of the
+//! pointee type, and the calls become pointers to its first element, in the form llvm-spirv
+//! gives a kernel's own `__local` arrays (`OpInBoundsPtrAccessChain %array 0 i`).
+
+use std::collections::HashMap;
+
+use rspirv::dr::{Module, Operand};
+use rspirv::spirv::{Op, Scope, StorageClass, Word};
+
+use super::ctx::Ctx;
+use crate::compiler::spv::{id_operand, inst, name_of};
+
+/// Name prefix of the prelude's scratch functions.
+const SCRATCH: &str = "__vkcl_wg_scratch";
+
+/// Whether function `f` of `module` is one of the prelude's scratch functions.
+pub(crate) fn is_scratch(module: &Module, f: Word) -> bool {
+    name_of(module, f).is_some_and(|n| n.starts_with(SCRATCH))
+}
+
+/// Replaces the calls of the scratch functions in the kernel body by pointers into one
+/// `Workgroup` array per function, of `max_work_group_size` elements.
+///
+/// # Errors
+/// A call whose result is not a `Workgroup` pointer.
+pub(crate) fn scratch_arrays(ctx: &mut Ctx, max_work_group_size: u32) -> Result<(), String> {
+    let calls: Vec<(Word, Word, Word)> = ctx
+        .module
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+        .filter(|i| i.class.opcode == Op::FunctionCall)
+        .filter_map(|i| {
+            let f = id_operand(i, 0)?;
+            is_scratch(&ctx.module, f).then_some((f, i.result_id?, i.result_type?))
+        })
+        .collect();
+    if calls.is_empty() {
+        return Ok(());
+    }
+    let zero = ctx.c_u64(0);
+    // One array per scratch function; each call's result -> the array.
+    let mut arrays: HashMap<Word, Word> = HashMap::new();
+    let mut call_array: HashMap<Word, Word> = HashMap::new();
+    for &(f, result, ty) in &calls {
+        let array = match arrays.get(&f) {
+            Some(a) => *a,
+            None => {
+                let (sc, elem) = ctx
+                    .ptr_info(ty)
+                    .filter(|(sc, _)| *sc == StorageClass::Workgroup)
+                    .ok_or("work-group scratch: not a __local pointer")?;
+                let len = ctx.c_u32(max_work_group_size.max(1));
+                let aty = ctx.global(
+                    Op::TypeArray,
+                    None,
+                    vec![Operand::IdRef(elem), Operand::IdRef(len)],
+                );
+                let pty = ctx.t_ptr(sc, aty);
+                // Not `ctx.global`: that would merge it with a kernel's own array of this type.
+                let var = ctx.id();
+                ctx.module.types_global_values.push(inst(
+                    Op::Variable,
+                    Some(pty),
+                    Some(var),
+                    vec![Operand::StorageClass(sc)],
+                ));
+                arrays.insert(f, var);
+                var
+            }
+        };
+        call_array.insert(result, array);
+    }
+    for i in ctx
+        .module
+        .functions
+        .iter_mut()
+        .flat_map(|f| f.blocks.iter_mut())
+        .flat_map(|b| b.instructions.iter_mut())
+    {
+        // The call -> &array[0].
+        if let Some(&array) = i.result_id.and_then(|r| call_array.get(&r)) {
+            if i.class.opcode == Op::FunctionCall {
+                *i = inst(
+                    Op::InBoundsPtrAccessChain,
+                    i.result_type,
+                    i.result_id,
+                    vec![
+                        Operand::IdRef(array),
+                        Operand::IdRef(zero),
+                        Operand::IdRef(zero),
+                    ],
+                );
+                continue;
+            }
+        }
+        // &call[k] -> &array[k] (the form of a kernel's own __local arrays).
+        if matches!(
+            i.class.opcode,
+            Op::InBoundsPtrAccessChain | Op::PtrAccessChain
+        ) && i.operands.len() == 2
+        {
+            if let Some(&array) = id_operand(i, 0).and_then(|b| call_array.get(&b)) {
+                let k = i.operands[1].clone();
+                *i = inst(
+                    Op::InBoundsPtrAccessChain,
+                    i.result_type,
+                    i.result_id,
+                    vec![Operand::IdRef(array), Operand::IdRef(zero), k],
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Sub-group functions (cl_khr_subgroups): llvm-spirv's `OpGroup*` of `Subgroup` scope ->
+/// Vulkan's `OpGroupNonUniform*` (same operands; `sub_group_broadcast` as a shuffle, whose
+/// lane id may be any value, with a 32-bit id).
+///
+/// # Errors
+/// A group instruction of another scope (the work-group functions are the prelude's).
+pub(crate) fn subgroup_ops(ctx: &mut Ctx) -> Result<(), String> {
+    let types = ctx.value_types();
+    let u32t = ctx.t_int(32);
+    let subgroup = Scope::Subgroup as u64;
+    let defs = crate::compiler::spv::Defs::new(&ctx.module);
+    // Conversions get placeholder ids (u32::MAX - k), renumbered below.
+    let mut converted: Word = 0;
+    for b in ctx
+        .module
+        .functions
+        .iter_mut()
+        .flat_map(|f| f.blocks.iter_mut())
+    {
+        let mut out = Vec::with_capacity(b.instructions.len());
+        for mut i in std::mem::take(&mut b.instructions) {
+            let to = match i.class.opcode {
+                Op::GroupAll => Op::GroupNonUniformAll,
+                Op::GroupAny => Op::GroupNonUniformAny,
+                Op::GroupBroadcast => Op::GroupNonUniformShuffle,
+                Op::GroupIAdd => Op::GroupNonUniformIAdd,
+                Op::GroupFAdd => Op::GroupNonUniformFAdd,
+                Op::GroupSMin => Op::GroupNonUniformSMin,
+                Op::GroupUMin => Op::GroupNonUniformUMin,
+                Op::GroupFMin => Op::GroupNonUniformFMin,
+                Op::GroupSMax => Op::GroupNonUniformSMax,
+                Op::GroupUMax => Op::GroupNonUniformUMax,
+                Op::GroupFMax => Op::GroupNonUniformFMax,
+                _ => {
+                    out.push(i);
+                    continue;
+                }
+            };
+            let scope = id_operand(&i, 0).and_then(|s| defs.const_u64(s));
+            if scope != Some(subgroup) {
+                return Err(format!(
+                    "{:?} of a scope other than sub-group is not supported",
+                    i.class.opcode
+                ));
+            }
+            if to == Op::GroupNonUniformShuffle {
+                // [scope, value, local id (one, or x y z for 2-D/3-D: sub-groups are 1-D)].
+                let lid = id_operand(&i, 2).ok_or("broadcast without an id")?;
+                let wide = types
+                    .get(&lid)
+                    .and_then(|t| defs.get(*t))
+                    .and_then(|d| crate::compiler::spv::lit_operand(d, 0))
+                    != Some(32);
+                let lid = if wide {
+                    let nid = u32::MAX - converted;
+                    converted += 1;
+                    out.push(inst(
+                        Op::UConvert,
+                        Some(u32t),
+                        Some(nid),
+                        vec![Operand::IdRef(lid)],
+                    ));
+                    nid
+                } else {
+                    lid
+                };
+                i.operands.truncate(2);
+                i.operands.push(Operand::IdRef(lid));
+            }
+            out.push(inst(to, i.result_type, i.result_id, i.operands));
+        }
+        b.instructions = out;
+    }
+    // Give the conversions real ids.
+    if converted > 0 {
+        let mut map = HashMap::new();
+        for k in 0..converted {
+            map.insert(u32::MAX - k, ctx.id());
+        }
+        for i in ctx
+            .module
+            .functions
+            .iter_mut()
+            .flat_map(|f| f.blocks.iter_mut())
+            .flat_map(|b| b.instructions.iter_mut())
+        {
+            if let Some(r) = i.result_id.and_then(|r| map.get(&r)) {
+                i.result_id = Some(*r);
+            }
+            crate::compiler::spv::for_each_used_id_mut(i, |w| {
+                if let Some(n) = map.get(w) {
+                    *w = *n;
+                }
+            });
+        }
+    }
+    Ok(())
+}
