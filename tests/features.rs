@@ -695,3 +695,57 @@ fn subgroup_functions_match_the_host() {
         cl!(clReleaseProgram)(p);
     }
 }
+
+#[test]
+fn max_sub_group_size_is_bounded_by_the_work_group() {
+    // get_max_sub_group_size is the largest sub-group of the dispatch: with work-groups of 5
+    // items it is at most 5 on any device (lavapipe's sub-groups have 8, NVIDIA's 32), and
+    // equal to CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE.
+    let env = Env::new();
+    if !features(env.device)
+        .iter()
+        .any(|f| f == "__opencl_c_subgroups")
+    {
+        return;
+    }
+    let src = "__kernel void k(__global uint *o) {\n\
+                 size_t i = get_global_id(0);\n\
+                 o[3 * i] = get_max_sub_group_size();\n\
+                 o[3 * i + 1] = get_sub_group_size();\n\
+                 o[3 * i + 2] = get_num_sub_groups();\n\
+               }";
+    let p = env
+        .try_build(src, "-cl-std=CL3.0")
+        .unwrap_or_else(|(e, log)| panic!("build failed ({e}):\n{log}"));
+    let k = env.kernel(p, "k");
+    for local in [5usize, 1, 64] {
+        let mut sg = 0usize;
+        ok(unsafe {
+            cl!(clGetKernelSubGroupInfo)(
+                k,
+                env.device,
+                CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                std::mem::size_of::<usize>(),
+                &local as *const usize as *const c_void,
+                std::mem::size_of::<usize>(),
+                &mut sg as *mut usize as *mut c_void,
+                null_mut(),
+            )
+        });
+        assert!(sg >= 1 && sg <= local, "local {local}: {sg}");
+        let n = local * 3;
+        let out = env.buffer(CL_MEM_READ_WRITE, 12 * n, None);
+        set_arg(k, 0, &out);
+        run(&env, k, &[n], Some(&[local]));
+        let got: Vec<u32> = env.read(out, 3 * n);
+        for i in 0..n {
+            let lid = i % local;
+            let size = sg.min(local - lid / sg * sg);
+            assert_eq!(
+                &got[3 * i..3 * i + 3],
+                &[sg as u32, size as u32, local.div_ceil(sg) as u32],
+                "local {local}, item {i}"
+            );
+        }
+    }
+}

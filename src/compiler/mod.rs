@@ -115,8 +115,8 @@ pub mod cache;
 mod caps;
 mod error;
 mod frontend;
-mod il;
 mod globals;
+mod il;
 mod layout;
 mod lower;
 mod mathlib;
@@ -133,8 +133,8 @@ mod tests;
 
 pub use caps::DeviceCaps;
 pub use error::{BuildFailure, BuildFailureKind, CompilerError};
-pub use il::{spec_constants, SpecConstant, SpecValues};
 pub use globals::{program_globals, GlobalVariables};
+pub use il::{spec_constants, SpecConstant, SpecValues};
 pub use options::{parse_link as parse_link_options, LinkOptions};
 pub use printf::{parse_format, Length, Piece, PrintfArg, PrintfCall, PrintfInfo, Spec};
 pub use reflect::{

@@ -299,7 +299,25 @@ impl Emit<'_> {
             }
             // Sub-groups (cl_khr_subgroups): Vulkan's subgroups of the work-group, in order of
             // the linear local id; all of `SubgroupSize` but possibly the last.
-            BuiltIn::SubgroupMaxSize => return Ok(self.subgroup_input(BuiltIn::SubgroupSize)),
+            // get_max_sub_group_size: the largest sub-group of the dispatch, no more than the
+            // enqueued work-group (NVIDIA's 32-wide subgroups in work-groups of 20 items: 20).
+            BuiltIn::SubgroupMaxSize => {
+                let u = self.ctx.t_int(32);
+                let max = self.subgroup_input(BuiltIn::SubgroupSize);
+                let ls = self.enqueued_local_size();
+                let n = self.linear_count(ls);
+                let bool_t = self.ctx.t_bool();
+                let lt = self.op(
+                    Op::ULessThan,
+                    bool_t,
+                    vec![Operand::IdRef(max), Operand::IdRef(n)],
+                );
+                return Ok(self.op(
+                    Op::Select,
+                    u,
+                    vec![Operand::IdRef(lt), Operand::IdRef(max), Operand::IdRef(n)],
+                ));
+            }
             BuiltIn::SubgroupLocalInvocationId | BuiltIn::SubgroupId => {
                 return Ok(self.subgroup_input(b))
             }
