@@ -353,6 +353,47 @@ fn vstore_half_in_each_rounding_mode() {
     }
 }
 
+#[test]
+fn vstore_half_into_a_private_ushort_array() {
+    // The CTS half suite's private variant: halves stored through `(__private half *)` over a
+    // `ushort` array (at its start, and a vector store at vector offset 1, elements 4 to 7),
+    // read back.
+    let e = Env::new();
+    let src = "__kernel void test(__global const float *p, __global half *f) {\n\
+                 __private ushort data[16];\n\
+                 size_t i = get_global_id(0);\n\
+                 vstore_half_rtz(p[i], 0, (__private half *)(&data[0]));\n\
+                 vstore_half4_rtp(vload4(i, p) * 2.0f, 1, (__private half *)data);\n\
+                 for (int k = 0; k < 5; k++)\n\
+                   vstore_half(vload_half(k == 0 ? 0 : k + 3, (__private half *)data), 0, &f[5 * i + k]);\n\
+               }\n";
+    let k = e.kern(src, "test");
+    let n = 64;
+    let mut rng = Rng(0xf16);
+    let xs: Vec<f32> = (0..4 * n).map(|_| (rng.next_f32() - 0.5) * 300.0).collect();
+    let x = e.buf(&xs);
+    let out = e.zeros::<u16>(5 * n);
+    arg_mem(k, 0, x);
+    arg_mem(k, 1, out);
+    e.run(k, &[n], None, None);
+    let got: Vec<u16> = e.read(out, 5 * n);
+    for i in 0..n {
+        assert_eq!(
+            got[5 * i],
+            to_f16(xs[i], "rtz"),
+            "item {i}: rtz at the array's start"
+        );
+        for c in 0..4 {
+            let v = xs[4 * i + c] * 2.0;
+            assert_eq!(
+                got[5 * i + 1 + c],
+                to_f16(v, "rtp"),
+                "item {i}: component {c}"
+            );
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Kernel attributes and build options
 

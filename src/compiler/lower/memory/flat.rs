@@ -1109,8 +1109,32 @@ impl Walk<'_> {
             let align = self.natural_align(ty);
             return self.flat_load(&f, ty, align);
         }
-        let mo = self.mem_operands(ptr, &[], ty);
-        Ok(self.emit(Op::Load, ty, [vec![Operand::IdRef(ptr)], mo].concat()))
+        let stored = self.same_width_pointee(ptr, ty);
+        let mo = self.mem_operands(ptr, &[], stored);
+        let v = self.emit(Op::Load, stored, [vec![Operand::IdRef(ptr)], mo].concat());
+        if stored == ty {
+            return Ok(v);
+        }
+        Ok(self.emit(Op::Bitcast, ty, vec![Operand::IdRef(v)]))
+    }
+
+    /// What `ptr` (a typed pointer) points to when that is another scalar of `ty`'s width
+    /// (a private `ushort` array viewed as `half *`: the access chain ends on `ushort`, and
+    /// the `half` goes through as its bits), else `ty`.
+    fn same_width_pointee(&self, ptr: Word, ty: Word) -> Word {
+        let scalar_width = |t: Word| {
+            self.ctx
+                .def(t)
+                .filter(|d| matches!(d.class.opcode, Op::TypeInt | Op::TypeFloat))
+                .and_then(|d| crate::compiler::spv::lit_operand(d, 0))
+        };
+        self.ty(ptr)
+            .and_then(|t| self.ctx.ptr_info(t))
+            .map(|(_, pointee)| pointee)
+            .filter(|&p| {
+                p != ty && scalar_width(p).is_some() && scalar_width(p) == scalar_width(ty)
+            })
+            .unwrap_or(ty)
     }
 
     /// A store of `v` (type `ty`) through `ptr` (flat or not), for the built-in expansions.
@@ -1119,7 +1143,13 @@ impl Walk<'_> {
             let align = self.natural_align(ty);
             return self.flat_store(&f, v, ty, align);
         }
-        let mo = self.mem_operands(ptr, &[], ty);
+        let stored = self.same_width_pointee(ptr, ty);
+        let v = if stored == ty {
+            v
+        } else {
+            self.emit(Op::Bitcast, stored, vec![Operand::IdRef(v)])
+        };
+        let mo = self.mem_operands(ptr, &[], stored);
         self.out.push(inst(
             Op::Store,
             None,

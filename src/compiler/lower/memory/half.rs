@@ -44,6 +44,7 @@ impl Walk<'_> {
             for k in 0..count {
                 let idx = self.vector_index(offset, step, k)?;
                 let ep = self.element_ptr(p, idx, half)?;
+                let ep = self.first_scalar(ep)?;
                 let h = self.load_through(ep, half)?;
                 comps.push(self.emit(Op::FConvert, elem, vec![Operand::IdRef(h)]));
             }
@@ -97,9 +98,34 @@ impl Walk<'_> {
             let h = self.emit(Op::FConvert, half, vec![Operand::IdRef(c)]);
             let idx = self.vector_index(offset, step, k)?;
             let ep = self.element_ptr(p, idx, half)?;
+            let ep = self.first_scalar(ep)?;
             self.store_through(ep, h, half)?;
         }
         Ok(())
+    }
+
+    /// `ep` itself, or, when it points to an array (a `ushort data[16]` viewed as `half *`
+    /// at its start: the view folds to the variable), a pointer to the array's first scalar.
+    fn first_scalar(&mut self, ep: Word) -> Result<Word, String> {
+        let mut ep = ep;
+        while let Some((sc, pointee)) = self.ty(ep).and_then(|t| self.ctx.ptr_info(t)) {
+            let Some(d) = self
+                .ctx
+                .def(pointee)
+                .filter(|d| d.class.opcode == Op::TypeArray)
+            else {
+                break;
+            };
+            let elem = id_operand(d, 0).ok_or("array element type")?;
+            let ty = self.ctx.t_ptr(sc, elem);
+            let zero = self.ctx.c_u32(0);
+            ep = self.emit(
+                Op::AccessChain,
+                ty,
+                vec![Operand::IdRef(ep), Operand::IdRef(zero)],
+            );
+        }
+        Ok(ep)
     }
 
     /// The 32-bit float type.
