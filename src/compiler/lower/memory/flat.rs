@@ -1065,24 +1065,9 @@ impl Walk<'_> {
                 self.flat_pointer_op(&i)?;
                 Ok(None)
             }
-            Op::AtomicLoad
-            | Op::AtomicStore
-            | Op::AtomicExchange
-            | Op::AtomicCompareExchange
-            | Op::AtomicIIncrement
-            | Op::AtomicIDecrement
-            | Op::AtomicIAdd
-            | Op::AtomicISub
-            | Op::AtomicSMin
-            | Op::AtomicUMin
-            | Op::AtomicSMax
-            | Op::AtomicUMax
-            | Op::AtomicAnd
-            | Op::AtomicOr
-            | Op::AtomicXor
-            | Op::AtomicFAddEXT
-            | Op::AtomicFlagTestAndSet
-            | Op::AtomicFlagClear => {
+            op if super::ATOMICS.contains(&op)
+                || matches!(op, Op::AtomicFlagTestAndSet | Op::AtomicFlagClear) =>
+            {
                 let Some(f) = operand_flat(self, 0) else {
                     return Ok(Some(i));
                 };

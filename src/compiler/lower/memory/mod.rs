@@ -628,22 +628,7 @@ impl Walk<'_> {
                     ],
                 ));
             }
-            Op::AtomicLoad
-            | Op::AtomicStore
-            | Op::AtomicExchange
-            | Op::AtomicCompareExchange
-            | Op::AtomicIIncrement
-            | Op::AtomicIDecrement
-            | Op::AtomicIAdd
-            | Op::AtomicISub
-            | Op::AtomicSMin
-            | Op::AtomicUMin
-            | Op::AtomicSMax
-            | Op::AtomicUMax
-            | Op::AtomicAnd
-            | Op::AtomicOr
-            | Op::AtomicXor
-            | Op::AtomicFAddEXT => {
+            op if ATOMICS.contains(&op) => {
                 let p = id_operand(&i, 0).ok_or("atomic pointer")?;
                 self.check_access(p)?;
                 let min = match self.sc_of(p) {
@@ -1029,6 +1014,27 @@ impl Walk<'_> {
 ///
 /// # Errors
 /// For memory uses that neither form supports (a message naming the construct).
+/// The atomic instructions on a pointer (operand 0) that the memory passes rewrite (the
+/// `atomic_flag` ones come apart: Vulkan has no flag type).
+pub(super) const ATOMICS: &[Op] = &[
+    Op::AtomicLoad,
+    Op::AtomicStore,
+    Op::AtomicExchange,
+    Op::AtomicCompareExchange,
+    Op::AtomicIIncrement,
+    Op::AtomicIDecrement,
+    Op::AtomicIAdd,
+    Op::AtomicISub,
+    Op::AtomicSMin,
+    Op::AtomicUMin,
+    Op::AtomicSMax,
+    Op::AtomicUMax,
+    Op::AtomicAnd,
+    Op::AtomicOr,
+    Op::AtomicXor,
+    Op::AtomicFAddEXT,
+];
+
 pub(crate) fn lower_memory(ctx: &mut Ctx) -> Result<(), String> {
     let mut roots = HashSet::new();
     loop {
