@@ -4,16 +4,9 @@
 mod common;
 use common::*;
 use std::ffi::c_void;
-use std::ptr::{null, null_mut};
+use std::ptr::null_mut;
 
 const COLLECTIVE: &str = include_str!("../src/compiler/testdata/collective.cl");
-
-/// The bytes of a slice of plain values.
-fn bytes<T: Copy>(v: &[T]) -> &[u8] {
-    // SAFETY: T is a plain Copy value type without padding in every use here; the slice is
-    // only read.
-    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
-}
 
 /// `CL_DEVICE_OPENCL_C_FEATURES` names.
 fn features(d: cl_device_id) -> Vec<String> {
@@ -167,20 +160,7 @@ fn reported_features_are_those_that_work_and_programs_see_them() {
 
 /// Enqueues `k` over `global` with `local` and waits.
 fn run(env: &Env, k: cl_kernel, global: &[usize], local: Option<&[usize]>) {
-    ok(unsafe {
-        cl!(clEnqueueNDRangeKernel)(
-            env.queue,
-            k,
-            global.len() as cl_uint,
-            null(),
-            global.as_ptr(),
-            local.map_or(null(), |l| l.as_ptr()),
-            0,
-            null(),
-            null_mut(),
-        )
-    });
-    env.finish();
+    env.run(k, global, local, None);
 }
 
 /// Host answers of `collective.cl` for one group's inputs: 11 values per work-item.

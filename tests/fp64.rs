@@ -24,11 +24,6 @@ fn fp64_env() -> Option<Env> {
     }
 }
 
-fn bytes<T: Copy>(v: &[T]) -> &[u8] {
-    // SAFETY: plain data (f64, i64, u64) viewed as bytes.
-    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
-}
-
 fn run(env: &Env, k: cl_kernel, global: usize) {
     ok(unsafe {
         cl!(clEnqueueNDRangeKernel)(
