@@ -123,20 +123,34 @@ fn run(a: &Args) -> Result<bool, String> {
     // The private library lives outside the output directory (which may be committed).
     let work = std::env::temp_dir().join(format!("cts-runner-{}", std::process::id()));
     let icd_dir = private_icd(&a.lib, &work)?;
-    let outcome = run_with(a, &selected, &excluded, icd_dir);
+    let cache_dir = work.join("program-cache");
+    let outcome = run_with(a, &selected, &excluded, icd_dir, &cache_dir);
     // Best effort: a leftover temp directory is harmless.
     let _ = std::fs::remove_dir_all(&work);
     outcome
 }
 
 /// Runs the selected suites with the loader pointed at `icd_dir`, then reports and compares.
+/// The tests share one program cache, `cache_dir`, empty at the start (so build times are
+/// cold-cache times), unless `--env VKCL_CACHE_DIR=...` or `--env VKCL_CACHE=...` says
+/// otherwise.
 fn run_with(
     a: &Args,
     selected: &[suites::SuiteSpec],
     excluded: &[suites::Excluded],
     icd_dir: PathBuf,
+    cache_dir: &Path,
 ) -> Result<bool, String> {
     let mut env = a.env.clone();
+    if !env
+        .iter()
+        .any(|(k, _)| k == "VKCL_CACHE_DIR" || k == "VKCL_CACHE")
+    {
+        env.push((
+            "VKCL_CACHE_DIR".to_string(),
+            cache_dir.display().to_string(),
+        ));
+    }
     if a.wimpy {
         env.push(("CL_WIMPY_MODE".to_string(), "1".to_string()));
     }

@@ -153,10 +153,11 @@ pub fn run_suites(cfg: &Config, suites: &[SuiteSpec]) -> Vec<(SuiteResult, Strin
             match per_test {
                 Some(tests) if spec.args.is_empty() => {
                     for t in tests {
+                        let factor = crate::suites::slow_factor(&spec.id, &t);
                         queue.push_back(Item {
                             suite: i,
+                            limit: cfg.timeout.saturating_mul(factor),
                             test: Some(t),
-                            limit: cfg.timeout,
                         });
                     }
                 }

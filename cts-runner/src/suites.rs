@@ -38,6 +38,23 @@ pub const QUICK_BASIC_TESTS: &[&str] = &[
     "work_item_functions",
 ];
 
+/// Tests that build thousands of programs, one at a time, each through clang, opt and
+/// llvm-spirv (a tenth of a second of tool start-up apiece on a 2-core VM): (suite id, test
+/// name prefix, factor). Their time limit is `--timeout` times the factor; the limit exists to
+/// catch hangs, and these take 5 to 20 minutes on lavapipe without hanging.
+/// - vectors vec_align_*: 1,800 to 3,600 programs each;
+/// - relationals shuffle_*: about 720 programs each.
+pub const SLOW_TESTS: &[(&str, &str, u32)] =
+    &[("vectors", "vec_align_", 4), ("relationals", "shuffle_", 4)];
+
+/// The time-limit factor of `test` in suite `suite_id` ([`SLOW_TESTS`]; 1 for the others).
+pub fn slow_factor(suite_id: &str, test: &str) -> u32 {
+    SLOW_TESTS
+        .iter()
+        .find(|(s, prefix, _)| *s == suite_id && test.starts_with(prefix))
+        .map_or(1, |(_, _, f)| *f)
+}
+
 /// One suite: one line of the conformance list.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SuiteSpec {
@@ -248,6 +265,14 @@ pub fn select(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slow_tests_get_a_longer_limit() {
+        assert_eq!(slow_factor("vectors", "vec_align_struct"), 4);
+        assert_eq!(slow_factor("relationals", "shuffle_built_in"), 4);
+        assert_eq!(slow_factor("relationals", "relational_any"), 1);
+        assert_eq!(slow_factor("basic", "vec_align_struct"), 1);
+    }
 
     const LIST: &str = "# comment\n\
         Compute Info,computeinfo/test_computeinfo\n\
