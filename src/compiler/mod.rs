@@ -6,9 +6,10 @@
 //! Kernel SPIR-V (`clCreateProgramWithIL`).
 //!
 //! Every program is compiled with a small OpenCL C prelude (`prelude.cl`: async work-group
-//! copies, `prefetch`). When `VKCL_VALIDATION` is set, every lowered module goes through
-//! spirv-val (Vulkan 1.2) before it is handed out, and a failure is a build error whose log
-//! carries the validator's message; without it the check costs nothing.
+//! copies, `prefetch`). Every lowered module goes through spirv-val (Vulkan 1.2) before it is
+//! handed out, where spirv-val is installed and `VKCL_SPIRV_VAL` is not `0`
+//! (`validate::enabled`), and a failure is a build error whose log carries the validator's
+//! message.
 //!
 //! # Kernel ABI
 //!
@@ -500,14 +501,13 @@ pub fn build_structured(
 }
 
 /// The persistent variant of a lowered kernel module ([`KernelInfo::spirv`]), validated
-/// with spirv-val when `VKCL_VALIDATION` is set; see "Persistent variant" in the module doc.
+/// with spirv-val where every lowered module is (`validate::enabled`); see "Persistent variant" in the module doc.
 ///
 /// # Errors
 /// A message when the module cannot be rewritten or the result does not validate.
 pub fn persistent_variant(words: &[u32]) -> Result<Vec<u32>, String> {
     let out = lower::persistent_variant(words)?;
-    // spirv-val runs where every lowered module does: with VKCL_VALIDATION (and in tests).
-    if cfg!(test) || validate::enabled() {
+    if validate::enabled() {
         validate::validate_vulkan(&out).map_err(|e| {
             format!("internal error, the persistent variant is not valid Vulkan SPIR-V: {e}")
         })?;
@@ -536,7 +536,7 @@ fn finish(
         let mut valid = false;
         if optimize {
             // spirv-opt validates its input; its output is only taken when it stays valid
-            // (checked when VKCL_VALIDATION is set).
+            // (checked when spirv-val runs, see `validate::enabled`).
             match validate::optimize(&lowered.words) {
                 Ok(words) if check => match validate::validate_vulkan(&words) {
                     Ok(()) => (lowered.words, valid) = (words, true),
@@ -550,7 +550,8 @@ fn finish(
                 Err(e) => tracing::warn!("kernel `{}`: spirv-opt failed: {e}", info.name),
             }
         }
-        // VKCL_VALIDATION: spirv-val on everything handed to Vulkan; a failure is a build error.
+        // spirv-val on everything handed to Vulkan (`validate::enabled`); a failure is a build
+        // error.
         if check && !valid {
             if let Err(e) = validate::validate_vulkan(&lowered.words) {
                 return Err(BuildFailure::compile(format!(

@@ -32,6 +32,9 @@ pub struct Config {
     pub log: Option<String>,
     /// `VKCL_VALIDATION`: `1` or `fatal`.
     pub validation: Validation,
+    /// `VKCL_SPIRV_VAL` (default on; `0` or `off`: off): every lowered module goes through
+    /// spirv-val, when it is installed, before Vulkan sees it.
+    pub spirv_val: bool,
     /// `VKCL_COMMAND_BUFFER_REVISION=0.9.4`: the pre-0.9.5 `cl_khr_command_buffer` ABI.
     pub command_buffer_094: bool,
     /// `VKCL_SUBDEVICE_DISPATCH`: `persistent` or `waves`; None: the device's default.
@@ -82,6 +85,7 @@ impl Config {
             Some("fatal") => Validation::Fatal,
             Some(_) => Validation::Report,
         };
+        let spirv_val = !matches!(var("VKCL_SPIRV_VAL").as_deref(), Some("0") | Some("off"));
         let command_buffer_094 = var("VKCL_COMMAND_BUFFER_REVISION").as_deref() == Some("0.9.4");
         let subdevice_dispatch = match var("VKCL_SUBDEVICE_DISPATCH").as_deref() {
             Some("persistent") => Some(LimitedDispatch::Persistent),
@@ -143,6 +147,7 @@ impl Config {
             cross_queue_host_wait,
             log: var("VKCL_LOG"),
             validation,
+            spirv_val,
             command_buffer_094,
             subdevice_dispatch,
             staged_reads: var("VKCL_STAGED_READS").as_deref() == Some("1"),
