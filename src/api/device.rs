@@ -371,6 +371,20 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         }
         CL_DEVICE_DOUBLE_FP_CONFIG => out.scalar(d.double_fp_config()),
         CL_DEVICE_HALF_FP_CONFIG => out.scalar(0 as cl_device_fp_config),
+        // cl_khr_integer_dot_product: both input forms, written in OpenCL C (the prelude), so
+        // none is accelerated.
+        CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR => out.scalar(
+            (CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED_KHR
+                | CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_KHR)
+                as cl_device_integer_dot_product_capabilities_khr,
+        ),
+        #[allow(non_upper_case_globals)] // the header's spelling ("4x8BIT")
+        CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR
+        | CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR => {
+            // cl_device_integer_dot_product_acceleration_properties_khr: six cl_bool, all
+            // CL_FALSE.
+            out.slice(&[CL_FALSE; 6])
+        }
         CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => out.scalar(CL_NONE as cl_device_mem_cache_type),
         CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => out.scalar(0 as cl_uint),
         CL_DEVICE_GLOBAL_MEM_CACHE_SIZE => out.scalar(0 as cl_ulong),

@@ -93,6 +93,10 @@ fn derived_names(caps: &DeviceCaps) -> Vec<String> {
         "__opencl_c_work_group_collective_functions",
         "__opencl_c_program_scope_global_variables",
         "__opencl_c_subgroups",
+        "cl_khr_extended_bit_ops",
+        "cl_khr_integer_dot_product",
+        "__opencl_c_integer_dot_product_input_4x8bit",
+        "__opencl_c_integer_dot_product_input_4x8bit_packed",
     ];
     if caps.fp64 {
         v.extend(["cl_khr_fp64", "__opencl_c_fp64"]);
@@ -194,8 +198,23 @@ pub(crate) fn truth_header(caps: &DeviceCaps) -> String {
             s.push_str(&format!("#undef {m}\n"));
         }
     }
+    for m in PRELUDE_DEFINED {
+        if names.iter().any(|n| n == m) {
+            s.push_str(&format!("#ifndef {m}\n#define {m} 1\n#endif\n"));
+        }
+    }
     s
 }
+
+/// Extensions and features whose built-ins vkcl's prelude defines (`compiler/prelude.cl`):
+/// their macros are defined whenever the device reports them, in every OpenCL C version
+/// (clang-15's header defines them for OpenCL C 2.0 and later only).
+const PRELUDE_DEFINED: &[&str] = &[
+    "cl_khr_extended_bit_ops",
+    "cl_khr_integer_dot_product",
+    "__opencl_c_integer_dot_product_input_4x8bit",
+    "__opencl_c_integer_dot_product_input_4x8bit_packed",
+];
 
 /// Parses OpenCL build options.
 ///

@@ -152,3 +152,120 @@ __VKCL_STATIC inline int __attribute__((always_inline)) __vkcl_wg_vote(int predi
 #define work_group_scan_exclusive_min(x) __vkcl_wg_fold_min((x), 2)
 #define work_group_scan_exclusive_max(x) __vkcl_wg_fold_max((x), 2)
 #endif
+
+// cl_khr_extended_bit_ops: bitfield_insert, bitfield_extract_signed/unsigned and bit_reverse on
+// every integer type and vector size, in shifts and masks (Vulkan's OpBitField* and
+// OpBitReverse take 32-bit operands only). offset + count <= the element width, as the
+// extension requires; count 0 inserts nothing and extracts 0. Scalar char and short operands
+// are promoted to int by C's shifts and converted back, which keeps the low bits.
+#define __VKCL_CAT2(a, b) a##b
+#ifdef cl_khr_extended_bit_ops
+// All-ones in the low `count` bits, shifted by `offset` (count 1..64).
+#define __VKCL_BITS(count, offset) ((count) == 0 ? 0UL : (~0UL >> (64 - (count))) << (offset))
+
+#define __VKCL_BIT_OPS(T, UT, ST, US)                                                             \
+    __VKCL_STATIC inline T __attribute__((overloadable, always_inline))                          \
+    __vkcl_bitfield_insert(T base, T insert, uint offset, uint count) {                           \
+        UT m = (UT)(US)__VKCL_BITS(count, offset);                                               \
+        UT kept = (UT)(__VKCL_CAT2(as_, UT)(base) & (UT)~m);                                    \
+        UT put = (UT)((UT)(__VKCL_CAT2(as_, UT)(insert) << (UT)(US)offset) & m);                \
+        return __VKCL_CAT2(as_, T)((UT)(kept | put));                                             \
+    }                                                                                             \
+    __VKCL_STATIC inline UT __attribute__((overloadable, always_inline))                         \
+    __vkcl_bitfield_extract_unsigned(T base, uint offset, uint count) {                           \
+        if (count == 0)                                                                           \
+            return (UT)0;                                                                         \
+        return (UT)(__VKCL_CAT2(as_, UT)(base) >> (UT)(US)offset) & (UT)(US)__VKCL_BITS(count, 0); \
+    }                                                                                             \
+    __VKCL_STATIC inline ST __attribute__((overloadable, always_inline))                         \
+    __vkcl_bitfield_extract_signed(T base, uint offset, uint count) {                             \
+        if (count == 0)                                                                           \
+            return (ST)0;                                                                         \
+        uint w = sizeof(US) * 8;                                                                  \
+        UT up = (UT)(__VKCL_CAT2(as_, UT)(base) << (UT)(US)(w - offset - count));              \
+        return (ST)(__VKCL_CAT2(as_, ST)(up) >> (ST)(w - count));                              \
+    }                                                                                             \
+    __VKCL_STATIC inline T __attribute__((overloadable, always_inline))                          \
+    __vkcl_bit_reverse(T base) {                                                                  \
+        uint w = sizeof(US) * 8;                                                                  \
+        UT x = __VKCL_CAT2(as_, UT)(base);                                                     \
+        x = (UT)(((x >> (UT)1) & (UT)(US)0x5555555555555555UL) | ((x & (UT)(US)0x5555555555555555UL) << (UT)1)); \
+        x = (UT)(((x >> (UT)2) & (UT)(US)0x3333333333333333UL) | ((x & (UT)(US)0x3333333333333333UL) << (UT)2)); \
+        x = (UT)(((x >> (UT)4) & (UT)(US)0x0f0f0f0f0f0f0f0fUL) | ((x & (UT)(US)0x0f0f0f0f0f0f0f0fUL) << (UT)4)); \
+        if (w > 8)                                                                                \
+            x = (UT)(((x >> (UT)(US)8) & (UT)(US)0x00ff00ff00ff00ffUL) | ((x & (UT)(US)0x00ff00ff00ff00ffUL) << (UT)(US)8)); \
+        if (w > 16)                                                                               \
+            x = (UT)(((x >> (UT)(US)16) & (UT)(US)0x0000ffff0000ffffUL) | ((x & (UT)(US)0x0000ffff0000ffffUL) << (UT)(US)16)); \
+        if (w > 32)                                                                               \
+            x = (UT)(((x >> (UT)(US)32) & (UT)(US)0x00000000ffffffffUL) | ((x & (UT)(US)0x00000000ffffffffUL) << (UT)(US)32)); \
+        return __VKCL_CAT2(as_, T)(x);                                                         \
+    }
+
+// Both signednesses of one element type, as scalars and vectors of 2, 3, 4, 8 and 16.
+#define __VKCL_BIT_OPS_N(S, U, N) \
+    __VKCL_BIT_OPS(S##N, U##N, S##N, U) __VKCL_BIT_OPS(U##N, U##N, S##N, U)
+#define __VKCL_BIT_OPS_TYPE(S, U)                                                           \
+    __VKCL_BIT_OPS_N(S, U, ) __VKCL_BIT_OPS_N(S, U, 2) __VKCL_BIT_OPS_N(S, U, 3)            \
+    __VKCL_BIT_OPS_N(S, U, 4) __VKCL_BIT_OPS_N(S, U, 8) __VKCL_BIT_OPS_N(S, U, 16)
+__VKCL_BIT_OPS_TYPE(char, uchar)
+__VKCL_BIT_OPS_TYPE(short, ushort)
+__VKCL_BIT_OPS_TYPE(int, uint)
+__VKCL_BIT_OPS_TYPE(long, ulong)
+
+#define bitfield_insert(b, i, o, c) __vkcl_bitfield_insert(b, i, o, c)
+#define bitfield_extract_signed(b, o, c) __vkcl_bitfield_extract_signed(b, o, c)
+#define bitfield_extract_unsigned(b, o, c) __vkcl_bitfield_extract_unsigned(b, o, c)
+#define bit_reverse(b) __vkcl_bit_reverse(b)
+#endif
+
+// cl_khr_integer_dot_product (version 2.0.0): dot products of four 8-bit integers, as vectors
+// (uchar4/char4) and packed in a uint (element 0 in the least significant byte), each product
+// exact in 32 bits; the _acc_sat forms add the accumulator with saturation (add_sat).
+#ifdef __opencl_c_integer_dot_product_input_4x8bit
+#define __VKCL_DOT4(R, A, B)                                                                   \
+    __VKCL_STATIC inline R __attribute__((overloadable, always_inline)) __vkcl_dot(A a, B b) { \
+        return (R)a.x * (R)b.x + (R)a.y * (R)b.y + (R)a.z * (R)b.z + (R)a.w * (R)b.w;        \
+    }                                                                                          \
+    __VKCL_STATIC inline R __attribute__((overloadable, always_inline))                       \
+    __vkcl_dot_acc_sat(A a, B b, R acc) {                                                      \
+        return add_sat(__vkcl_dot(a, b), acc);                                                 \
+    }
+__VKCL_DOT4(uint, uchar4, uchar4)
+__VKCL_DOT4(int, char4, char4)
+__VKCL_DOT4(int, uchar4, char4)
+__VKCL_DOT4(int, char4, uchar4)
+// `dot` becomes __vkcl_dot below, so the floating-point dot products forward to the built-in.
+#define __VKCL_DOT_FP(S, T)                                                                    \
+    __VKCL_STATIC inline S __attribute__((overloadable, always_inline))                       \
+    __vkcl_dot(T a, T b) {                                                                     \
+        return dot(a, b);                                                                      \
+    }
+#define __VKCL_DOT_FP_TYPE(S) \
+    __VKCL_DOT_FP(S, S) __VKCL_DOT_FP(S, S##2) __VKCL_DOT_FP(S, S##3) __VKCL_DOT_FP(S, S##4)
+__VKCL_DOT_FP_TYPE(float)
+#ifdef cl_khr_fp64
+__VKCL_DOT_FP_TYPE(double)
+#endif
+#ifdef cl_khr_fp16
+// The pragma's state is `disable` again afterwards, as at the start of every program.
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+__VKCL_DOT_FP_TYPE(half)
+#pragma OPENCL EXTENSION cl_khr_fp16 : disable
+#endif
+#define dot(a, b) __vkcl_dot(a, b)
+#define dot_acc_sat(a, b, acc) __vkcl_dot_acc_sat(a, b, acc)
+#endif
+#ifdef __opencl_c_integer_dot_product_input_4x8bit_packed
+#define dot_4x8packed_uu_uint(a, b) __vkcl_dot(as_uchar4((uint)(a)), as_uchar4((uint)(b)))
+#define dot_4x8packed_ss_int(a, b) __vkcl_dot(as_char4((uint)(a)), as_char4((uint)(b)))
+#define dot_4x8packed_us_int(a, b) __vkcl_dot(as_uchar4((uint)(a)), as_char4((uint)(b)))
+#define dot_4x8packed_su_int(a, b) __vkcl_dot(as_char4((uint)(a)), as_uchar4((uint)(b)))
+#define dot_acc_sat_4x8packed_uu_uint(a, b, acc) \
+    __vkcl_dot_acc_sat(as_uchar4((uint)(a)), as_uchar4((uint)(b)), (uint)(acc))
+#define dot_acc_sat_4x8packed_ss_int(a, b, acc) \
+    __vkcl_dot_acc_sat(as_char4((uint)(a)), as_char4((uint)(b)), (int)(acc))
+#define dot_acc_sat_4x8packed_us_int(a, b, acc) \
+    __vkcl_dot_acc_sat(as_uchar4((uint)(a)), as_char4((uint)(b)), (int)(acc))
+#define dot_acc_sat_4x8packed_su_int(a, b, acc) \
+    __vkcl_dot_acc_sat(as_char4((uint)(a)), as_uchar4((uint)(b)), (int)(acc))
+#endif

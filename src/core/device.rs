@@ -531,6 +531,11 @@ impl Device {
             ("cl_khr_expect_assume", make_version(1, 0, 0)),
             // CL_MEM_IMMUTABLE_EXT buffers (api/memory): every write gives CL_INVALID_OPERATION.
             ("cl_ext_immutable_memory_objects", make_version(1, 0, 0)),
+            // Written in OpenCL C in the prelude (compiler/prelude.cl): bit-field insert and
+            // extract, bit reverse; dot products of four 8-bit integers (vectors and packed,
+            // version 2.0.0), not accelerated (CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_*).
+            ("cl_khr_extended_bit_ops", make_version(1, 0, 0)),
+            ("cl_khr_integer_dot_product", make_version(2, 0, 0)),
         ];
         // cl_khr_command_buffer (api/command_buffer.rs), at 0.9.4 with its older ABI under
         // VKCL_COMMAND_BUFFER_REVISION=0.9.4, else 0.9.8 with mutable dispatch 0.9.5.
@@ -605,6 +610,15 @@ impl Device {
         for f in ATOMIC_FEATURES {
             v.push((f, make_version(3, 0, 0)));
         }
+        // cl_khr_integer_dot_product's inputs (compiler/prelude.cl).
+        v.push((
+            "__opencl_c_integer_dot_product_input_4x8bit",
+            make_version(2, 0, 0),
+        ));
+        v.push((
+            "__opencl_c_integer_dot_product_input_4x8bit_packed",
+            make_version(2, 0, 0),
+        ));
         // One buffer per program, its address in the launch header (compiler::globals).
         v.push((
             "__opencl_c_program_scope_global_variables",

@@ -362,6 +362,37 @@ impl Lower<'_> {
         }
     }
 
+    /// Core `OpBitReverse` (LLVM's `bitreverse`, which LLVM makes from shift-and-mask bit
+    /// reversal, e.g. `bit_reverse` of `cl_khr_extended_bit_ops`) on 8-, 16- or 64-bit
+    /// integers: Vulkan's takes 32-bit operands only. A narrow value is reversed in 32 bits
+    /// and shifted down; a 64-bit one as two halves that trade places.
+    fn bit_reverse(&mut self, ty: Word, x: Word) -> Result<Word, String> {
+        let w = self.ctx.scalar_width(ty).ok_or("integer width")?;
+        let t32 = self.int_like(ty, 32);
+        Ok(match w {
+            64 => {
+                let c32 = self.int_splat(ty, 32)?;
+                let hi = self.bin(Op::ShiftRightLogical, ty, x, c32);
+                let hi = self.emit(Op::UConvert, t32, vec![Operand::IdRef(hi)]);
+                let lo = self.emit(Op::UConvert, t32, vec![Operand::IdRef(x)]);
+                let rh = self.emit(Op::BitReverse, t32, vec![Operand::IdRef(hi)]);
+                let rl = self.emit(Op::BitReverse, t32, vec![Operand::IdRef(lo)]);
+                let low = self.emit(Op::UConvert, ty, vec![Operand::IdRef(rh)]);
+                let high = self.emit(Op::UConvert, ty, vec![Operand::IdRef(rl)]);
+                let high = self.bin(Op::ShiftLeftLogical, ty, high, c32);
+                self.bin(Op::BitwiseOr, ty, high, low)
+            }
+            w if w < 32 => {
+                let v = self.emit(Op::UConvert, t32, vec![Operand::IdRef(x)]);
+                let r = self.emit(Op::BitReverse, t32, vec![Operand::IdRef(v)]);
+                let shift = self.int_splat(t32, u64::from(32 - w))?;
+                let r = self.bin(Op::ShiftRightLogical, t32, r, shift);
+                self.emit(Op::UConvert, ty, vec![Operand::IdRef(r)])
+            }
+            _ => self.emit(Op::BitReverse, ty, vec![Operand::IdRef(x)]),
+        })
+    }
+
     /// popcount (166), clz (151), ctz (152) on integers of any width: Vulkan's bit
     /// instructions take 32-bit operands only, so narrow types are widened and 64-bit ones
     /// split into halves.
@@ -1691,9 +1722,10 @@ pub(crate) fn lower_ext_inst(ctx: &mut Ctx) -> Result<(), String> {
             Some(Operand::LiteralString(s)) if s == "OpenCL.std" => i.result_id,
             _ => None,
         });
-    // Core OpBitCount (LLVM's ctpop) on other than 32-bit integers: Vulkan only has 32 bits.
+    // Core OpBitCount (LLVM's ctpop) and OpBitReverse on other than 32-bit integers: Vulkan
+    // only has 32 bits.
     let wide_bit_count = |ctx: &Ctx, i: &Instruction| {
-        i.class.opcode == Op::BitCount
+        matches!(i.class.opcode, Op::BitCount | Op::BitReverse)
             && i.result_type.and_then(|t| ctx.scalar_width(t)) != Some(32)
     };
     let any_wide = ctx.module.functions[0]
@@ -1730,6 +1762,16 @@ pub(crate) fn lower_ext_inst(ctx: &mut Ctx) -> Result<(), String> {
                 l.ext(i)?;
             } else if kernel_relational(i.class.opcode) {
                 l.relational(i)?;
+            } else if wide_bit_count(l.ctx, &i) && i.class.opcode == Op::BitReverse {
+                let (ty, rid) = (i.result_type.ok_or("type")?, i.result_id.ok_or("id")?);
+                let x = id_operand(&i, 0).ok_or("bit reverse operand")?;
+                let r = l.bit_reverse(ty, x)?;
+                l.out.push(inst(
+                    Op::CopyObject,
+                    Some(ty),
+                    Some(rid),
+                    vec![Operand::IdRef(r)],
+                ));
             } else if wide_bit_count(l.ctx, &i) {
                 // As OpenCL.std popcount.
                 let mut ops = vec![Operand::IdRef(cl), Operand::LiteralExtInstInteger(166)];
