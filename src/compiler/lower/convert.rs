@@ -359,7 +359,7 @@ impl Lower<'_> {
             return Ok(());
         }
         let f = self.emit(Op::FConvert, ty, vec![Operand::IdRef(x)]);
-        let back = self.emit(Op::FConvert, xt, vec![Operand::IdRef(f)]);
+        let back = self.exact_widen(ty, xt, f)?;
         let bool_scalar = self.ctx.t_bool();
         let bt = self.shaped(ty, bool_scalar);
         let above = self.bin(Op::FOrdGreaterThan, bt, back, x);
@@ -374,6 +374,36 @@ impl Lower<'_> {
             vec![Operand::IdRef(r)],
         ));
         Ok(())
+    }
+
+    /// `f` (float, shaped `ty`) as the double of the same value (shaped `xt`), exactly even
+    /// where the device flushes float subnormals (NVIDIA's Vulkan driver without
+    /// `shaderDenormPreserveFloat32`: `OpFConvert` of a subnormal float gives 0, and
+    /// `convert_float_rtz(double)` of a value in the float subnormal range came out rounded
+    /// to nearest). A zero or subnormal float is its 23-bit significand times 2^-149, computed
+    /// in double from the bits.
+    fn exact_widen(&mut self, ty: Word, xt: Word, f: Word) -> Result<Word, String> {
+        let u32_scalar = self.ctx.t_int(32);
+        let ut = self.shaped(ty, u32_scalar);
+        let bool_scalar = self.ctx.t_bool();
+        let bt = self.shaped(ty, bool_scalar);
+        let bits = self.emit(Op::Bitcast, ut, vec![Operand::IdRef(f)]);
+        let exp_mask = self.int_const(ut, 32, 0x7f80_0000);
+        let exp = self.bin(Op::BitwiseAnd, ut, bits, exp_mask);
+        let zero = self.int_const(ut, 32, 0);
+        let tiny = self.bin(Op::IEqual, bt, exp, zero);
+        let man_mask = self.int_const(ut, 32, 0x007f_ffff);
+        let man = self.bin(Op::BitwiseAnd, ut, bits, man_mask);
+        let mag = self.emit(Op::ConvertUToF, xt, vec![Operand::IdRef(man)]);
+        let scale = self.float_const(xt, 64, f64::from_bits(0x36a0_0000_0000_0000))?; // 2^-149
+        let mag = self.bin(Op::FMul, xt, mag, scale);
+        let sign_mask = self.int_const(ut, 32, 0x8000_0000);
+        let sign = self.bin(Op::BitwiseAnd, ut, bits, sign_mask);
+        let negative = self.bin(Op::INotEqual, bt, sign, zero);
+        let neg_mag = self.emit(Op::FNegate, xt, vec![Operand::IdRef(mag)]);
+        let tiny_value = self.select(xt, negative, neg_mag, mag);
+        let widened = self.emit(Op::FConvert, xt, vec![Operand::IdRef(f)]);
+        Ok(self.select(xt, tiny, tiny_value, widened))
     }
 
     /// The directed rounding of `f` (of `fw` bits), the nearest value to a source that lies
