@@ -1316,17 +1316,27 @@ impl Lower<'_> {
                     ty,
                     vec![Operand::IdRef(arg(0)?), Operand::IdRef(arg(1)?)],
                 ),
+                // mad: a product and a sum, each rounded (NoContraction). OpenCL allows either
+                // that or a fused multiply-add, but libclc's float code (linked into programs,
+                // see compiler/mathlib.rs) relies on the product being rounded on its own: with
+                // the driver free to fuse them, as NVIDIA's does, `pow` was 26.9 ulp off, and
+                // with an exact fma forced on lavapipe `sin` was 1535 ulp off.
                 42 => {
                     let m = self.emit(
                         Op::FMul,
                         ty,
                         vec![Operand::IdRef(arg(0)?), Operand::IdRef(arg(1)?)],
                     );
-                    self.emit(
+                    self.ctx
+                        .decorate(m, rspirv::spirv::Decoration::NoContraction, vec![]);
+                    let r = self.emit(
                         Op::FAdd,
                         ty,
                         vec![Operand::IdRef(m), Operand::IdRef(arg(2)?)],
-                    )
+                    );
+                    self.ctx
+                        .decorate(r, rspirv::spirv::Decoration::NoContraction, vec![]);
+                    r
                 }
                 68 | 82 => self.emit(
                     Op::FDiv,
@@ -1604,6 +1614,7 @@ impl Lower<'_> {
             if last.result_id == Some(v) {
                 last.result_id = Some(rid);
                 self.types.insert(rid, ty);
+                retarget_decorations(self.ctx, v, rid);
                 return Ok(());
             }
         }
@@ -1695,6 +1706,7 @@ impl Lower<'_> {
             if last.result_id == Some(v) {
                 last.result_id = Some(rid);
                 self.types.insert(rid, ty);
+                retarget_decorations(self.ctx, v, rid);
                 return Ok(());
             }
         }
@@ -1795,4 +1807,14 @@ pub(crate) fn lower_ext_inst(ctx: &mut Ctx) -> Result<(), String> {
         vec![Operand::LiteralString("GLSL.std.450".into())],
     ));
     Ok(())
+}
+
+/// Moves the decorations of `from` (such as `mad`'s `NoContraction`) to `to`, the id that
+/// replaced it as an instruction's result.
+fn retarget_decorations(ctx: &mut Ctx, from: Word, to: Word) {
+    for a in ctx.module.annotations.iter_mut() {
+        if a.class.opcode == Op::Decorate && id_operand(a, 0) == Some(from) {
+            a.operands[0] = Operand::IdRef(to);
+        }
+    }
 }
