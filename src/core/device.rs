@@ -558,6 +558,9 @@ impl Device {
         if self.has_fp64() {
             v.push(("cl_khr_fp64", make_version(1, 0, 0)));
         }
+        if self.has_fp16() {
+            v.push(("cl_khr_fp16", make_version(1, 0, 0)));
+        }
         v
     }
 
@@ -578,6 +581,29 @@ impl Device {
             | CL_FP_ROUND_TO_INF
             | CL_FP_INF_NAN
             | CL_FP_DENORM) as cl_device_fp_config
+    }
+
+    /// `CL_DEVICE_HALF_FP_CONFIG`: 0 without `half` arithmetic; otherwise infinities and
+    /// NaNs, round to nearest (Vulkan's `shaderFloat16` arithmetic) and denormals (kept by
+    /// lavapipe's and NVIDIA's float16 arithmetic: `tests/fp16.rs`), the minimum of
+    /// `cl_khr_fp16` being round to zero or to nearest with infinities and NaNs (OpenCL 3.0
+    /// extension spec, `cl_khr_fp16`).
+    pub fn half_fp_config(&self) -> cl_device_fp_config {
+        if !self.has_fp16() {
+            return 0;
+        }
+        (CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM) as cl_device_fp_config
+    }
+
+    /// Whether `half` arithmetic is offered (`cl_khr_fp16`; OpenCL C 3.0 defines no
+    /// `__opencl_c_fp16` feature, half being an extension only): the Vulkan
+    /// device has `shaderFloat16`, `shaderInt16` and 16-bit storage-buffer access, and
+    /// `VKCL_FP16` turns it on (README, "Settings").
+    pub fn has_fp16(&self) -> bool {
+        self.phys.shader_float16
+            && self.phys.shader_int16
+            && self.phys.storage_16bit
+            && crate::util::config::config().fp16
     }
 
     /// Whether `double` is offered (`cl_khr_fp64`, `__opencl_c_fp64`): the Vulkan device has
