@@ -10,7 +10,7 @@
 //! of `float` and integer sources are rounded to half precision in the mode's direction with
 //! integer arithmetic first ([`round_to_half_precision`]; integers through an exact `float`),
 //! so that the conversion to `half` is exact; `half` sources convert to `float` (exactly)
-//! first. `double` -> `half` keeps round-to-nearest.
+//! first. `double` -> `half` (every one, decorated or not) rounds to odd in float first.
 
 use std::collections::HashMap;
 
@@ -393,6 +393,12 @@ impl Lower<'_> {
         if directed && wi == 32 && fw == 16 {
             return self.float_to_half(i, x, mode);
         }
+        if wi == 64 && fw == 16 {
+            // Rounded to odd in float (24 >= 11 + 2 bits), then to half in the mode: one
+            // rounding of the double, whatever the driver's double -> half conversion does.
+            let f = self.round_to_odd_float(x, xt)?;
+            return self.float_to_half(i, f, mode);
+        }
         if !directed || wi != 64 || fw != 32 {
             self.out.push(i);
             return Ok(());
@@ -413,6 +419,39 @@ impl Lower<'_> {
             vec![Operand::IdRef(r)],
         ));
         Ok(())
+    }
+
+    /// `x` (double, of `xt`'s shape) rounded to float by round-to-odd: the float nearest `x`
+    /// (`OpFConvert`), and where that is inexact and its last bit clear, the float next to it
+    /// towards `x` (its last bit set; FLT_MAX for a finite `x` beyond it). Rounding this float
+    /// again to fewer than 23 bits rounds as `x` itself would.
+    fn round_to_odd_float(&mut self, x: Word, xt: Word) -> Result<Word, String> {
+        let f32_scalar = self.float32();
+        let ft = self.shaped(xt, f32_scalar);
+        let u32_scalar = self.ctx.t_int(32);
+        let ut = self.shaped(xt, u32_scalar);
+        let bool_scalar = self.ctx.t_bool();
+        let bt = self.shaped(xt, bool_scalar);
+        let f = self.emit(Op::FConvert, ft, vec![Operand::IdRef(x)]);
+        let back = self.emit(Op::FConvert, xt, vec![Operand::IdRef(f)]);
+        // NaN: ordered comparisons are false, nothing changes.
+        let inexact = self.bin(Op::FOrdNotEqual, bt, back, x);
+        let bits = self.emit(Op::Bitcast, ut, vec![Operand::IdRef(f)]);
+        let one = self.int_const(ut, 32, 1);
+        let zero = self.int_const(ut, 32, 0);
+        let low = self.bin(Op::BitwiseAnd, ut, bits, one);
+        let even = self.bin(Op::IEqual, bt, low, zero);
+        let adjust = self.bin(Op::LogicalAnd, bt, inexact, even);
+        // Towards x: a larger magnitude where f lies between 0 and x.
+        let dzero = self.float_const(xt, 64, 0.0)?;
+        let pos = self.bin(Op::FOrdGreaterThan, bt, x, dzero);
+        let short = self.bin(Op::FOrdLessThan, bt, back, x);
+        let grow = self.bin(Op::LogicalEqual, bt, short, pos);
+        let inc = self.bin(Op::IAdd, ut, bits, one);
+        let dec = self.bin(Op::ISub, ut, bits, one);
+        let stepped = self.select(ut, grow, inc, dec);
+        let odd = self.select(ut, adjust, stepped, bits);
+        Ok(self.emit(Op::Bitcast, ft, vec![Operand::IdRef(odd)]))
     }
 
     /// The 32-bit float type.
@@ -565,6 +604,7 @@ pub(crate) fn lower_conversions(ctx: &mut Ctx) -> Result<(), String> {
                         | Op::ConvertUToF
                         | Op::FConvert
                 ) && i.result_id.is_some_and(|r| modes.contains_key(&r)))
+                || i.class.opcode == Op::FConvert
         });
     if !needed {
         return Ok(());
@@ -589,7 +629,7 @@ pub(crate) fn lower_conversions(ctx: &mut Ctx) -> Result<(), String> {
                 (Op::UConvert, Some(m)) if m.saturate => l.sat_int(&i, false, false)?,
                 (Op::ConvertFToS | Op::ConvertFToU, Some(m)) => l.float_to_int(&i, m)?,
                 (Op::ConvertSToF | Op::ConvertUToF, Some(m)) => l.int_to_float(i, m)?,
-                (Op::FConvert, Some(m)) => l.narrow_float(i, m)?,
+                (Op::FConvert, m) => l.narrow_float(i, m.unwrap_or_default())?,
                 _ => l.out.push(i),
             }
         }
