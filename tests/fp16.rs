@@ -654,6 +654,52 @@ fn fp16_math_within_half_limits() {
     }
 }
 
+/// The built-ins with a pointer result over every half: `fract` (below 1 even for -2^-24,
+/// whose float fract rounds up to 1 in half), `modf`, `frexp` and `sincos`, the pointer to
+/// private memory for some and to global memory for others.
+#[test]
+fn fp16_pointer_results() {
+    let Some(env) = fp16_env() else { return };
+    let all = all_halves();
+    let n = all.len();
+    let src = "__kernel void k(__global half *o, __global const half *a, __global int *e) {\n\
+        size_t g = get_global_id(0);\n half x = a[g];\n half ip, c; int ex;\n\
+        o[5 * g] = fract(x, &ip);\n o[5 * g + 1] = ip;\n\
+        o[5 * g + 2] = modf(x, o + 5 * g + 3);\n\
+        o[5 * g + 4] = frexp(x, &ex) + (sincos(x, &c) - sin(x)) + (c - cos(x));\n\
+        e[g] = ex;\n}";
+    let k = env.kern(&format!("{PRAGMA}{src}"), "k");
+    let out = env.zeros::<u16>(5 * n);
+    let inp = env.buf(&all);
+    let ex = env.zeros::<i32>(n);
+    arg_mem(k, 0, out);
+    arg_mem(k, 1, inp);
+    arg_mem(k, 2, ex);
+    env.run(k, &[n], None, None);
+    let o: Vec<u16> = env.read(out, 5 * n);
+    let e: Vec<i32> = env.read(ex, n);
+    for (g, &b) in all.iter().enumerate() {
+        let x = h(b);
+        if !x.is_finite() {
+            continue;
+        }
+        let fl = x.floor();
+        let fr = rte((x - fl).min(1.0 - 2f64.powi(-11)));
+        // (The sign of a zero result is not checked.)
+        assert_eq!(h(o[5 * g]), h(fr), "fract({x:e}) = {}", h(o[5 * g]));
+        assert!(h(o[5 * g]) < 1.0, "fract({x:e}) = {}", h(o[5 * g]));
+        assert_eq!(h(o[5 * g + 1]), fl, "fract({x:e}) integral part");
+        assert_eq!(h(o[5 * g + 3]), x.trunc(), "modf({x:e}) integral part");
+        assert_eq!(h(o[5 * g + 2]), x - x.trunc(), "modf({x:e})");
+        let (m, ee) = if x == 0.0 { (x, 0) } else {
+            let ee = x.abs().log2().floor() as i32 + 1;
+            (x / 2f64.powi(ee), ee)
+        };
+        assert_eq!(h(o[5 * g + 4]), m, "frexp({x:e}) (sincos as sin and cos)");
+        assert_eq!(e[g], ee, "frexp({x:e}) exponent");
+    }
+}
+
 /// The next half after bits `x` towards bits `y` (IEEE 754 nextafter).
 fn next_half(x: u16, y: u16) -> u16 {
     let (fx, fy) = (h(x), h(y));

@@ -228,7 +228,7 @@ H_NEXTAFTER(16)
 
 // Functions with a pointer result, for each address space a program can pass (private,
 // global, local; generic where the compiler offers it): the float function's results through
-// private temporaries, each rounded to half (exactly, for fract, modf, frexp, remquo; sincos
+// private temporaries, each rounded to half (exactly, for modf, frexp, remquo; sincos
 // and lgamma_r as their value functions).
 #define H_PTR_AS(name, N, P, AS)                                                              \
     h##N OVL name(h##N x, AS P##N *p) {                                                       \
@@ -236,6 +236,17 @@ H_NEXTAFTER(16)
         f##N r = name(CVT_##N(x, f##N), &t);                                                      \
         *p = CVT_##N(t, P##N);                                                                    \
         return CVT_##N(r, h##N);                                                                  \
+    }
+// fract: the float result (at most 0x1.fffffep-1) may round up to 1.0 in half; OpenCL wants
+// fmin(x - floor(x), 0x1.ffcp-1) (the largest half below 1).
+#define H_FRACT_AS(N, AS)                                                                     \
+    h##N OVL fract(h##N x, AS h##N *p) {                                                      \
+        f##N t;                                                                               \
+        f##N r = fract(CVT_##N(x, f##N), &t);                                                 \
+        *p = CVT_##N(t, h##N);                                                                \
+        h##N one = (h##N)1.0f;                                                                \
+        h##N rh = CVT_##N(r, h##N);                                                           \
+        return rh == one ? (h##N)0x1.ffcp-1f : rh;                                           \
     }
 #define H_PTR_INT_AS(name, N, AS)                                                             \
     h##N OVL name(h##N x, AS i##N *p) {                                                       \
@@ -264,25 +275,25 @@ H_NEXTAFTER(16)
 #define H_PTR_WIDTH(N_) H_PTR_WIDTH_(N_)
 #define H_PTR_WIDTH_(N)                                                                       \
     H_PTR_AS(sincos, N, h, __private)                                                         \
-    H_PTR_AS(fract, N, h, __private)                                                          \
+    H_FRACT_AS(N, __private)                                                          \
     H_PTR_AS(modf, N, h, __private)                                                           \
     H_PTR_INT_AS(frexp, N, __private)                                                         \
     H_PTR_INT_AS(lgamma_r, N, __private)                                                      \
     H_REMQUO_AS(N, __private)                                                                 \
     H_PTR_AS(sincos, N, h, __global)                                                          \
-    H_PTR_AS(fract, N, h, __global)                                                           \
+    H_FRACT_AS(N, __global)                                                           \
     H_PTR_AS(modf, N, h, __global)                                                            \
     H_PTR_INT_AS(frexp, N, __global)                                                          \
     H_PTR_INT_AS(lgamma_r, N, __global)                                                       \
     H_REMQUO_AS(N, __global)                                                                  \
     H_PTR_AS(sincos, N, h, __local)                                                           \
-    H_PTR_AS(fract, N, h, __local)                                                            \
+    H_FRACT_AS(N, __local)                                                            \
     H_PTR_AS(modf, N, h, __local)                                                             \
     H_PTR_INT_AS(frexp, N, __local)                                                           \
     H_PTR_INT_AS(lgamma_r, N, __local)                                                        \
     H_REMQUO_AS(N, __local)                                                                   \
     H_PTR_AS(sincos, N, h, __generic)                                                         \
-    H_PTR_AS(fract, N, h, __generic)                                                          \
+    H_FRACT_AS(N, __generic)                                                          \
     H_PTR_AS(modf, N, h, __generic)                                                           \
     H_PTR_INT_AS(frexp, N, __generic)                                                         \
     H_PTR_INT_AS(lgamma_r, N, __generic)                                                      \
