@@ -57,7 +57,7 @@ pub struct Config {
     /// `shaderFloat64` and `shaderInt64`, `0` never; unset: [`FP64_DEFAULT`].
     pub fp64: bool,
     /// `VKCL_FP16`: `1` reports `cl_khr_fp16` (`CL_DEVICE_HALF_FP_CONFIG`) on devices with
-    /// `shaderFloat16` and 16-bit storage, `0` never; unset: [`FP16_DEFAULT`].
+    /// `shaderFloat16` and 16-bit storage (the default, [`FP16_DEFAULT`]), `0` never.
     pub fp16: bool,
 }
 
@@ -65,7 +65,7 @@ pub struct Config {
 pub const FP64_DEFAULT: bool = false;
 
 /// Whether `half` arithmetic is reported (on capable devices) when `VKCL_FP16` is unset.
-pub const FP16_DEFAULT: bool = false;
+pub const FP16_DEFAULT: bool = true;
 
 /// How a green-context queue's command waits for other queues' commands and tells them it
 /// completed (`VKCL_CUDA_SYNC`): through the Vulkan timelines imported into CUDA, on the device
