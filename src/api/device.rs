@@ -326,8 +326,9 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE => {
             out.scalar(cl_uint::from(d.has_fp64()))
         }
+        // 1 where half arithmetic is offered (cl_khr_fp16), 0 otherwise.
         CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => {
-            out.scalar(0 as cl_uint)
+            out.scalar(cl_uint::from(d.has_fp16()))
         }
         CL_DEVICE_MAX_CLOCK_FREQUENCY => out.scalar(d.max_clock_mhz()),
         CL_DEVICE_ADDRESS_BITS => out.scalar(64 as cl_uint),
@@ -370,7 +371,7 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
             out.scalar((CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_FMA) as cl_device_fp_config)
         }
         CL_DEVICE_DOUBLE_FP_CONFIG => out.scalar(d.double_fp_config()),
-        CL_DEVICE_HALF_FP_CONFIG => out.scalar(0 as cl_device_fp_config),
+        CL_DEVICE_HALF_FP_CONFIG => out.scalar(d.half_fp_config()),
         // cl_khr_integer_dot_product: both input forms, written in OpenCL C (the prelude), so
         // none is accelerated.
         CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR => out.scalar(

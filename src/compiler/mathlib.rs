@@ -16,7 +16,8 @@
 //!    mangled names, `_Z3sinf`, and its uses of simple built-ins as declarations);
 //! 2. `llvm-link-15` with the shim `mathlib.cl` (`half_log` and friends as the full-precision
 //!    functions; the generic-address-space pointer variants of `sincos`, `lgamma_r`, `remquo`
-//!    that libclc 15 lacks), compiled by clang;
+//!    that libclc 15 lacks) and `mathlib_half.cl` (the `half` math built-ins of
+//!    [`HALF_FUNCTIONS`], through float), compiled by clang;
 //! 3. `llvm-extract-15 --recursive` of the 32-bit float variants (scalar and vectors) of
 //!    [`FUNCTIONS`] and the `double` variants of [`DOUBLE_FUNCTIONS`], with what they call and
 //!    the constant tables, so that every other built-in keeps vkcl's own lowering (a program
@@ -77,8 +78,22 @@ const SHIM_FUNCTIONS: &[&str] = &[
     "erfc",
 ];
 
-/// The shim compiled with the library (see the module doc).
-const SHIM: &str = include_str!("mathlib.cl");
+/// The `half` built-ins `mathlib_half.cl` defines (every width; names only): the float
+/// function of the same name, in float, rounded to half once (see there).
+#[rustfmt::skip]
+const HALF_FUNCTIONS: &[&str] = &[
+    "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atanh", "atanpi", "cbrt",
+    "ceil", "cos", "cosh", "cospi", "erf", "erfc", "exp", "exp2", "exp10", "expm1", "fabs",
+    "floor", "lgamma", "log", "log2", "log10", "log1p", "logb", "rint", "round", "rsqrt", "sin",
+    "sinh", "sinpi", "sqrt", "tan", "tanh", "tanpi", "tgamma", "trunc", "atan2", "atan2pi",
+    "copysign", "fdim", "fmax", "fmin", "fmod", "hypot", "maxmag", "minmag", "pow", "powr",
+    "remainder", "ldexp", "pown", "rootn", "ilogb", "fma", "mad", "nextafter", "sincos", "fract",
+    "modf", "frexp", "lgamma_r", "remquo",
+];
+
+/// The shim compiled with the library (see the module doc): `mathlib.cl`, then the `half`
+/// functions of `mathlib_half.cl`.
+const SHIM: &str = concat!(include_str!("mathlib.cl"), include_str!("mathlib_half.cl"));
 
 /// libclc's 64-bit SPIR-V build in Debian's `libclc-15`.
 const DEFAULT_LIBCLC: &str = "/usr/lib/clc/spirv64-mesa3d-.spv";
@@ -115,7 +130,7 @@ pub(crate) fn identity() -> String {
         p.display(),
         FUNCTIONS.join(","),
         DOUBLE_FUNCTIONS.join(","),
-        SHIM.len()
+        SHIM.len() + HALF_FUNCTIONS.len()
     )
 }
 
@@ -128,6 +143,10 @@ fn prefixes() -> &'static [String] {
             .chain(DOUBLE_FUNCTIONS)
             .chain(SHIM_FUNCTIONS)
             .map(|f| format!("_Z{}{f}", f.len()))
+            .chain(HALF_FUNCTIONS.iter().flat_map(|f| {
+                ["Dh", "Dv2_Dh", "Dv3_Dh", "Dv4_Dh", "Dv8_Dh", "Dv16_Dh"]
+                    .map(|t| format!("_Z{}{f}{t}", f.len()))
+            }))
             .collect()
     })
 }
@@ -135,10 +154,14 @@ fn prefixes() -> &'static [String] {
 /// Whether LLVM bitcode `bc` may call a library function: its string table holds a name
 /// starting with one's mangled prefix (false positives only cost a link).
 pub(crate) fn needs_library(bc: &[u8]) -> bool {
-    prefixes().iter().any(|p| {
-        let p = p.as_bytes();
-        bc.windows(p.len()).any(|w| w == p)
-    })
+    // Every prefix starts with `_Z`: only the places holding one are compared.
+    (0..bc.len().saturating_sub(1))
+        .filter(|&i| bc[i] == b'_' && bc[i + 1] == b'Z')
+        .any(|i| {
+            prefixes()
+                .iter()
+                .any(|p| bc[i..].starts_with(p.as_bytes()))
+        })
 }
 
 /// The prepared library (bitcode), built at the first call of the process or read from the
@@ -240,7 +263,7 @@ fn prepare(tools: &Tools, libclc: &Path) -> Result<Vec<u8>, BuildFailure> {
         "-disable-llvm-passes",
         "-cl-no-stdinc",
         "-Xclang",
-        "-cl-ext=+__opencl_c_generic_address_space,+cl_khr_fp64,+__opencl_c_fp64",
+        "-cl-ext=+__opencl_c_generic_address_space,+cl_khr_fp64,+__opencl_c_fp64,+cl_khr_fp16",
         "-fno-color-diagnostics",
     ]
     .iter()
@@ -407,5 +430,8 @@ mod tests {
         assert!(needs_library(b"xx_Z3sinfyy"));
         assert!(needs_library(b"_Z8half_logDv4_f"));
         assert!(!needs_library(b"_Z10native_sinf _Z4fabsf"));
+        assert!(needs_library(b"_Z4fabsDv4_Dh"));
+        assert!(needs_library(b"_Z3fmaDhDhDh"));
+        assert!(!needs_library(b"_Z4fabsDv4_f"));
     }
 }

@@ -239,6 +239,7 @@ fn frontend_id() -> &'static [u8; 32] {
             include_str!("tools.rs").as_bytes(),
             include_str!("mathlib.rs").as_bytes(),
             include_str!("mathlib.cl").as_bytes(),
+            include_str!("mathlib_half.cl").as_bytes(),
         ])
     })
 }

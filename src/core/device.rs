@@ -563,6 +563,9 @@ impl Device {
         if self.has_fp64() {
             v.push(("cl_khr_fp64", make_version(1, 0, 0)));
         }
+        if self.has_fp16() {
+            v.push(("cl_khr_fp16", make_version(1, 0, 0)));
+        }
         v
     }
 
@@ -583,6 +586,35 @@ impl Device {
             | CL_FP_ROUND_TO_INF
             | CL_FP_INF_NAN
             | CL_FP_DENORM) as cl_device_fp_config
+    }
+
+    /// `CL_DEVICE_HALF_FP_CONFIG`: 0 without `half` arithmetic; otherwise round to nearest
+    /// (Vulkan's `shaderFloat16` arithmetic) with infinities and NaNs, the minimum of
+    /// `cl_khr_fp16` (OpenCL 3.0 extension specification), and denormals on CPU devices
+    /// (lavapipe: its float16 arithmetic, done in float, keeps them, `tests/fp16.rs` and the
+    /// CTS's "half precision denormals: YES"). Elsewhere Vulkan leaves float16 denormal
+    /// behaviour to the driver unless a shader asks for `DenormPreserve`, which vkcl does not
+    /// yet, so `CL_FP_DENORM` is not claimed there.
+    pub fn half_fp_config(&self) -> cl_device_fp_config {
+        if !self.has_fp16() {
+            return 0;
+        }
+        let mut c = CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN;
+        if self.phys.device_type == vk::PhysicalDeviceType::CPU {
+            c |= CL_FP_DENORM;
+        }
+        c as cl_device_fp_config
+    }
+
+    /// Whether `half` arithmetic is offered (`cl_khr_fp16`; OpenCL C 3.0 defines no
+    /// `__opencl_c_fp16` feature, half being an extension only): the Vulkan
+    /// device has `shaderFloat16`, `shaderInt16` and 16-bit storage-buffer access, and
+    /// `VKCL_FP16` turns it on (README, "Settings").
+    pub fn has_fp16(&self) -> bool {
+        self.phys.shader_float16
+            && self.phys.shader_int16
+            && self.phys.storage_16bit
+            && crate::util::config::config().fp16
     }
 
     /// Whether `double` is offered (`cl_khr_fp64`, `__opencl_c_fp64`): the Vulkan device has

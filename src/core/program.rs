@@ -116,7 +116,7 @@ pub fn device_caps(d: &Device) -> DeviceCaps {
         int8_storage: p.storage_8bit && p.shader_int8,
         int16_storage: p.storage_16bit && p.shader_int16,
         fp64: d.has_fp64(),
-        fp16: p.shader_float16,
+        fp16: d.has_fp16(),
         int64_atomics: p.shader_int64_atomics && p.shader_shared_int64_atomics,
         shared_float32_atomics: p.shader_shared_float32_atomics,
         max_push_constants: p.limits.max_push_constants_size,

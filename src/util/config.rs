@@ -59,10 +59,16 @@ pub struct Config {
     /// `VKCL_FP64`: `1` reports `cl_khr_fp64` and `__opencl_c_fp64` on devices with
     /// `shaderFloat64` and `shaderInt64`, `0` never; unset: [`FP64_DEFAULT`].
     pub fp64: bool,
+    /// `VKCL_FP16`: `1` reports `cl_khr_fp16` (`CL_DEVICE_HALF_FP_CONFIG`) on devices with
+    /// `shaderFloat16` and 16-bit storage (the default, [`FP16_DEFAULT`]), `0` never.
+    pub fp16: bool,
 }
 
 /// Whether `double` is reported (on capable devices) when `VKCL_FP64` is unset.
 pub const FP64_DEFAULT: bool = false;
+
+/// Whether `half` arithmetic is reported (on capable devices) when `VKCL_FP16` is unset.
+pub const FP16_DEFAULT: bool = true;
 
 /// How a green-context queue's command waits for other queues' commands and tells them it
 /// completed (`VKCL_CUDA_SYNC`): through the Vulkan timelines imported into CUDA, on the device
@@ -139,8 +145,14 @@ impl Config {
             Some("0") | Some("off") | Some("false") => false,
             _ => FP64_DEFAULT,
         };
+        let fp16 = match var("VKCL_FP16").as_deref() {
+            Some("1") | Some("on") | Some("true") => true,
+            Some("0") | Some("off") | Some("false") => false,
+            _ => FP16_DEFAULT,
+        };
         Config {
             fp64,
+            fp16,
             cache,
             cuda,
             cuda_sync,

@@ -6,8 +6,11 @@
 //!
 //! Directed rounding modes on conversions *to* floating point (`convert_float_rtp(int)`,
 //! `convert_double_rtz(long)`, `convert_float_rtn(double)`) round to nearest, then step to the
-//! neighbouring value where the result lies on the wrong side of the source; `half` results
-//! keep round-to-nearest.
+//! neighbouring value where the result lies on the wrong side of the source. `half` results
+//! of `float` and integer sources are rounded to half precision in the mode's direction with
+//! integer arithmetic first ([`round_to_half_precision`]; integers through an exact `float`),
+//! so that the conversion to `half` is exact; `half` sources convert to `float` (exactly)
+//! first. `double` -> `half` (every one, decorated or not) rounds to odd in float first.
 
 use std::collections::HashMap;
 
@@ -205,8 +208,16 @@ impl Lower<'_> {
             .get(&x)
             .copied()
             .ok_or("conversion operand type")?;
-        let (wf, wi) = (self.width(xt)?, self.width(ty)?);
+        let (mut wf, wi) = (self.width(xt)?, self.width(ty)?);
         let mut v = x;
+        let mut xt = xt;
+        if wf == 16 {
+            // half -> float is exact; the rounding and the limits then work in float.
+            let f32_scalar = self.float32();
+            xt = self.shaped(xt, f32_scalar);
+            v = self.emit(Op::FConvert, xt, vec![Operand::IdRef(x)]);
+            wf = 32;
+        }
         v = match mode.rounding {
             Some(FPRoundingMode::RTE) => self.glsl(2, xt, &[v]),
             Some(FPRoundingMode::RTP) => self.glsl(9, xt, &[v]),
@@ -284,6 +295,31 @@ impl Lower<'_> {
         );
         let wi = self.width(xt)?;
         let fw = self.width(ty)?;
+        if fw == 16 {
+            if !directed || wi == 8 {
+                self.out.push(i);
+                return Ok(());
+            }
+            // Clamped to +-2^17 (beyond 65520 every value rounds as 2^17 does: to infinity or
+            // 65504), the integer is exact in float, and float -> half rounds once.
+            let lim = 1u64 << 17;
+            let v = if wi > 16 {
+                if signed {
+                    let lo = self.int_const(xt, wi, lim.wrapping_neg());
+                    let hi = self.int_const(xt, wi, lim);
+                    self.glsl(45, xt, &[x, lo, hi]) // SClamp
+                } else {
+                    let hi = self.int_const(xt, wi, lim);
+                    self.glsl(38, xt, &[x, hi]) // UMin
+                }
+            } else {
+                x
+            };
+            let f32_scalar = self.float32();
+            let ft = self.shaped(ty, f32_scalar);
+            let f = self.emit(i.class.opcode, ft, vec![Operand::IdRef(v)]);
+            return self.float_to_half(i, f, mode);
+        }
         let inexact = (fw == 32 && (wi == 32 || wi == 64)) || (fw == 64 && wi == 64);
         if !directed || !inexact {
             self.out.push(i);
@@ -354,6 +390,15 @@ impl Lower<'_> {
             Some(FPRoundingMode::RTZ | FPRoundingMode::RTP | FPRoundingMode::RTN)
         );
         let (wi, fw) = (self.width(xt)?, self.width(ty)?);
+        if directed && wi == 32 && fw == 16 {
+            return self.float_to_half(i, x, mode);
+        }
+        if wi == 64 && fw == 16 {
+            // Rounded to odd in float (24 >= 11 + 2 bits), then to half in the mode: one
+            // rounding of the double, whatever the driver's double -> half conversion does.
+            let f = self.round_to_odd_float(x, xt)?;
+            return self.float_to_half(i, f, mode);
+        }
         if !directed || wi != 64 || fw != 32 {
             self.out.push(i);
             return Ok(());
@@ -404,6 +449,84 @@ impl Lower<'_> {
         let tiny_value = self.select(xt, negative, neg_mag, mag);
         let widened = self.emit(Op::FConvert, xt, vec![Operand::IdRef(f)]);
         Ok(self.select(xt, tiny, tiny_value, widened))
+    }
+
+    /// `x` (double, of `xt`'s shape) rounded to float by round-to-odd: the float nearest `x`
+    /// (`OpFConvert`), and where that is inexact and its last bit clear, the float next to it
+    /// towards `x` (its last bit set; FLT_MAX for a finite `x` beyond it). Rounding this float
+    /// again to fewer than 23 bits rounds as `x` itself would.
+    fn round_to_odd_float(&mut self, x: Word, xt: Word) -> Result<Word, String> {
+        let f32_scalar = self.float32();
+        let ft = self.shaped(xt, f32_scalar);
+        let u32_scalar = self.ctx.t_int(32);
+        let ut = self.shaped(xt, u32_scalar);
+        let bool_scalar = self.ctx.t_bool();
+        let bt = self.shaped(xt, bool_scalar);
+        let f = self.emit(Op::FConvert, ft, vec![Operand::IdRef(x)]);
+        let back = self.exact_widen(ft, xt, f)?;
+        // NaN: ordered comparisons are false, nothing changes.
+        let inexact = self.bin(Op::FOrdNotEqual, bt, back, x);
+        let bits = self.emit(Op::Bitcast, ut, vec![Operand::IdRef(f)]);
+        let one = self.int_const(ut, 32, 1);
+        let zero = self.int_const(ut, 32, 0);
+        let low = self.bin(Op::BitwiseAnd, ut, bits, one);
+        let even = self.bin(Op::IEqual, bt, low, zero);
+        let adjust = self.bin(Op::LogicalAnd, bt, inexact, even);
+        // Towards x: a larger magnitude where f lies between 0 and x.
+        let dzero = self.float_const(xt, 64, 0.0)?;
+        let pos = self.bin(Op::FOrdGreaterThan, bt, x, dzero);
+        let short = self.bin(Op::FOrdLessThan, bt, back, x);
+        let grow = self.bin(Op::LogicalEqual, bt, short, pos);
+        let inc = self.bin(Op::IAdd, ut, bits, one);
+        let dec = self.bin(Op::ISub, ut, bits, one);
+        let stepped = self.select(ut, grow, inc, dec);
+        let odd = self.select(ut, adjust, stepped, bits);
+        Ok(self.emit(Op::Bitcast, ft, vec![Operand::IdRef(odd)]))
+    }
+
+    /// The 32-bit float type.
+    fn float32(&mut self) -> Word {
+        self.ctx
+            .global(Op::TypeFloat, None, vec![Operand::LiteralBit32(32)])
+    }
+
+    /// Conversion `i` (to `half` or a `half` vector) of `f` (`float` of the same shape) in
+    /// `mode`: each component rounded to half precision in that direction
+    /// ([`round_to_half_precision`]), then converted exactly.
+    fn float_to_half(&mut self, i: Instruction, f: Word, mode: Mode) -> Result<(), String> {
+        let (ty, rid) = (i.result_type.ok_or("type")?, i.result_id.ok_or("id")?);
+        let m = mode.rounding.map_or(FPRoundingMode::RTE as u32, |m| m as u32);
+        if m == FPRoundingMode::RTE as u32 {
+            self.out
+                .push(inst(Op::FConvert, Some(ty), Some(rid), vec![Operand::IdRef(f)]));
+            return Ok(());
+        }
+        let n = self.components(ty);
+        let f32t = self.float32();
+        let mut comps = Vec::new();
+        for k in 0..n {
+            let c = if n == 1 {
+                f
+            } else {
+                self.emit(
+                    Op::CompositeExtract,
+                    f32t,
+                    vec![Operand::IdRef(f), Operand::LiteralBit32(k)],
+                )
+            };
+            let r = round_to_half_precision(self.ctx, &mut self.out, c, m)?;
+            comps.push(r);
+        }
+        let v = if n == 1 {
+            comps[0]
+        } else {
+            let ft = self.ctx.t_vec(f32t, n);
+            let ops = comps.iter().map(|c| Operand::IdRef(*c)).collect();
+            self.emit(Op::CompositeConstruct, ft, ops)
+        };
+        self.out
+            .push(inst(Op::FConvert, Some(ty), Some(rid), vec![Operand::IdRef(v)]));
+        Ok(())
     }
 
     /// The directed rounding of `f` (of `fw` bits), the nearest value to a source that lies
@@ -472,7 +595,7 @@ fn glsl_import(ctx: &mut Ctx) -> Word {
 /// Lowers the conversions of the kernel function (see the module documentation).
 ///
 /// # Errors
-/// For saturating conversions from `half`.
+/// For a conversion whose operand type is unknown.
 pub(crate) fn lower_conversions(ctx: &mut Ctx) -> Result<(), String> {
     let mut modes: HashMap<Word, Mode> = HashMap::new();
     for a in &ctx.module.annotations {
@@ -511,6 +634,7 @@ pub(crate) fn lower_conversions(ctx: &mut Ctx) -> Result<(), String> {
                         | Op::ConvertUToF
                         | Op::FConvert
                 ) && i.result_id.is_some_and(|r| modes.contains_key(&r)))
+                || i.class.opcode == Op::FConvert
         });
     if !needed {
         return Ok(());
@@ -535,7 +659,7 @@ pub(crate) fn lower_conversions(ctx: &mut Ctx) -> Result<(), String> {
                 (Op::UConvert, Some(m)) if m.saturate => l.sat_int(&i, false, false)?,
                 (Op::ConvertFToS | Op::ConvertFToU, Some(m)) => l.float_to_int(&i, m)?,
                 (Op::ConvertSToF | Op::ConvertUToF, Some(m)) => l.int_to_float(i, m)?,
-                (Op::FConvert, Some(m)) => l.narrow_float(i, m)?,
+                (Op::FConvert, m) => l.narrow_float(i, m.unwrap_or_default())?,
                 _ => l.out.push(i),
             }
         }
@@ -544,4 +668,100 @@ pub(crate) fn lower_conversions(ctx: &mut Ctx) -> Result<(), String> {
     }
     ctx.module.functions[0].blocks = new_blocks;
     Ok(())
+}
+
+/// `x` (a 32-bit float) rounded to a value of half precision in the direction of `mode`
+/// (`FPRoundingMode` RTZ, RTP or RTN; OpenCL C 6.15.8 `vstore_half_rtz/rtp/rtn`), so that
+/// the following `OpFConvert` to half is exact whatever rounding the driver applies.
+///
+/// Integer arithmetic on the float's bits only (a driver may fold a float -> half -> float
+/// round trip away, NVIDIA does): `lo`, `|x|` truncated to half precision, keeps the
+/// mantissa bits worth at least the half's step at that exponent (`2^(max(e, -14) - 10)`:
+/// 13 bits cleared for normal halves, `-1 - e` below 2^-14, zero below 2^-24, 65504 from
+/// 65536 on); `hi` is one step above it, infinity past 65504. RTZ takes `lo`, RTP and RTN
+/// the one on their side, with `x`'s sign. NaN, infinities and values that are already
+/// halves come back unchanged.
+pub(crate) fn round_to_half_precision(
+ctx: &mut Ctx,
+out: &mut Vec<Instruction>,
+x: Word,
+mode: u32,
+) -> Result<Word, String> {
+    let f32t = ctx.global(Op::TypeFloat, None, vec![Operand::LiteralBit32(32)]);
+    let (u32t, boolt) = (ctx.t_int(32), ctx.t_bool());
+    let mut w = (ctx, out);
+    // SPIR-V integers are signless: the signed operations below read them as signed.
+    type W<'a, 'b> = (&'a mut Ctx, &'b mut Vec<Instruction>);
+    let e = |w: &mut W, op: Op, ty: Word, a: &[Word]| {
+        let id = w.0.id();
+        let ops = a.iter().map(|&v| Operand::IdRef(v)).collect();
+        w.1.push(inst(op, Some(ty), Some(id), ops));
+        id
+    };
+    let c = |w: &mut W, v: u32| w.0.c_u32(v);
+    let xbits = e(&mut w, Op::Bitcast, u32t, &[x]);
+    let abs_mask = c(&mut w, 0x7fff_ffff);
+    let abits = e(&mut w, Op::BitwiseAnd, u32t, &[xbits, abs_mask]);
+    // Unbiased exponent e (-127 for zeros and float subnormals).
+    let c23 = c(&mut w, 23);
+    let biased = e(&mut w, Op::ShiftRightLogical, u32t, &[abits, c23]);
+    let c127 = c(&mut w, 127);
+    let exp = e(&mut w, Op::ISub, u32t, &[biased, c127]);
+    // Bits to clear: 13, or -1 - e below 2^-14 (at most 23 where it matters).
+    let m14 = c(&mut w, (-14i32) as u32);
+    let normal = e(&mut w, Op::SGreaterThanEqual, boolt, &[exp, m14]);
+    let minus1 = c(&mut w, u32::MAX);
+    let sub_shift = e(&mut w, Op::ISub, u32t, &[minus1, exp]);
+    let c13 = c(&mut w, 13);
+    let shift = e(&mut w, Op::Select, u32t, &[normal, c13, sub_shift]);
+    let c23b = c(&mut w, 23);
+    let wide = e(&mut w, Op::UGreaterThan, boolt, &[shift, c23b]);
+    let shift = e(&mut w, Op::Select, u32t, &[wide, c23b, shift]);
+    let one = c(&mut w, 1);
+    let bit = e(&mut w, Op::ShiftLeftLogical, u32t, &[one, shift]);
+    let low = e(&mut w, Op::ISub, u32t, &[bit, one]);
+    let keep_mask = e(&mut w, Op::Not, u32t, &[low]);
+    let lo = e(&mut w, Op::BitwiseAnd, u32t, &[abits, keep_mask]);
+    // Below 2^-24: zero. From 2^16 (infinity included): 65504.
+    let m24 = c(&mut w, (-24i32) as u32);
+    let tiny = e(&mut w, Op::SLessThan, boolt, &[exp, m24]);
+    let zero = c(&mut w, 0);
+    let lo = e(&mut w, Op::Select, u32t, &[tiny, zero, lo]);
+    let c16 = c(&mut w, 16);
+    let big = e(&mut w, Op::SGreaterThanEqual, boolt, &[exp, c16]);
+    let max_half = c(&mut w, 65504f32.to_bits());
+    let lo = e(&mut w, Op::Select, u32t, &[big, max_half, lo]);
+    // The step above lo: 2^(max(e, -14) - 10), as the bits (k + 127) << 23.
+    let clamped = e(&mut w, Op::Select, u32t, &[normal, exp, m14]);
+    let c117 = c(&mut w, 117); // -10 + 127
+    let biased_step = e(&mut w, Op::IAdd, u32t, &[clamped, c117]);
+    let step_bits = e(&mut w, Op::ShiftLeftLogical, u32t, &[biased_step, c23]);
+    let step = e(&mut w, Op::Bitcast, f32t, &[step_bits]);
+    let lo_f = e(&mut w, Op::Bitcast, f32t, &[lo]);
+    let hi_f = e(&mut w, Op::FAdd, f32t, &[lo_f, step]);
+    let max_f = e(&mut w, Op::Bitcast, f32t, &[max_half]);
+    let over = e(&mut w, Op::FOrdGreaterThan, boolt, &[hi_f, max_f]);
+    let inf = c(&mut w, f32::INFINITY.to_bits());
+    let hi_bits = e(&mut w, Op::Bitcast, u32t, &[hi_f]);
+    let hi = e(&mut w, Op::Select, u32t, &[over, inf, hi_bits]);
+    // The magnitude the mode picks.
+    let chosen = if mode == FPRoundingMode::RTZ as u32 {
+        lo
+    } else {
+        let negative = e(&mut w, Op::INotEqual, boolt, &[abits, xbits]);
+        let (neg, pos) = match mode {
+            m if m == FPRoundingMode::RTP as u32 => (lo, hi),
+            m if m == FPRoundingMode::RTN as u32 => (hi, lo),
+            m => return Err(format!("vstore_half: rounding mode {m}")),
+        };
+        e(&mut w, Op::Select, u32t, &[negative, neg, pos])
+    };
+    // Exact, NaN or infinite: x itself; otherwise the chosen magnitude with x's sign.
+    let exact = e(&mut w, Op::IEqual, boolt, &[lo, abits]);
+    let special = e(&mut w, Op::UGreaterThanEqual, boolt, &[abits, inf]);
+    let keep = e(&mut w, Op::LogicalOr, boolt, &[exact, special]);
+    let sign = e(&mut w, Op::BitwiseXor, u32t, &[xbits, abits]);
+    let signed = e(&mut w, Op::BitwiseOr, u32t, &[chosen, sign]);
+    let out = e(&mut w, Op::Select, u32t, &[keep, xbits, signed]);
+    Ok(e(&mut w, Op::Bitcast, f32t, &[out]))
 }

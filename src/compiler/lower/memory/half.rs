@@ -134,88 +134,17 @@ impl Walk<'_> {
             .global(Op::TypeFloat, None, vec![Operand::LiteralBit32(32)])
     }
 
-    /// `x` (a 32-bit float) rounded to a value of half precision in the direction of `mode`
-    /// (`FPRoundingMode` RTZ, RTP or RTN; OpenCL C 6.15.8 `vstore_half_rtz/rtp/rtn`), so that
-    /// the following `OpFConvert` to half is exact whatever rounding the driver applies.
-    ///
-    /// Integer arithmetic on the float's bits only (a driver may fold a float -> half -> float
-    /// round trip away, NVIDIA does): `lo`, `|x|` truncated to half precision, keeps the
-    /// mantissa bits worth at least the half's step at that exponent (`2^(max(e, -14) - 10)`:
-    /// 13 bits cleared for normal halves, `-1 - e` below 2^-14, zero below 2^-24, 65504 from
-    /// 65536 on); `hi` is one step above it, infinity past 65504. RTZ takes `lo`, RTP and RTN
-    /// the one on their side, with `x`'s sign. NaN, infinities and values that are already
-    /// halves come back unchanged.
+    /// `x` (a 32-bit float) rounded to half precision in the direction of `mode`
+    /// ([`crate::compiler::lower::convert::round_to_half_precision`]).
     fn round_to_half_precision(&mut self, x: Word, mode: u32) -> Result<Word, String> {
-        let (f32t, u32t, boolt) = (self.float32(), self.ctx.t_int(32), self.ctx.t_bool());
-        // SPIR-V integers are signless: the signed operations below read them as signed.
-        let e = |w: &mut Self, op: Op, ty: Word, a: &[Word]| {
-            w.emit(op, ty, a.iter().map(|&v| Operand::IdRef(v)).collect())
-        };
-        let c = |w: &mut Self, v: u32| w.ctx.c_u32(v);
-        let xbits = e(self, Op::Bitcast, u32t, &[x]);
-        let abs_mask = c(self, 0x7fff_ffff);
-        let abits = e(self, Op::BitwiseAnd, u32t, &[xbits, abs_mask]);
-        // Unbiased exponent e (-127 for zeros and float subnormals).
-        let c23 = c(self, 23);
-        let biased = e(self, Op::ShiftRightLogical, u32t, &[abits, c23]);
-        let c127 = c(self, 127);
-        let exp = e(self, Op::ISub, u32t, &[biased, c127]);
-        // Bits to clear: 13, or -1 - e below 2^-14 (at most 23 where it matters).
-        let m14 = c(self, (-14i32) as u32);
-        let normal = e(self, Op::SGreaterThanEqual, boolt, &[exp, m14]);
-        let minus1 = c(self, u32::MAX);
-        let sub_shift = e(self, Op::ISub, u32t, &[minus1, exp]);
-        let c13 = c(self, 13);
-        let shift = e(self, Op::Select, u32t, &[normal, c13, sub_shift]);
-        let c23b = c(self, 23);
-        let wide = e(self, Op::UGreaterThan, boolt, &[shift, c23b]);
-        let shift = e(self, Op::Select, u32t, &[wide, c23b, shift]);
-        let one = c(self, 1);
-        let bit = e(self, Op::ShiftLeftLogical, u32t, &[one, shift]);
-        let low = e(self, Op::ISub, u32t, &[bit, one]);
-        let keep_mask = e(self, Op::Not, u32t, &[low]);
-        let lo = e(self, Op::BitwiseAnd, u32t, &[abits, keep_mask]);
-        // Below 2^-24: zero. From 2^16 (infinity included): 65504.
-        let m24 = c(self, (-24i32) as u32);
-        let tiny = e(self, Op::SLessThan, boolt, &[exp, m24]);
-        let zero = c(self, 0);
-        let lo = e(self, Op::Select, u32t, &[tiny, zero, lo]);
-        let c16 = c(self, 16);
-        let big = e(self, Op::SGreaterThanEqual, boolt, &[exp, c16]);
-        let max_half = c(self, 65504f32.to_bits());
-        let lo = e(self, Op::Select, u32t, &[big, max_half, lo]);
-        // The step above lo: 2^(max(e, -14) - 10), as the bits (k + 127) << 23.
-        let clamped = e(self, Op::Select, u32t, &[normal, exp, m14]);
-        let c117 = c(self, 117); // -10 + 127
-        let biased_step = e(self, Op::IAdd, u32t, &[clamped, c117]);
-        let step_bits = e(self, Op::ShiftLeftLogical, u32t, &[biased_step, c23]);
-        let step = e(self, Op::Bitcast, f32t, &[step_bits]);
-        let lo_f = e(self, Op::Bitcast, f32t, &[lo]);
-        let hi_f = e(self, Op::FAdd, f32t, &[lo_f, step]);
-        let max_f = e(self, Op::Bitcast, f32t, &[max_half]);
-        let over = e(self, Op::FOrdGreaterThan, boolt, &[hi_f, max_f]);
-        let inf = c(self, f32::INFINITY.to_bits());
-        let hi_bits = e(self, Op::Bitcast, u32t, &[hi_f]);
-        let hi = e(self, Op::Select, u32t, &[over, inf, hi_bits]);
-        // The magnitude the mode picks.
-        let chosen = if mode == FPRoundingMode::RTZ as u32 {
-            lo
-        } else {
-            let negative = e(self, Op::INotEqual, boolt, &[abits, xbits]);
-            let (neg, pos) = match mode {
-                m if m == FPRoundingMode::RTP as u32 => (lo, hi),
-                m if m == FPRoundingMode::RTN as u32 => (hi, lo),
-                m => return Err(format!("vstore_half: rounding mode {m}")),
-            };
-            e(self, Op::Select, u32t, &[negative, neg, pos])
-        };
-        // Exact, NaN or infinite: x itself; otherwise the chosen magnitude with x's sign.
-        let exact = e(self, Op::IEqual, boolt, &[lo, abits]);
-        let special = e(self, Op::UGreaterThanEqual, boolt, &[abits, inf]);
-        let keep = e(self, Op::LogicalOr, boolt, &[exact, special]);
-        let sign = e(self, Op::BitwiseXor, u32t, &[xbits, abits]);
-        let signed = e(self, Op::BitwiseOr, u32t, &[chosen, sign]);
-        let out = e(self, Op::Select, u32t, &[keep, xbits, signed]);
-        Ok(e(self, Op::Bitcast, f32t, &[out]))
+        let mut code = Vec::new();
+        let r = super::super::convert::round_to_half_precision(self.ctx, &mut code, x, mode)?;
+        for i in code {
+            if let (Some(id), Some(ty)) = (i.result_id, i.result_type) {
+                self.types.insert(id, ty);
+            }
+            self.out.push(i);
+        }
+        Ok(r)
     }
 }
