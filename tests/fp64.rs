@@ -183,29 +183,66 @@ fn fp64_arithmetic_is_correctly_rounded() {
 fn fp64_fma_rounds_once() {
     let Some(env) = fp64_env() else { return };
     let mut rng = Rng(0xf3a);
-    let n = 4096;
+    let n = 1 << 16;
     let mut a = Vec::new();
     let mut b = Vec::new();
     let mut c = Vec::new();
+    // A double of exponent e (normal) with random significand and sign.
+    let with_exp = |rng: &mut Rng, e: i64| {
+        let m = (u64::from(rng.next_u32()) << 32 | u64::from(rng.next_u32())) & 0x800f_ffff_ffff_ffff;
+        f64::from_bits(m | ((e + 1023) as u64) << 52)
+    };
     for k in 0..n {
         let x = any_f64(&mut rng);
-        let y = match k % 4 {
+        let y = match k % 8 {
             0 => any_f64(&mut rng),
+            // A product near or below the subnormal range.
+            4 | 5 => {
+                let ex = ((x.to_bits() >> 52) & 0x7ff) as i64 - 1023;
+                let e = -1022 - i64::from(rng.next_u32() % 64) - ex;
+                if (-1022..=1023).contains(&e) {
+                    with_exp(&mut rng, e)
+                } else {
+                    any_f64(&mut rng)
+                }
+            }
+            // Few significant bits: exact products, ties.
+            6 => f64::from_bits(any_f64(&mut rng).to_bits() & 0xfff0_0000_0000_0007),
             _ => in_range(&mut rng, -4.0, 4.0),
         };
-        let z = match k % 4 {
+        let z = match k % 8 {
             0 => any_f64(&mut rng),
             1 => -(x * y),
             2 => -(x * y) * (1.0 + in_range(&mut rng, -1e-15, 1e-15)),
+            // Subnormal results: a subnormal or zero addend.
+            4 => f64::from_bits(u64::from(rng.next_u32()) << (rng.next_u32() % 21)) * x.signum(),
+            5 => 0.0,
+            // An addend at the product's last bits (ties), either sign.
+            6 | 7 => x * y * 2f64.powi(-53 - (rng.next_u32() % 4) as i32) * -y.signum(),
             _ => f64::from_bits(u64::from(rng.next_u32()) << 20) * -x.signum(),
         };
         a.push(x);
         b.push(y);
         c.push(z);
     }
-    a.extend([1e308, 2.0, f64::MIN_POSITIVE, 0.0, -0.0, f64::INFINITY, 3.0]);
-    b.extend([10.0, f64::MIN_POSITIVE, 0.5, 5.0, 5.0, 0.0, f64::NAN]);
-    c.extend([-1e308, -4.0 * 1e-308, 1e-320, -0.0, 0.0, 1.0, 1.0]);
+    a.extend([1e308, 2.0, f64::MIN_POSITIVE, 0.0, -0.0, f64::INFINITY, 3.0, 1e300, 1e-300]);
+    b.extend([10.0, f64::MIN_POSITIVE, 0.5, 5.0, 5.0, 0.0, f64::NAN, 1e10, 1e-300]);
+    c.extend([-1e308, -4.0 * 1e-308, 1e-320, -0.0, 0.0, 1.0, 1.0, f64::INFINITY, -0.0]);
+    // Every combination of the edge values.
+    let edge = [
+        0.0, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 5e-324, -5e-324,
+        f64::MIN_POSITIVE, f64::MAX, -f64::MAX, 2f64.powi(-537), 1.0 + f64::EPSILON, 3.0,
+        1.5 * f64::MIN_POSITIVE, 2f64.powi(1023),
+    ];
+    for x in edge {
+        for y in edge {
+            for z in edge {
+                a.push(x);
+                b.push(y);
+                c.push(z);
+            }
+        }
+    }
     let total = a.len();
     let out: Vec<f64> = run_kernel(
         &env,
