@@ -1,9 +1,10 @@
 //! `double` (`cl_khr_fp64`) end to end: arithmetic, `fma`, conversions with rounding modes and
 //! saturation, vectors, math built-ins within the OpenCL C full-profile limits for double
 //! (3.0, section 7.4, "ULP values for double precision built-in math functions") and printf,
-//! each against answers computed on the host. `VKCL_FP64=1` is set for this test binary
-//! (README, "Settings"); every test returns early, passing, when the device does not report
-//! `cl_khr_fp64` (no `shaderFloat64` or `shaderInt64`).
+//! each against answers computed on the host. `double` is on by default (`VKCL_FP64=0` turns
+//! it off: README, "Settings"); every test returns early, passing, when the device does not
+//! report `cl_khr_fp64` (no `shaderFloat64` or `shaderInt64`, or `VKCL_FP64=0` in the
+//! environment).
 mod common;
 use common::*;
 use std::ffi::CString;
@@ -11,10 +12,6 @@ use std::ptr::{null, null_mut};
 
 /// An environment on a device with `double`, or None (the test then skips).
 fn fp64_env() -> Option<Env> {
-    static SET: std::sync::Once = std::sync::Once::new();
-    // Before the library reads its settings (once per process, at its first call): every
-    // test of this binary comes here first.
-    SET.call_once(|| std::env::set_var("VKCL_FP64", "1"));
     let env = Env::new();
     if env.has_extension("cl_khr_fp64") {
         Some(env)
@@ -510,11 +507,19 @@ fn fp64_math_functions_within_the_double_limits() {
 /// Runs this test binary's test `name` in a child process with `VKCL_FP64_PRINTF_CHILD`
 /// set and returns its stdout (OpenCL C printf writes to the process's stdout).
 fn child_stdout(name: &str) -> String {
+    child_stdout_with(name, None)
+}
+
+/// [`child_stdout`] with `VKCL_FP64` set to `fp64` in the child (None: inherited).
+fn child_stdout_with(name: &str, fp64: Option<&str>) -> String {
     let exe = std::env::current_exe().unwrap();
-    let out = std::process::Command::new(exe)
-        .args([name, "--exact", "--nocapture", "--test-threads=1"])
-        .env("VKCL_FP64_PRINTF_CHILD", "1")
-        .env("VKCL_FP64", "1")
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env("VKCL_FP64_PRINTF_CHILD", "1");
+    if let Some(v) = fp64 {
+        cmd.env("VKCL_FP64", v);
+    }
+    let out = cmd
         .output()
         .unwrap();
     assert!(
@@ -589,4 +594,46 @@ fn fp64_printf_of_doubles() {
         })
         .collect();
     assert_eq!(got, want);
+}
+
+/// `VKCL_FP64=0` (in a child process: the library reads its settings once) takes `double` away:
+/// no `cl_khr_fp64` or `__opencl_c_fp64`, `CL_DEVICE_DOUBLE_FP_CONFIG` 0, preferred and
+/// native double widths 0, and a kernel using `double` fails to build naming the extension.
+#[test]
+fn fp64_off_with_vkcl_fp64_0() {
+    if std::env::var_os("VKCL_FP64_PRINTF_CHILD").is_some() {
+        let env = Env::new();
+        let d = env.device;
+        let cfg: cl_device_fp_config = info_scalar(|s, v, r| unsafe {
+            cl!(clGetDeviceInfo)(d, CL_DEVICE_DOUBLE_FP_CONFIG, s, v, r)
+        });
+        let widths: Vec<cl_uint> = [
+            CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE,
+            CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE,
+        ]
+        .iter()
+        .map(|&q| info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, q, s, v, r) }))
+        .collect();
+        let built = env.try_build(
+            "__kernel void k(__global double *o) { o[0] = 1.0; }",
+            "-cl-std=CL3.0",
+        );
+        let log = match built {
+            Ok(_) => "built".to_string(),
+            Err((_, log)) => log,
+        };
+        print!(
+            "<ext={} cfg={cfg} widths={widths:?} fails={}>",
+            env.has_extension("cl_khr_fp64"),
+            log.contains("cl_khr_fp64") || log.contains("__opencl_c_fp64")
+        );
+        // SAFETY: flushes the C library's stdout.
+        unsafe { libc::fflush(null_mut::<libc::FILE>()) };
+        return;
+    }
+    let out = child_stdout_with("fp64_off_with_vkcl_fp64_0", Some("0"));
+    assert!(
+        out.contains("<ext=false cfg=0 widths=[0, 0] fails=true>"),
+        "{out}"
+    );
 }
