@@ -637,3 +637,74 @@ fn fp64_off_with_vkcl_fp64_0() {
         "{out}"
     );
 }
+
+/// The vector variants of the double math built-ins (loops over the scalar function in the math
+/// library) give each element the scalar function's result, bit for bit, with the second
+/// results through global, local and private pointers (`sincos`, `remquo`).
+#[test]
+fn fp64_vector_math_matches_scalar() {
+    let Some(env) = fp64_env() else { return };
+    let mut rng = Rng(0x5ec);
+    let items = 4;
+    let x: Vec<f64> = (0..items * 16).map(|_| in_range(&mut rng, -20.0, 20.0)).collect();
+    let y: Vec<f64> = (0..items * 16).map(|_| in_range(&mut rng, -6.0, 6.0)).collect();
+    let per = 10 * 16;
+    let out: Vec<f64> = run_kernel(
+        &env,
+        "__global double *o, __global const double *x, __global const double *y",
+        "__global double *v = o + i * 2 * 160, *s = v + 160;\n    \
+         double16 a = vload16(i, x), b = vload16(i, y);\n    \
+         vstore16(cos(a), 0, v);\n    \
+         vstore16(pown(a, convert_int16(b)), 1, v);\n    \
+         vstore16(sincos(a, (__global double16 *)(v + 48)), 2, v);\n    \
+         __local int16 lq[64];\n    \
+         vstore16(remquo(a, b, &lq[get_local_id(0)]), 4, v);\n    \
+         vstore16(convert_double16(lq[get_local_id(0)]), 5, v);\n    \
+         vstore16(fma(a, b, a), 6, v);\n    \
+         vstore16((double16)(0.0), 7, v);\n    \
+         vstore16((double16)(0.0), 8, v);\n    \
+         vstore16((double16)(0.0), 9, v);\n    \
+         vstore3(atan2(a.s012, b.s012), 0, v + 112);\n    \
+         double3 c3;\n    \
+         vstore3(sincos(a.s012, &c3), 0, v + 128);\n    \
+         vstore3(c3, 0, v + 144);\n    \
+         #pragma nounroll\n    \
+         for (int j = 0; j < 16; j++) {\n        \
+             double aj = x[i * 16 + j], bj = y[i * 16 + j];\n        \
+             int q;\n        \
+             double c;\n        \
+             s[j] = cos(aj);\n        \
+             s[16 + j] = pown(aj, (int)bj);\n        \
+             s[32 + j] = sincos(aj, &c);\n        \
+             s[48 + j] = c;\n        \
+             s[64 + j] = remquo(aj, bj, &q);\n        \
+             s[80 + j] = q;\n        \
+             s[96 + j] = fma(aj, bj, aj);\n        \
+             s[112 + j] = j < 3 ? atan2(aj, bj) : 0.0;\n        \
+             s[128 + j] = j < 3 ? s[32 + j] : 0.0;\n        \
+             s[144 + j] = j < 3 ? c : 0.0;\n    \
+         }",
+        &[bytes(&x), bytes(&y)],
+        items,
+        items * 2 * per,
+    );
+    let names = [
+        "cos", "pown", "sincos", "sincos cos (global)", "remquo", "remquo quo (local)", "fma",
+        "atan2 (double3)", "sincos (double3)", "sincos cos (double3, private)",
+    ];
+    for it in 0..items {
+        for (f, name) in names.iter().enumerate() {
+            for j in 0..16 {
+                let v = out[it * 2 * per + f * 16 + j];
+                let s = out[it * 2 * per + per + f * 16 + j];
+                assert!(
+                    v.to_bits() == s.to_bits() || (v.is_nan() && s.is_nan()),
+                    "{name} element {j} of item {it} (a = {:e}, b = {:e}): vector {v:e}, \
+                     scalar {s:e}",
+                    x[it * 16 + j],
+                    y[it * 16 + j]
+                );
+            }
+        }
+    }
+}

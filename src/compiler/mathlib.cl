@@ -359,19 +359,53 @@ double OVL tgamma(double x) {
         }                                                                                     \
         return r;                                                                             \
     }                                                                                         \
+    D_UNARY(name, N)
+// 7. The double vector variants: a loop over the scalar function that is not unrolled
+//    (`nounroll` reaches SPIR-V as DontUnroll, which Mesa keeps), so that a double16 kernel
+//    holds one copy of the scalar body, not sixteen (libclc's vector variants are unrolled;
+//    llvmpipe's compile time grows with the copies: tgamma(double16) took minutes). mathlib.rs
+//    takes only the scalar double functions from libclc.
+#define D_UNARY(name, N)                                                                      \
     d##N OVL name(d##N x) {                                                                   \
         d##N r;                                                                               \
-        for (int i = 0; i < N; i++) {                                                         \
-            r[i] = name(x[i]);                                                                \
+        _Pragma("nounroll") for (int i = 0; i < N; i++) { r[i] = name(x[i]); }                \
+        return r;                                                                             \
+    }
+#define D_BINARY(name, N, Y)                                                                  \
+    d##N OVL name(d##N x, Y##N y) {                                                           \
+        d##N r;                                                                               \
+        _Pragma("nounroll") for (int i = 0; i < N; i++) { r[i] = name(x[i], y[i]); }          \
+        return r;                                                                             \
+    }
+// name(x, p) with *p a second result of element type P, for each address space AS.
+#define D_PTR(name, N, P, AS)                                                                 \
+    d##N OVL name(d##N x, AS P##N *p) {                                                       \
+        d##N r;                                                                               \
+        P##N q;                                                                               \
+        _Pragma("nounroll") for (int i = 0; i < N; i++) {                                     \
+            P##1 t;                                                                           \
+            r[i] = name(x[i], &t);                                                            \
+            q[i] = t;                                                                         \
         }                                                                                     \
+        *p = q;                                                                               \
+        return r;                                                                             \
+    }
+#define D_REMQUO(N, AS)                                                                       \
+    d##N OVL remquo(d##N x, d##N y, AS i##N *p) {                                             \
+        d##N r;                                                                               \
+        i##N q;                                                                               \
+        _Pragma("nounroll") for (int i = 0; i < N; i++) {                                     \
+            int t;                                                                            \
+            r[i] = remquo(x[i], y[i], &t);                                                    \
+            q[i] = t;                                                                         \
+        }                                                                                     \
+        *p = q;                                                                               \
         return r;                                                                             \
     }
 #define VEC_FMA_D(N)                                                                          \
     d##N OVL fma(d##N x, d##N y, d##N z) {                                                    \
         d##N r;                                                                               \
-        for (int i = 0; i < N; i++) {                                                         \
-            r[i] = fma(x[i], y[i], z[i]);                                                     \
-        }                                                                                     \
+        _Pragma("nounroll") for (int i = 0; i < N; i++) { r[i] = fma(x[i], y[i], z[i]); }     \
         return r;                                                                             \
     }
 VEC_FMA_D(2)
@@ -424,3 +458,39 @@ ALL(3)
 ALL(4)
 ALL(8)
 ALL(16)
+
+// libclc's scalar double functions (mathlib.rs, DOUBLE_FUNCTIONS) and their vector variants.
+#define D_DECL1(name) double OVL name(double);
+#define D_DECL2(name, Y) double OVL name(double, Y);
+D_DECL1(acos) D_DECL1(acosh) D_DECL1(acospi) D_DECL1(asin) D_DECL1(asinh) D_DECL1(asinpi)
+D_DECL1(atan) D_DECL1(atanh) D_DECL1(atanpi) D_DECL1(cbrt) D_DECL1(cos) D_DECL1(cosh)
+D_DECL1(erf) D_DECL1(erfc) D_DECL1(exp2) D_DECL1(exp10) D_DECL1(expm1) D_DECL1(log)
+D_DECL1(log10) D_DECL1(log1p) D_DECL1(log2) D_DECL1(sin) D_DECL1(sinh) D_DECL1(tan)
+D_DECL1(tanh)
+D_DECL2(atan2, double) D_DECL2(atan2pi, double) D_DECL2(fmod, double) D_DECL2(pow, double)
+D_DECL2(powr, double) D_DECL2(remainder, double) D_DECL2(pown, int) D_DECL2(rootn, int)
+#define D_PTR_DECL(name, P, AS) double OVL name(double, AS P *);
+#define D_AS(M, ...) M(__VA_ARGS__, __private) M(__VA_ARGS__, __global) M(__VA_ARGS__, __local)
+D_AS(D_PTR_DECL, sincos, double)
+D_AS(D_PTR_DECL, lgamma_r, int)
+double OVL remquo(double, double, __private int *);
+double OVL remquo(double, double, __global int *);
+double OVL remquo(double, double, __local int *);
+
+#define D_LIBCLC(N)                                                                           \
+    D_UNARY(acos, N) D_UNARY(acosh, N) D_UNARY(acospi, N) D_UNARY(asin, N)                    \
+    D_UNARY(asinh, N) D_UNARY(asinpi, N) D_UNARY(atan, N) D_UNARY(atanh, N)                   \
+    D_UNARY(atanpi, N) D_UNARY(cbrt, N) D_UNARY(cos, N) D_UNARY(cosh, N) D_UNARY(erf, N)      \
+    D_UNARY(erfc, N) D_UNARY(exp, N) D_UNARY(exp2, N) D_UNARY(exp10, N) D_UNARY(expm1, N)     \
+    D_UNARY(lgamma, N) D_UNARY(log, N) D_UNARY(log10, N) D_UNARY(log1p, N)                    \
+    D_UNARY(log2, N) D_UNARY(sin, N) D_UNARY(sinh, N) D_UNARY(tan, N) D_UNARY(tanh, N)        \
+    D_BINARY(atan2, N, d) D_BINARY(atan2pi, N, d) D_BINARY(fmod, N, d) D_BINARY(pow, N, d)    \
+    D_BINARY(powr, N, d) D_BINARY(remainder, N, d) D_BINARY(pown, N, i)                       \
+    D_BINARY(rootn, N, i)                                                                     \
+    D_AS(D_PTR, sincos, N, d) D_AS(D_PTR, lgamma_r, N, i) D_REMQUO(N, __private)              \
+    D_REMQUO(N, __global) D_REMQUO(N, __local)
+D_LIBCLC(2)
+D_LIBCLC(3)
+D_LIBCLC(4)
+D_LIBCLC(8)
+D_LIBCLC(16)
