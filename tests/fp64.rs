@@ -1,9 +1,10 @@
 //! `double` (`cl_khr_fp64`) end to end: arithmetic, `fma`, conversions with rounding modes and
 //! saturation, vectors, math built-ins within the OpenCL C full-profile limits for double
 //! (3.0, section 7.4, "ULP values for double precision built-in math functions") and printf,
-//! each against answers computed on the host. `VKCL_FP64=1` is set for this test binary
-//! (README, "Settings"); every test returns early, passing, when the device does not report
-//! `cl_khr_fp64` (no `shaderFloat64` or `shaderInt64`).
+//! each against answers computed on the host. `double` is on by default (`VKCL_FP64=0` turns
+//! it off: README, "Settings"); every test returns early, passing, when the device does not
+//! report `cl_khr_fp64` (no `shaderFloat64` or `shaderInt64`, or `VKCL_FP64=0` in the
+//! environment).
 mod common;
 use common::*;
 use std::ffi::CString;
@@ -11,10 +12,6 @@ use std::ptr::{null, null_mut};
 
 /// An environment on a device with `double`, or None (the test then skips).
 fn fp64_env() -> Option<Env> {
-    static SET: std::sync::Once = std::sync::Once::new();
-    // Before the library reads its settings (once per process, at its first call): every
-    // test of this binary comes here first.
-    SET.call_once(|| std::env::set_var("VKCL_FP64", "1"));
     let env = Env::new();
     if env.has_extension("cl_khr_fp64") {
         Some(env)
@@ -183,29 +180,66 @@ fn fp64_arithmetic_is_correctly_rounded() {
 fn fp64_fma_rounds_once() {
     let Some(env) = fp64_env() else { return };
     let mut rng = Rng(0xf3a);
-    let n = 4096;
+    let n = 1 << 16;
     let mut a = Vec::new();
     let mut b = Vec::new();
     let mut c = Vec::new();
+    // A double of exponent e (normal) with random significand and sign.
+    let with_exp = |rng: &mut Rng, e: i64| {
+        let m = (u64::from(rng.next_u32()) << 32 | u64::from(rng.next_u32())) & 0x800f_ffff_ffff_ffff;
+        f64::from_bits(m | ((e + 1023) as u64) << 52)
+    };
     for k in 0..n {
         let x = any_f64(&mut rng);
-        let y = match k % 4 {
+        let y = match k % 8 {
             0 => any_f64(&mut rng),
+            // A product near or below the subnormal range.
+            4 | 5 => {
+                let ex = ((x.to_bits() >> 52) & 0x7ff) as i64 - 1023;
+                let e = -1022 - i64::from(rng.next_u32() % 64) - ex;
+                if (-1022..=1023).contains(&e) {
+                    with_exp(&mut rng, e)
+                } else {
+                    any_f64(&mut rng)
+                }
+            }
+            // Few significant bits: exact products, ties.
+            6 => f64::from_bits(any_f64(&mut rng).to_bits() & 0xfff0_0000_0000_0007),
             _ => in_range(&mut rng, -4.0, 4.0),
         };
-        let z = match k % 4 {
+        let z = match k % 8 {
             0 => any_f64(&mut rng),
             1 => -(x * y),
             2 => -(x * y) * (1.0 + in_range(&mut rng, -1e-15, 1e-15)),
+            // Subnormal results: a subnormal or zero addend.
+            4 => f64::from_bits(u64::from(rng.next_u32()) << (rng.next_u32() % 21)) * x.signum(),
+            5 => 0.0,
+            // An addend at the product's last bits (ties), either sign.
+            6 | 7 => x * y * 2f64.powi(-53 - (rng.next_u32() % 4) as i32) * -y.signum(),
             _ => f64::from_bits(u64::from(rng.next_u32()) << 20) * -x.signum(),
         };
         a.push(x);
         b.push(y);
         c.push(z);
     }
-    a.extend([1e308, 2.0, f64::MIN_POSITIVE, 0.0, -0.0, f64::INFINITY, 3.0]);
-    b.extend([10.0, f64::MIN_POSITIVE, 0.5, 5.0, 5.0, 0.0, f64::NAN]);
-    c.extend([-1e308, -4.0 * 1e-308, 1e-320, -0.0, 0.0, 1.0, 1.0]);
+    a.extend([1e308, 2.0, f64::MIN_POSITIVE, 0.0, -0.0, f64::INFINITY, 3.0, 1e300, 1e-300]);
+    b.extend([10.0, f64::MIN_POSITIVE, 0.5, 5.0, 5.0, 0.0, f64::NAN, 1e10, 1e-300]);
+    c.extend([-1e308, -4.0 * 1e-308, 1e-320, -0.0, 0.0, 1.0, 1.0, f64::INFINITY, -0.0]);
+    // Every combination of the edge values.
+    let edge = [
+        0.0, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 5e-324, -5e-324,
+        f64::MIN_POSITIVE, f64::MAX, -f64::MAX, 2f64.powi(-537), 1.0 + f64::EPSILON, 3.0,
+        1.5 * f64::MIN_POSITIVE, 2f64.powi(1023),
+    ];
+    for x in edge {
+        for y in edge {
+            for z in edge {
+                a.push(x);
+                b.push(y);
+                c.push(z);
+            }
+        }
+    }
     let total = a.len();
     let out: Vec<f64> = run_kernel(
         &env,
@@ -479,11 +513,19 @@ fn fp64_math_functions_within_the_double_limits() {
 /// Runs this test binary's test `name` in a child process with `VKCL_FP64_PRINTF_CHILD`
 /// set and returns its stdout (OpenCL C printf writes to the process's stdout).
 fn child_stdout(name: &str) -> String {
+    child_stdout_with(name, None)
+}
+
+/// [`child_stdout`] with `VKCL_FP64` set to `fp64` in the child (None: inherited).
+fn child_stdout_with(name: &str, fp64: Option<&str>) -> String {
     let exe = std::env::current_exe().unwrap();
-    let out = std::process::Command::new(exe)
-        .args([name, "--exact", "--nocapture", "--test-threads=1"])
-        .env("VKCL_FP64_PRINTF_CHILD", "1")
-        .env("VKCL_FP64", "1")
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env("VKCL_FP64_PRINTF_CHILD", "1");
+    if let Some(v) = fp64 {
+        cmd.env("VKCL_FP64", v);
+    }
+    let out = cmd
         .output()
         .unwrap();
     assert!(
@@ -558,4 +600,117 @@ fn fp64_printf_of_doubles() {
         })
         .collect();
     assert_eq!(got, want);
+}
+
+/// `VKCL_FP64=0` (in a child process: the library reads its settings once) takes `double` away:
+/// no `cl_khr_fp64` or `__opencl_c_fp64`, `CL_DEVICE_DOUBLE_FP_CONFIG` 0, preferred and
+/// native double widths 0, and a kernel using `double` fails to build naming the extension.
+#[test]
+fn fp64_off_with_vkcl_fp64_0() {
+    if std::env::var_os("VKCL_FP64_PRINTF_CHILD").is_some() {
+        let env = Env::new();
+        let d = env.device;
+        let cfg: cl_device_fp_config = info_scalar(|s, v, r| unsafe {
+            cl!(clGetDeviceInfo)(d, CL_DEVICE_DOUBLE_FP_CONFIG, s, v, r)
+        });
+        let widths: Vec<cl_uint> = [
+            CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE,
+            CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE,
+        ]
+        .iter()
+        .map(|&q| info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, q, s, v, r) }))
+        .collect();
+        let built = env.try_build(
+            "__kernel void k(__global double *o) { o[0] = 1.0; }",
+            "-cl-std=CL3.0",
+        );
+        let log = match built {
+            Ok(_) => "built".to_string(),
+            Err((_, log)) => log,
+        };
+        print!(
+            "<ext={} cfg={cfg} widths={widths:?} fails={}>",
+            env.has_extension("cl_khr_fp64"),
+            log.contains("cl_khr_fp64") || log.contains("__opencl_c_fp64")
+        );
+        // SAFETY: flushes the C library's stdout.
+        unsafe { libc::fflush(null_mut::<libc::FILE>()) };
+        return;
+    }
+    let out = child_stdout_with("fp64_off_with_vkcl_fp64_0", Some("0"));
+    assert!(
+        out.contains("<ext=false cfg=0 widths=[0, 0] fails=true>"),
+        "{out}"
+    );
+}
+
+/// The vector variants of the double math built-ins (loops over the scalar function in the math
+/// library) give each element the scalar function's result, bit for bit, with the second
+/// results through global, local and private pointers (`sincos`, `remquo`).
+#[test]
+fn fp64_vector_math_matches_scalar() {
+    let Some(env) = fp64_env() else { return };
+    let mut rng = Rng(0x5ec);
+    let items = 4;
+    let x: Vec<f64> = (0..items * 16).map(|_| in_range(&mut rng, -20.0, 20.0)).collect();
+    let y: Vec<f64> = (0..items * 16).map(|_| in_range(&mut rng, -6.0, 6.0)).collect();
+    let per = 10 * 16;
+    let out: Vec<f64> = run_kernel(
+        &env,
+        "__global double *o, __global const double *x, __global const double *y",
+        "__global double *v = o + i * 2 * 160, *s = v + 160;\n    \
+         double16 a = vload16(i, x), b = vload16(i, y);\n    \
+         vstore16(cos(a), 0, v);\n    \
+         vstore16(pown(a, convert_int16(b)), 1, v);\n    \
+         vstore16(sincos(a, (__global double16 *)(v + 48)), 2, v);\n    \
+         __local int16 lq[64];\n    \
+         vstore16(remquo(a, b, &lq[get_local_id(0)]), 4, v);\n    \
+         vstore16(convert_double16(lq[get_local_id(0)]), 5, v);\n    \
+         vstore16(fma(a, b, a), 6, v);\n    \
+         vstore16((double16)(0.0), 7, v);\n    \
+         vstore16((double16)(0.0), 8, v);\n    \
+         vstore16((double16)(0.0), 9, v);\n    \
+         vstore3(atan2(a.s012, b.s012), 0, v + 112);\n    \
+         double3 c3;\n    \
+         vstore3(sincos(a.s012, &c3), 0, v + 128);\n    \
+         vstore3(c3, 0, v + 144);\n    \
+         #pragma nounroll\n    \
+         for (int j = 0; j < 16; j++) {\n        \
+             double aj = x[i * 16 + j], bj = y[i * 16 + j];\n        \
+             int q;\n        \
+             double c;\n        \
+             s[j] = cos(aj);\n        \
+             s[16 + j] = pown(aj, (int)bj);\n        \
+             s[32 + j] = sincos(aj, &c);\n        \
+             s[48 + j] = c;\n        \
+             s[64 + j] = remquo(aj, bj, &q);\n        \
+             s[80 + j] = q;\n        \
+             s[96 + j] = fma(aj, bj, aj);\n        \
+             s[112 + j] = j < 3 ? atan2(aj, bj) : 0.0;\n        \
+             s[128 + j] = j < 3 ? s[32 + j] : 0.0;\n        \
+             s[144 + j] = j < 3 ? c : 0.0;\n    \
+         }",
+        &[bytes(&x), bytes(&y)],
+        items,
+        items * 2 * per,
+    );
+    let names = [
+        "cos", "pown", "sincos", "sincos cos (global)", "remquo", "remquo quo (local)", "fma",
+        "atan2 (double3)", "sincos (double3)", "sincos cos (double3, private)",
+    ];
+    for it in 0..items {
+        for (f, name) in names.iter().enumerate() {
+            for j in 0..16 {
+                let v = out[it * 2 * per + f * 16 + j];
+                let s = out[it * 2 * per + per + f * 16 + j];
+                assert!(
+                    v.to_bits() == s.to_bits() || (v.is_nan() && s.is_nan()),
+                    "{name} element {j} of item {it} (a = {:e}, b = {:e}): vector {v:e}, \
+                     scalar {s:e}",
+                    x[it * 16 + j],
+                    y[it * 16 + j]
+                );
+            }
+        }
+    }
 }

@@ -21,8 +21,8 @@
 //    with z = x cut to 12 significant bits, so that z*z is exact, but -z*z - 0.5625 is not
 //    exact where it crosses a power of two (x just below 4 or 8: 64 ulp at x = 7.97). The
 //    rounding error e of that sum is found exactly (two-sum) and the result scaled by 1 + e.
-// 6. double: sinpi, cospi, tanpi, tgamma as for float, and an exact fma(double) in integer
-//    arithmetic (see there), which libclc's double functions call too.
+// 6. double: sinpi, cospi, tanpi, tgamma as for float, and an exact, branch-free fma(double)
+//    (see there), which libclc's double functions call too.
 
 #define V2 __attribute__((ext_vector_type(2)))
 #define V3 __attribute__((ext_vector_type(3)))
@@ -195,174 +195,76 @@ double OVL tanpi(double x) {
     return r;
 }
 
-// fma(double): the exact a*b + c, rounded once (to nearest even), in 64-bit integer
+// fma(double): the exact a*b + c, rounded once (to nearest even), branch-free in double
 // arithmetic. lavapipe's GLSL Fma on doubles rounds the product first (tests/fp64.rs), which
 // breaks libclc's double functions (their error terms are fma(a, b, -a*b)); every double fma,
-// the program's and libclc's, comes here. The product of the two 53-bit significands is a
-// 106-bit integer; both addends are normalized to 128-bit integers with the top bit at bit
-// 125, the smaller shifted right with its lost bits jammed into bit 0 (cancellation of more
-// than one bit happens only when nothing is shifted out), added or subtracted, and rounded at
-// bit 52 below the top bit (or at 2^-1074 for subnormal results).
+// the program's and libclc's, comes here, inlined dozens of times per libclc function, so it
+// is kept short and without branches (llvmpipe's compile time grows with both).
+// 1. a = A 2^ea, b = B 2^eb with |A|, |B| in [1, 2) (subnormals normalized); c = C 2^E with
+//    E = ea + eb, its exponent clamped to [-200, 61] relative to the product (below, c only
+//    decides a rounding direction, any tiny value of its sign does; above, the result is c).
+// 2. Boldo and Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms
+//    using rounding to odd" (IEEE Trans. Computers 57(4), 2008), algorithm 5: A*B = uh + ul
+//    exactly (Veltkamp/Dekker), C + uh = th + tl exactly (two-sum), v = tl + ul rounded to
+//    odd (a two-sum, then the last bit set towards the error), r = th + v rounded to nearest
+//    is A*B + C rounded to nearest. No overflow or underflow can happen at this scale.
+// 3. r 2^E: exact, or overflow (correct), or subnormal, where the second rounding is wrong
+//    only when r is halfway between two subnormals and A*B + C != r: then the neighbour on the
+//    side of the remainder is the answer (double rounding).
+// Tested against the host's fma on edge and random inputs (tests/fp64.rs).
 typedef unsigned long ulong;
-typedef unsigned int uint;
-ulong OVL mul_hi(ulong, ulong);
-ulong OVL clz(ulong);
-int OVL isnan(double);
+double OVL fabs(double);
 int OVL isinf(double);
+int OVL isfinite(double);
 
-static uint clz128(ulong hi, ulong lo) {
-    return hi != 0 ? (uint)clz(hi) : 64u + (uint)clz(lo);
+// 2^e as a double, e in [-1022, 1023].
+static double pow2_d(long e) { return __builtin_astype((ulong)(e + 1023) << 52, double); }
+
+// x = m 2^e with |m| in [1, 2) (x finite, nonzero; subnormals normalized); x = 0: m = x.
+static double norm_d(double x, long *e) {
+    int sub = fabs(x) < 0x1p-1022;
+    ulong b = __builtin_astype(sub ? x * 0x1p54 : x, ulong);
+    *e = (long)((b >> 52) & 0x7ff) - 1023 - (sub ? 54 : 0);
+    double m = __builtin_astype((b & 0x800fffffffffffffUL) | 0x3ff0000000000000UL, double);
+    return x == 0.0 ? x : m;
 }
 
-static void shl128(ulong *hi, ulong *lo, uint s) {
-    if (s == 0) {
-        return;
-    }
-    if (s >= 64) {
-        *hi = *lo << (s - 64);
-        *lo = 0;
-    } else {
-        *hi = (*hi << s) | (*lo >> (64 - s));
-        *lo <<= s;
-    }
-}
-
-static void shr128_jam(ulong *hi, ulong *lo, long s) {
-    if (s == 0) {
-        return;
-    }
-    if (s >= 128) {
-        ulong sticky = (*hi | *lo) != 0 ? 1 : 0;
-        *hi = 0;
-        *lo = sticky;
-    } else if (s >= 64) {
-        uint t = (uint)(s - 64);
-        ulong sticky = (*lo != 0 || (t != 0 && (*hi << (64 - t)) != 0)) ? 1 : 0;
-        *lo = (t != 0 ? *hi >> t : *hi) | sticky;
-        *hi = 0;
-    } else {
-        uint t = (uint)s;
-        ulong sticky = (*lo << (64 - t)) != 0 ? 1 : 0;
-        *lo = (*lo >> t) | (*hi << (64 - t)) | sticky;
-        *hi >>= t;
-    }
-}
-
-// Bit k (0..127) of the 128-bit value.
-static ulong bit128(ulong hi, ulong lo, uint k) {
-    return k >= 64 ? (hi >> (k - 64)) & 1 : (lo >> k) & 1;
-}
-
-// Whether any of bits 0..k-1 (k in 0..128) is set.
-static int below128(ulong hi, ulong lo, uint k) {
-    if (k == 0) {
-        return 0;
-    }
-    if (k >= 64) {
-        return lo != 0 || (k > 64 && (hi << (128 - k)) != 0);
-    }
-    return (lo << (64 - k)) != 0;
-}
-
-// |x| = m 2^e with m an integer below 2^53 (x finite, not zero).
-static ulong split_d(double x, int *e) {
-    ulong b = __builtin_astype(x, ulong);
-    int ex = (int)((b >> 52) & 0x7ff);
-    ulong f = b & 0xfffffffffffffUL;
-    if (ex == 0) {
-        *e = -1074;
-        return f;
-    }
-    *e = ex - 1075;
-    return f | 0x10000000000000UL;
+// x 2^e, exact unless the result is out of range (then rounded once).
+static double scale_d(double x, long e) {
+    e = e < -2000 ? -2000 : (e > 2040 ? 2040 : e);
+    long e1 = e >> 1;
+    return (x * pow2_d(e1)) * pow2_d(e - e1);
 }
 
 double OVL fma(double a, double b, double c) {
-    if (isnan(a) || isnan(b) || isnan(c) || isinf(a) || isinf(b) || a == 0.0 || b == 0.0) {
-        // The product is exact (0, an infinity or NaN): one rounding of the sum.
-        return a * b + c;
-    }
-    if (isinf(c)) {
-        return c;
-    }
-    int ea, eb, ec;
-    ulong ma = split_d(a, &ea);
-    ulong mb = split_d(b, &eb);
-    ulong sp = (__builtin_astype(a, ulong) ^ __builtin_astype(b, ulong)) >> 63;
-    ulong xh = mul_hi(ma, mb), xl = ma * mb;
-    long qx = (long)ea + eb;
-    uint s = clz128(xh, xl) - 2;
-    shl128(&xh, &xl, s);
-    qx -= s;
-    ulong sign = sp;
-    ulong hi = xh, lo = xl;
-    long q = qx;
-    if (c != 0.0) {
-        ulong sc = __builtin_astype(c, ulong) >> 63;
-        ulong yh = 0, yl = split_d(c, &ec);
-        long qy = ec;
-        uint t = clz128(yh, yl) - 2;
-        shl128(&yh, &yl, t);
-        qy -= t;
-        int x_big = qx > qy || (qx == qy && (xh > yh || (xh == yh && xl >= yl)));
-        if (!x_big) {
-            ulong th = xh, tl = xl;
-            xh = yh;
-            xl = yl;
-            yh = th;
-            yl = tl;
-            long tq = qx;
-            qx = qy;
-            qy = tq;
-            ulong ts = sp;
-            sp = sc;
-            sc = ts;
-        }
-        shr128_jam(&yh, &yl, qx - qy);
-        if (sp == sc) {
-            lo = xl + yl;
-            hi = xh + yh + (lo < xl ? 1 : 0);
-        } else {
-            lo = xl - yl;
-            hi = xh - yh - (xl < yl ? 1 : 0);
-        }
-        sign = sp;
-        q = qx;
-        if (hi == 0 && lo == 0) {
-            return 0.0;
-        }
-    }
-    // The value is (hi, lo) 2^q; its top bit is bit m.
-    long m = 127 - (long)clz128(hi, lo);
-    long r = m + q >= -1022 ? m - 52 : -1074 - q;
-    ulong mant;
-    long e;
-    if (r <= 0) {
-        mant = lo << (uint)(-r);
-        e = q + r;
-    } else if (r >= 128) {
-        mant = 0;
-        e = q + r;
-    } else {
-        uint ur = (uint)r;
-        mant = ur >= 64 ? hi >> (ur - 64) : (lo >> ur) | (hi << (64 - ur));
-        ulong guard = bit128(hi, lo, ur - 1);
-        if (guard != 0 && (below128(hi, lo, ur - 1) || (mant & 1) != 0)) {
-            mant += 1;
-        }
-        e = q + r;
-    }
-    if (mant >= 0x20000000000000UL) {
-        mant >>= 1;
-        e += 1;
-    }
-    ulong bits;
-    if (e + 1075 >= 2047 && mant >= 0x10000000000000UL) {
-        bits = 0x7ff0000000000000UL;
-    } else {
-        bits = ((ulong)(e + 1074) << 52) + mant;
-    }
-    return __builtin_astype(bits | (sign << 63), double);
+    long ea, eb, ec;
+    double A = norm_d(a, &ea), B = norm_d(b, &eb), Cm = norm_d(c, &ec);
+    long E = ea + eb;
+    long d = ec - E;
+    double C = Cm * pow2_d(d < -200 ? -200 : (d > 61 ? 61 : d));
+    double uh = A * B;
+    double ta = A * 134217729.0, ah = ta - (ta - A), al = A - ah;
+    double tb = B * 134217729.0, bh = tb - (tb - B), bl = B - bh;
+    double ul = ((ah * bh - uh) + ah * bl + al * bh) + al * bl;
+    double th = C + uh, z = th - C, tl = (C - (th - z)) + (uh - z);
+    double s = tl + ul, y = s - tl, se = (tl - (s - y)) + (ul - y);
+    ulong sb = __builtin_astype(s, ulong);
+    int odd = se != 0.0 && (sb & 1) == 0;
+    double v = odd ? __builtin_astype(sb + ((se > 0.0) == (s > 0.0) ? 1UL : ~0UL), double) : s;
+    double e2 = (s - v) + se;
+    double r = th + v, w = r - th, e1 = (th - (r - w)) + (v - w);
+    double rest = e1 != 0.0 ? e1 : e2;
+    double res = scale_d(r, E);
+    double back = scale_d(res, -E);
+    long g = -1075 - E;
+    double hs = pow2_d(g < -1000 ? -1000 : (g > 1000 ? 1000 : g));
+    int mid = rest != 0.0 && r != back && fabs(r - back) == hs;
+    res = mid ? scale_d(r + copysign(hs, rest), E) : res;
+    res = copysign(res, r);
+    res = d > 61 && c != 0.0 ? c : res;
+    int special = !(isfinite(a) && isfinite(b) && isfinite(c)) || a == 0.0 || b == 0.0;
+    double naive = isinf(c) && isfinite(a) && isfinite(b) ? c : a * b + c;
+    return special ? naive : res;
 }
 
 static double gamma12_d(double t) { return exp(lgamma(t)); }
@@ -457,19 +359,53 @@ double OVL tgamma(double x) {
         }                                                                                     \
         return r;                                                                             \
     }                                                                                         \
+    D_UNARY(name, N)
+// 7. The double vector variants: a loop over the scalar function that is not unrolled
+//    (`nounroll` reaches SPIR-V as DontUnroll, which Mesa keeps), so that a double16 kernel
+//    holds one copy of the scalar body, not sixteen (libclc's vector variants are unrolled;
+//    llvmpipe's compile time grows with the copies: tgamma(double16) took minutes). mathlib.rs
+//    takes only the scalar double functions from libclc.
+#define D_UNARY(name, N)                                                                      \
     d##N OVL name(d##N x) {                                                                   \
         d##N r;                                                                               \
-        for (int i = 0; i < N; i++) {                                                         \
-            r[i] = name(x[i]);                                                                \
+        _Pragma("nounroll") for (int i = 0; i < N; i++) { r[i] = name(x[i]); }                \
+        return r;                                                                             \
+    }
+#define D_BINARY(name, N, Y)                                                                  \
+    d##N OVL name(d##N x, Y##N y) {                                                           \
+        d##N r;                                                                               \
+        _Pragma("nounroll") for (int i = 0; i < N; i++) { r[i] = name(x[i], y[i]); }          \
+        return r;                                                                             \
+    }
+// name(x, p) with *p a second result of element type P, for each address space AS.
+#define D_PTR(name, N, P, AS)                                                                 \
+    d##N OVL name(d##N x, AS P##N *p) {                                                       \
+        d##N r;                                                                               \
+        P##N q;                                                                               \
+        _Pragma("nounroll") for (int i = 0; i < N; i++) {                                     \
+            P##1 t;                                                                           \
+            r[i] = name(x[i], &t);                                                            \
+            q[i] = t;                                                                         \
         }                                                                                     \
+        *p = q;                                                                               \
+        return r;                                                                             \
+    }
+#define D_REMQUO(N, AS)                                                                       \
+    d##N OVL remquo(d##N x, d##N y, AS i##N *p) {                                             \
+        d##N r;                                                                               \
+        i##N q;                                                                               \
+        _Pragma("nounroll") for (int i = 0; i < N; i++) {                                     \
+            int t;                                                                            \
+            r[i] = remquo(x[i], y[i], &t);                                                    \
+            q[i] = t;                                                                         \
+        }                                                                                     \
+        *p = q;                                                                               \
         return r;                                                                             \
     }
 #define VEC_FMA_D(N)                                                                          \
     d##N OVL fma(d##N x, d##N y, d##N z) {                                                    \
         d##N r;                                                                               \
-        for (int i = 0; i < N; i++) {                                                         \
-            r[i] = fma(x[i], y[i], z[i]);                                                     \
-        }                                                                                     \
+        _Pragma("nounroll") for (int i = 0; i < N; i++) { r[i] = fma(x[i], y[i], z[i]); }     \
         return r;                                                                             \
     }
 VEC_FMA_D(2)
@@ -522,3 +458,39 @@ ALL(3)
 ALL(4)
 ALL(8)
 ALL(16)
+
+// libclc's scalar double functions (mathlib.rs, DOUBLE_FUNCTIONS) and their vector variants.
+#define D_DECL1(name) double OVL name(double);
+#define D_DECL2(name, Y) double OVL name(double, Y);
+D_DECL1(acos) D_DECL1(acosh) D_DECL1(acospi) D_DECL1(asin) D_DECL1(asinh) D_DECL1(asinpi)
+D_DECL1(atan) D_DECL1(atanh) D_DECL1(atanpi) D_DECL1(cbrt) D_DECL1(cos) D_DECL1(cosh)
+D_DECL1(erf) D_DECL1(erfc) D_DECL1(exp2) D_DECL1(exp10) D_DECL1(expm1) D_DECL1(log)
+D_DECL1(log10) D_DECL1(log1p) D_DECL1(log2) D_DECL1(sin) D_DECL1(sinh) D_DECL1(tan)
+D_DECL1(tanh)
+D_DECL2(atan2, double) D_DECL2(atan2pi, double) D_DECL2(fmod, double) D_DECL2(pow, double)
+D_DECL2(powr, double) D_DECL2(remainder, double) D_DECL2(pown, int) D_DECL2(rootn, int)
+#define D_PTR_DECL(name, P, AS) double OVL name(double, AS P *);
+#define D_AS(M, ...) M(__VA_ARGS__, __private) M(__VA_ARGS__, __global) M(__VA_ARGS__, __local)
+D_AS(D_PTR_DECL, sincos, double)
+D_AS(D_PTR_DECL, lgamma_r, int)
+double OVL remquo(double, double, __private int *);
+double OVL remquo(double, double, __global int *);
+double OVL remquo(double, double, __local int *);
+
+#define D_LIBCLC(N)                                                                           \
+    D_UNARY(acos, N) D_UNARY(acosh, N) D_UNARY(acospi, N) D_UNARY(asin, N)                    \
+    D_UNARY(asinh, N) D_UNARY(asinpi, N) D_UNARY(atan, N) D_UNARY(atanh, N)                   \
+    D_UNARY(atanpi, N) D_UNARY(cbrt, N) D_UNARY(cos, N) D_UNARY(cosh, N) D_UNARY(erf, N)      \
+    D_UNARY(erfc, N) D_UNARY(exp, N) D_UNARY(exp2, N) D_UNARY(exp10, N) D_UNARY(expm1, N)     \
+    D_UNARY(lgamma, N) D_UNARY(log, N) D_UNARY(log10, N) D_UNARY(log1p, N)                    \
+    D_UNARY(log2, N) D_UNARY(sin, N) D_UNARY(sinh, N) D_UNARY(tan, N) D_UNARY(tanh, N)        \
+    D_BINARY(atan2, N, d) D_BINARY(atan2pi, N, d) D_BINARY(fmod, N, d) D_BINARY(pow, N, d)    \
+    D_BINARY(powr, N, d) D_BINARY(remainder, N, d) D_BINARY(pown, N, i)                       \
+    D_BINARY(rootn, N, i)                                                                     \
+    D_AS(D_PTR, sincos, N, d) D_AS(D_PTR, lgamma_r, N, i) D_REMQUO(N, __private)              \
+    D_REMQUO(N, __global) D_REMQUO(N, __local)
+D_LIBCLC(2)
+D_LIBCLC(3)
+D_LIBCLC(4)
+D_LIBCLC(8)
+D_LIBCLC(16)

@@ -19,7 +19,8 @@
 //!    that libclc 15 lacks) and `mathlib_half.cl` (the `half` math built-ins of
 //!    [`HALF_FUNCTIONS`], through float), compiled by clang;
 //! 3. `llvm-extract-15 --recursive` of the 32-bit float variants (scalar and vectors) of
-//!    [`FUNCTIONS`] and the `double` variants of [`DOUBLE_FUNCTIONS`], with what they call and
+//!    [`FUNCTIONS`] and the scalar `double` variants of [`DOUBLE_FUNCTIONS`] (the shim's
+//!    loops, not unrolled, are their vector variants), with what they call and
 //!    the constant tables, so that every other built-in keeps vkcl's own lowering (a program
 //!    without `double` pulls in no `double` function: the link takes only what is used);
 //! 4. `noinline` and libclc's module metadata (`opencl.ocl.version` 1.2, which llvm-spirv
@@ -52,7 +53,8 @@ pub(crate) const FUNCTIONS: &[&str] = &[
     "remainder", "remquo", "rootn", "sin", "sincos", "sinh", "tan", "tanh",
 ];
 
-/// The built-ins whose `double` variants (scalar and vectors) come from libclc: every
+/// The built-ins whose scalar `double` variants come from libclc (the vector variants are
+/// loops over them in `mathlib.cl`, not unrolled, to keep llvmpipe's compile time down): every
 /// transcendental function, since Vulkan's `GLSL.std.450` takes no 64-bit operands for those,
 /// and the others whose lowering does not meet the double limits.
 #[rustfmt::skip]
@@ -281,7 +283,8 @@ fn prepare(tools: &Tools, libclc: &Path) -> Result<Vec<u8>, BuildFailure> {
         args.push(format!("--rfunc=^_Z{}{f}(f|Dv[0-9]+_f)", f.len()));
     }
     for f in DOUBLE_FUNCTIONS {
-        args.push(format!("--rfunc=^_Z{}{f}(d|Dv[0-9]+_d)", f.len()));
+        // Scalar double only: the shim's loops are the vector variants.
+        args.push(format!("--rfunc=^_Z{}{f}d", f.len()));
     }
     for f in RENAMED {
         args.push(format!("--func=_Z{}{f}f", f.len()));

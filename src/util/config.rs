@@ -56,16 +56,18 @@ pub struct Config {
     /// another queue's command waits for it on the host before submitting, or in the submit
     /// (a timeline-semaphore wait); None: the device's default (host on GPUs, device on CPUs).
     pub cross_queue_host_wait: Option<bool>,
-    /// `VKCL_FP64`: `1` reports `cl_khr_fp64` and `__opencl_c_fp64` on devices with
-    /// `shaderFloat64` and `shaderInt64`, `0` never; unset: [`FP64_DEFAULT`].
+    /// `VKCL_FP64`: `1` (or unset: [`FP64_DEFAULT`]) reports `cl_khr_fp64` and
+    /// `__opencl_c_fp64` on devices with `shaderFloat64` and `shaderInt64`, `0` never.
     pub fp64: bool,
     /// `VKCL_FP16`: `1` reports `cl_khr_fp16` (`CL_DEVICE_HALF_FP_CONFIG`) on devices with
     /// `shaderFloat16` and 16-bit storage (the default, [`FP16_DEFAULT`]), `0` never.
     pub fp16: bool,
 }
 
-/// Whether `double` is reported (on capable devices) when `VKCL_FP64` is unset.
-pub const FP64_DEFAULT: bool = false;
+/// Whether `double` is reported (on capable devices) when `VKCL_FP64` is unset: yes (the
+/// exact software `fma(double)` in `compiler/mathlib.cl` keeps the double math built-ins
+/// affordable to compile on lavapipe).
+pub const FP64_DEFAULT: bool = true;
 
 /// Whether `half` arithmetic is reported (on capable devices) when `VKCL_FP16` is unset.
 pub const FP16_DEFAULT: bool = true;
