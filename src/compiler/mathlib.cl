@@ -213,6 +213,7 @@ double OVL tanpi(double x) {
 //    side of the remainder is the answer (double rounding).
 // Tested against the host's fma on edge and random inputs (tests/fp64.rs).
 typedef unsigned long ulong;
+typedef unsigned int uint;
 double OVL fabs(double);
 int OVL isinf(double);
 int OVL isfinite(double);

@@ -428,6 +428,17 @@ mod tests {
         assert!(c.contains("!0 = !{i32 1, i32 2}"), "{c}");
     }
 
+    /// A shim that does not compile would leave every program on the GLSL.std.450 lowering
+    /// (a warning at run time, imprecise math): it must build wherever libclc is installed.
+    #[test]
+    fn the_library_is_prepared_from_libclc_and_the_shim() {
+        let Some(path) = libclc_path() else { return };
+        let tools = crate::compiler::find_tools().expect("clang-15 and friends");
+        if let Err(e) = prepare(&tools, &path) {
+            panic!("the math library does not build: {}", e.log);
+        }
+    }
+
     #[test]
     fn needs_library_finds_mangled_names() {
         assert!(needs_library(b"xx_Z3sinfyy"));
