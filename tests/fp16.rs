@@ -149,6 +149,16 @@ fn rte(x: f64) -> u16 {
 }
 
 /// Same value (both NaN counts as the same).
+/// The spacing of halves at `w` (2^-24 among the subnormals).
+fn half_ulp(w: f64) -> f64 {
+    let a = w.abs();
+    if a < 2f64.powi(-14) {
+        2f64.powi(-24)
+    } else {
+        2f64.powi(a.log2().floor() as i32 - 10)
+    }
+}
+
 fn same(a: u16, b: u16) -> bool {
     a == b || (f16::from_bits(a).is_nan() && f16::from_bits(b).is_nan())
 }
@@ -222,8 +232,13 @@ fn fp16_arithmetic_is_correctly_rounded() {
             if !denorm && (sub(*w) || sub(a[i]) || sub(b[i])) {
                 continue;
             }
+            // + - * correctly rounded; x / y within 1 ulp (OpenCL C, half precision): lavapipe
+            // rounds it correctly, NVIDIA's is 1 ulp off at times.
+            let near = k == 3
+                && f16::from_bits(got).is_finite()
+                && (h(got) - h(*w)).abs() <= half_ulp(h(*w));
             assert!(
-                same(got, *w),
+                same(got, *w) || near,
                 "op {k} of {x:e} and {y:e}: got {:e} ({got:04x}), want {:e} ({w:04x})",
                 h(got),
                 h(*w)

@@ -59,18 +59,16 @@ pub struct Config {
     /// `VKCL_FP64`: `1` (or unset: [`FP64_DEFAULT`]) reports `cl_khr_fp64` and
     /// `__opencl_c_fp64` on devices with `shaderFloat64` and `shaderInt64`, `0` never.
     pub fp64: bool,
-    /// `VKCL_FP16`: `1` reports `cl_khr_fp16` (`CL_DEVICE_HALF_FP_CONFIG`) on devices with
-    /// `shaderFloat16` and 16-bit storage (the default, [`FP16_DEFAULT`]), `0` never.
-    pub fp16: bool,
+    /// `VKCL_FP16`: `Some(true)` (`1`) reports `cl_khr_fp16` (`CL_DEVICE_HALF_FP_CONFIG`) on
+    /// devices with `shaderFloat16` and 16-bit storage, `Some(false)` (`0`) never; `None`
+    /// (unset): the device's default (`Device::has_fp16`).
+    pub fp16: Option<bool>,
 }
 
 /// Whether `double` is reported (on capable devices) when `VKCL_FP64` is unset: yes (the
 /// exact software `fma(double)` in `compiler/mathlib.cl` keeps the double math built-ins
 /// affordable to compile on lavapipe).
 pub const FP64_DEFAULT: bool = true;
-
-/// Whether `half` arithmetic is reported (on capable devices) when `VKCL_FP16` is unset.
-pub const FP16_DEFAULT: bool = true;
 
 /// How a green-context queue's command waits for other queues' commands and tells them it
 /// completed (`VKCL_CUDA_SYNC`): through the Vulkan timelines imported into CUDA, on the device
@@ -148,9 +146,9 @@ impl Config {
             _ => FP64_DEFAULT,
         };
         let fp16 = match var("VKCL_FP16").as_deref() {
-            Some("1") | Some("on") | Some("true") => true,
-            Some("0") | Some("off") | Some("false") => false,
-            _ => FP16_DEFAULT,
+            Some("1") | Some("on") | Some("true") => Some(true),
+            Some("0") | Some("off") | Some("false") => Some(false),
+            _ => None,
         };
         Config {
             fp64,
