@@ -211,6 +211,13 @@ pub(crate) fn library(tools: &Tools) -> Option<&'static [u8]> {
                     path.display(),
                     e.log
                 );
+                // Also without VKCL_LOG (once per process): the math built-ins of every
+                // program now have Vulkan's precision, not OpenCL's, which must not go unseen.
+                eprintln!(
+                    "vkcl: the math library could not be built from {} (a vkcl bug; VKCL_LOG=warn \
+                     shows why): math built-ins fall back to Vulkan precision",
+                    path.display()
+                );
                 None
             }
         }

@@ -74,6 +74,12 @@ impl PersistentCache {
 
     /// Saves the cache of `device` if it has grown since it was loaded or last saved.
     pub fn save(&self, device: &ash::Device) {
+        self.save_logged(device, true);
+    }
+
+    /// [`Self::save`], logging what it did only when `log` (not from an exit handler: the
+    /// logger's thread-local state may already be gone then, and touching it panics).
+    fn save_logged(&self, device: &ash::Device, log: bool) {
         let (Some(file), false) = (&self.file, self.raw == vk::PipelineCache::null()) else {
             return;
         };
@@ -82,7 +88,9 @@ impl PersistentCache {
         let data = match unsafe { device.get_pipeline_cache_data(self.raw) } {
             Ok(d) => d,
             Err(e) => {
-                tracing::warn!("vkGetPipelineCacheData: {e}");
+                if log {
+                    tracing::warn!("vkGetPipelineCacheData: {e}");
+                }
                 return;
             }
         };
@@ -91,10 +99,15 @@ impl PersistentCache {
         }
         match crate::compiler::cache::store_file(file, "", &data) {
             Ok(()) => {
-                tracing::debug!(bytes = data.len(), file = %file.display(), "pipeline cache saved");
+                if log {
+                    tracing::debug!(bytes = data.len(), file = %file.display(), "pipeline cache saved");
+                }
                 *saved = data.len();
             }
-            Err(e) => tracing::warn!(file = %file.display(), "cannot save the pipeline cache: {e}"),
+            Err(e) if log => {
+                tracing::warn!(file = %file.display(), "cannot save the pipeline cache: {e}")
+            }
+            Err(_) => {}
         }
     }
 }
@@ -110,7 +123,7 @@ extern "C" fn save_all_at_exit() {
             .map(|l| l.iter().filter_map(Weak::upgrade).collect())
             .unwrap_or_default();
         for d in devices {
-            d.pipeline_cache.save(&d.raw);
+            d.pipeline_cache.save_logged(&d.raw, false);
         }
     });
 }
