@@ -819,3 +819,47 @@ fn fp16_argument_size_is_checked() {
         cl!(clSetKernelArg)(k, 1, 2, &s as *const u16 as *const std::ffi::c_void)
     });
 }
+
+/// `vstore_half_rtz/rtp/rtn` of `double` round once: through a round-to-odd float, not the
+/// nearest float (which turned 2.4999999999999 into a tie and 2^-766 into zero).
+#[test]
+fn vstore_half_of_double_rounds_once() {
+    let Some(env) = fp16_env() else { return };
+    if !env.has_extension("cl_khr_fp64") {
+        return;
+    }
+    let mut rng = Rng(0x0dd);
+    let mut d: Vec<f64> = vec![
+        f64::from_bits(0x4003_ffff_ffff_ff80), // 0x1.3ffffffffff80p+1
+        f64::from_bits(0x3fff_ffff_ffff_ff80), // 0x1.fffffffffff80p+0
+        f64::from_bits(0x3f14_0000_0000_0000) * f64::from_bits(0x3010_0000_0000_0000), // tiny
+        -2.4999999999999,
+        65519.99999999,
+        70000.0,
+        -1e-300,
+    ];
+    d.extend((0..1017).map(|_| {
+        let u = (u64::from(rng.next_u32()) << 32) | u64::from(rng.next_u32());
+        // Near half precision: a half's value plus a small offset either way.
+        let base = h((u as u16) & 0x7bff) * if u >> 63 == 1 { -1.0 } else { 1.0 };
+        base * (1.0 + ((u >> 20) & 0xfff) as f64 * 2f64.powi(-40) - 2f64.powi(-29))
+    }));
+    let n = d.len();
+    let src = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+        __kernel void k(__global half *o, __global const double *d) {\n\
+        size_t g = get_global_id(0), n = get_global_size(0);\n\
+        vstore_half_rtz(d[g], g, o); vstore_half_rtp(d[g], g + n, o);\n\
+        vstore_half_rtn(d[g], g + 2 * n, o); vstore_half(d[g], g + 3 * n, o);\n}";
+    let out: Vec<u16> = run_k(&env, src, &[bytes(&d)], n, 4 * n);
+    for (m, mode) in ["_rtz", "_rtp", "_rtn", "_rte"].iter().enumerate() {
+        for g in 0..n {
+            assert_eq!(
+                out[m * n + g],
+                directed(d[g], mode),
+                "vstore_half{mode} of {:e} ({:#x})",
+                d[g],
+                d[g].to_bits()
+            );
+        }
+    }
+}

@@ -90,10 +90,17 @@ impl Walk<'_> {
                     vec![Operand::IdRef(data), Operand::LiteralBit32(k)],
                 )
             };
-            let c = if mode == FPRoundingMode::RTE as u32 || elem != self.float32() {
+            let f32t = self.float32();
+            let c = if mode == FPRoundingMode::RTE as u32 || self.ctx.scalar_width(elem) == Some(16) {
                 c
-            } else {
+            } else if elem == f32t {
                 self.round_to_half_precision(c, mode)?
+            } else {
+                // double: to float by round-to-odd first, so that rounding that float to half
+                // in `mode` rounds as the double would (the nearest float could be a tie or
+                // exact where the double is not: 2.49999999999 became 2.5).
+                let f = self.round_to_odd_float(c);
+                self.round_to_half_precision(f, mode)?
             };
             let h = self.emit(Op::FConvert, half, vec![Operand::IdRef(c)]);
             let idx = self.vector_index(offset, step, k)?;
@@ -132,6 +139,20 @@ impl Walk<'_> {
     fn float32(&mut self) -> Word {
         self.ctx
             .global(Op::TypeFloat, None, vec![Operand::LiteralBit32(32)])
+    }
+
+    /// `x` (a double) rounded to float by round-to-odd
+    /// ([`crate::compiler::lower::convert::round_to_odd_float`]).
+    fn round_to_odd_float(&mut self, x: Word) -> Word {
+        let mut code = Vec::new();
+        let r = super::super::convert::round_to_odd_float(self.ctx, &mut code, x);
+        for i in code {
+            if let (Some(id), Some(ty)) = (i.result_id, i.result_type) {
+                self.types.insert(id, ty);
+            }
+            self.out.push(i);
+        }
+        r
     }
 
     /// `x` (a 32-bit float) rounded to half precision in the direction of `mode`
