@@ -40,12 +40,7 @@ fn features(d: cl_device_id) -> Vec<String> {
             } else {
                 3 << 22
             };
-            assert_eq!(
-                nv.version,
-                want,
-                "{:?}",
-                String::from_utf8_lossy(&name)
-            );
+            assert_eq!(nv.version, want, "{:?}", String::from_utf8_lossy(&name));
             String::from_utf8(name).unwrap()
         })
         .collect()

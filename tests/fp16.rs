@@ -168,11 +168,15 @@ fn same(a: u16, b: u16) -> bool {
 fn fp16_device_info() {
     let Some(env) = fp16_env() else { return };
     let d = env.device;
-    let cfg: cl_device_fp_config =
-        info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_HALF_FP_CONFIG, s, v, r) });
+    let cfg: cl_device_fp_config = info_scalar(|s, v, r| unsafe {
+        cl!(clGetDeviceInfo)(d, CL_DEVICE_HALF_FP_CONFIG, s, v, r)
+    });
     // cl_khr_fp16's minimum: round to nearest (or to zero) with infinities and NaNs.
     let need = CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN;
-    assert_eq!(cfg & need as cl_device_fp_config, need as cl_device_fp_config);
+    assert_eq!(
+        cfg & need as cl_device_fp_config,
+        need as cl_device_fp_config
+    );
     for q in [
         CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF,
         CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF,
@@ -520,12 +524,19 @@ fn fp16_conversions_from_half() {
                 sat(-32768.0, 32767.0),
                 (x as f32).to_bits() as i32,
                 i32::from(b as i16) + eq,
-                if x.is_finite() && x.abs() < 32768.0 { r as i32 } else { 7 },
+                if x.is_finite() && x.abs() < 32768.0 {
+                    r as i32
+                } else {
+                    7
+                },
             ];
             let got = &out[6 * g..6 * g + 6];
             if x.is_nan() {
                 assert!(f32::from_bits(got[3] as u32).is_nan(), "convert_float(NaN)");
-                assert_eq!([got[0], got[1], got[2], got[4], got[5]], [0, 0, 0, want[4], 7]);
+                assert_eq!(
+                    [got[0], got[1], got[2], got[4], got[5]],
+                    [0, 0, 0, want[4], 7]
+                );
                 continue;
             }
             assert_eq!(got, &want[..], "conversions{mode} of {x:e} ({b:04x})");
@@ -575,7 +586,21 @@ fn fp16_math_within_half_limits() {
         ("trunc", f64::trunc, 0.0),
         ("rint", libm::rint, 0.0),
         ("round", f64::round, 0.0),
-        ("logb", |x| if x.is_nan() { x } else if x == 0.0 { f64::NEG_INFINITY } else if x.is_infinite() { f64::INFINITY } else { libm::ilogb(x) as f64 }, 0.0),
+        (
+            "logb",
+            |x| {
+                if x.is_nan() {
+                    x
+                } else if x == 0.0 {
+                    f64::NEG_INFINITY
+                } else if x.is_infinite() {
+                    f64::INFINITY
+                } else {
+                    libm::ilogb(x) as f64
+                }
+            },
+            0.0,
+        ),
     ];
     let body: String = unary
         .iter()
@@ -597,7 +622,11 @@ fn fp16_math_within_half_limits() {
             }
             let got = out[unary.len() * g + j];
             let e = if *limit == 0.0 {
-                if same(got, rte(want)) { 0.0 } else { f64::INFINITY }
+                if same(got, rte(want)) {
+                    0.0
+                } else {
+                    f64::INFINITY
+                }
             } else {
                 ulps(got, want)
             };
@@ -625,7 +654,11 @@ fn fp16_math_within_half_limits() {
         ("fmax", f64::max, 0.0),
         ("copysign", f64::copysign, 0.0),
         ("fdim", libm::fdim, 0.0),
-        ("nextafter", |x, y| f16::from_bits(next_half(rte(x), rte(y))).to_f64(), 0.0),
+        (
+            "nextafter",
+            |x, y| f16::from_bits(next_half(rte(x), rte(y))).to_f64(),
+            0.0,
+        ),
     ];
     let body: String = binary
         .iter()
@@ -649,7 +682,11 @@ fn fp16_math_within_half_limits() {
             let got = out[w * g + j];
             // A limit of 0: the correctly rounded result.
             let e = if *limit == 0.0 {
-                if same(got, rte(want)) { 0.0 } else { f64::INFINITY }
+                if same(got, rte(want)) {
+                    0.0
+                } else {
+                    f64::INFINITY
+                }
             } else {
                 ulps(got, want)
             };
@@ -710,7 +747,9 @@ fn fp16_pointer_results() {
         assert_eq!(h(o[5 * g + 1]), fl, "fract({x:e}) integral part");
         assert_eq!(h(o[5 * g + 3]), x.trunc(), "modf({x:e}) integral part");
         assert_eq!(h(o[5 * g + 2]), x - x.trunc(), "modf({x:e})");
-        let (m, ee) = if x == 0.0 { (x, 0) } else {
+        let (m, ee) = if x == 0.0 {
+            (x, 0)
+        } else {
             let ee = x.abs().log2().floor() as i32 + 1;
             (x / 2f64.powi(ee), ee)
         };
@@ -759,7 +798,8 @@ fn fp16_common_geometric_relational() {
     let b: Vec<u16> = (0..4 * n)
         .map(|_| f16::from_f32(rng.next_f32() * 4.0 - 2.0).to_bits())
         .collect();
-    let src = "__kernel void k(__global short *o, __global const half *a, __global const half *b) {\n\
+    let src =
+        "__kernel void k(__global short *o, __global const half *a, __global const half *b) {\n\
         size_t g = get_global_id(0);\n\
         half4 x = vload4(g, a), y = vload4(g, b);\n\
         short4 r0 = isnan(x) | (isinf(x) << 1) | (isless(x, y) << 2) | (signbit(x) << 3);\n\
@@ -781,9 +821,18 @@ fn fp16_common_geometric_relational() {
                 | (t(x[j] < y[j]) << 2)
                 | (t(a[4 * g + j] & 0x8000 != 0) << 3);
             assert_eq!(o[j], want, "relational bits of ({}, {})", x[j], y[j]);
-            let sel = if x[j] > y[j] { b[4 * g + j] } else { a[4 * g + j] };
+            let sel = if x[j] > y[j] {
+                b[4 * g + j]
+            } else {
+                a[4 * g + j]
+            };
             assert!(same(o[4 + j] as u16, sel), "select of ({}, {})", x[j], y[j]);
-            assert_eq!(o[8 + j] as u16, rte(y[j].clamp(-0.5, 0.75)), "clamp({})", y[j]);
+            assert_eq!(
+                o[8 + j] as u16,
+                rte(y[j].clamp(-0.5, 0.75)),
+                "clamp({})",
+                y[j]
+            );
         }
         for j in 0..2 {
             assert_eq!(o[12 + j] as u16, rte(y[j].max(y[j + 2])), "fmax");
@@ -795,7 +844,12 @@ fn fp16_common_geometric_relational() {
         assert!(e <= 2.0, "dot {y:?}: {} vs {d}: {e} ulp", h(o[14] as u16));
         let l = (y[0] * y[0] + y[1] * y[1]).sqrt();
         let e = ulps(o[15] as u16, l);
-        assert!(e <= 2.0, "length {:?}: {} vs {l}: {e} ulp", &y[..2], h(o[15] as u16));
+        assert!(
+            e <= 2.0,
+            "length {:?}: {} vs {l}: {e} ulp",
+            &y[..2],
+            h(o[15] as u16)
+        );
     }
 }
 
@@ -810,14 +864,10 @@ fn fp16_argument_size_is_checked() {
         "k",
     );
     let v: u32 = 0;
-    let r = unsafe {
-        cl!(clSetKernelArg)(k, 1, 4, &v as *const u32 as *const std::ffi::c_void)
-    };
+    let r = unsafe { cl!(clSetKernelArg)(k, 1, 4, &v as *const u32 as *const std::ffi::c_void) };
     assert_eq!(r, CL_INVALID_ARG_SIZE);
     let s: u16 = 0x3c00;
-    ok(unsafe {
-        cl!(clSetKernelArg)(k, 1, 2, &s as *const u16 as *const std::ffi::c_void)
-    });
+    ok(unsafe { cl!(clSetKernelArg)(k, 1, 2, &s as *const u16 as *const std::ffi::c_void) });
 }
 
 /// `vstore_half_rtz/rtp/rtn` of `double` round once: through a round-to-odd float, not the

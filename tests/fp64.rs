@@ -186,7 +186,8 @@ fn fp64_fma_rounds_once() {
     let mut c = Vec::new();
     // A double of exponent e (normal) with random significand and sign.
     let with_exp = |rng: &mut Rng, e: i64| {
-        let m = (u64::from(rng.next_u32()) << 32 | u64::from(rng.next_u32())) & 0x800f_ffff_ffff_ffff;
+        let m =
+            (u64::from(rng.next_u32()) << 32 | u64::from(rng.next_u32())) & 0x800f_ffff_ffff_ffff;
         f64::from_bits(m | ((e + 1023) as u64) << 52)
     };
     for k in 0..n {
@@ -222,14 +223,58 @@ fn fp64_fma_rounds_once() {
         b.push(y);
         c.push(z);
     }
-    a.extend([1e308, 2.0, f64::MIN_POSITIVE, 0.0, -0.0, f64::INFINITY, 3.0, 1e300, 1e-300]);
-    b.extend([10.0, f64::MIN_POSITIVE, 0.5, 5.0, 5.0, 0.0, f64::NAN, 1e10, 1e-300]);
-    c.extend([-1e308, -4.0 * 1e-308, 1e-320, -0.0, 0.0, 1.0, 1.0, f64::INFINITY, -0.0]);
+    a.extend([
+        1e308,
+        2.0,
+        f64::MIN_POSITIVE,
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        3.0,
+        1e300,
+        1e-300,
+    ]);
+    b.extend([
+        10.0,
+        f64::MIN_POSITIVE,
+        0.5,
+        5.0,
+        5.0,
+        0.0,
+        f64::NAN,
+        1e10,
+        1e-300,
+    ]);
+    c.extend([
+        -1e308,
+        -4.0 * 1e-308,
+        1e-320,
+        -0.0,
+        0.0,
+        1.0,
+        1.0,
+        f64::INFINITY,
+        -0.0,
+    ]);
     // Every combination of the edge values.
     let edge = [
-        0.0, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 5e-324, -5e-324,
-        f64::MIN_POSITIVE, f64::MAX, -f64::MAX, 2f64.powi(-537), 1.0 + f64::EPSILON, 3.0,
-        1.5 * f64::MIN_POSITIVE, 2f64.powi(1023),
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        5e-324,
+        -5e-324,
+        f64::MIN_POSITIVE,
+        f64::MAX,
+        -f64::MAX,
+        2f64.powi(-537),
+        1.0 + f64::EPSILON,
+        3.0,
+        1.5 * f64::MIN_POSITIVE,
+        2f64.powi(1023),
     ];
     for x in edge {
         for y in edge {
@@ -525,9 +570,7 @@ fn child_stdout_with(name: &str, fp64: Option<&str>) -> String {
     if let Some(v) = fp64 {
         cmd.env("VKCL_FP64", v);
     }
-    let out = cmd
-        .output()
-        .unwrap();
+    let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
         "child failed: {}\n{}",
@@ -652,8 +695,12 @@ fn fp64_vector_math_matches_scalar() {
     let Some(env) = fp64_env() else { return };
     let mut rng = Rng(0x5ec);
     let items = 4;
-    let x: Vec<f64> = (0..items * 16).map(|_| in_range(&mut rng, -20.0, 20.0)).collect();
-    let y: Vec<f64> = (0..items * 16).map(|_| in_range(&mut rng, -6.0, 6.0)).collect();
+    let x: Vec<f64> = (0..items * 16)
+        .map(|_| in_range(&mut rng, -20.0, 20.0))
+        .collect();
+    let y: Vec<f64> = (0..items * 16)
+        .map(|_| in_range(&mut rng, -6.0, 6.0))
+        .collect();
     let per = 10 * 16;
     let out: Vec<f64> = run_kernel(
         &env,
@@ -695,8 +742,16 @@ fn fp64_vector_math_matches_scalar() {
         items * 2 * per,
     );
     let names = [
-        "cos", "pown", "sincos", "sincos cos (global)", "remquo", "remquo quo (local)", "fma",
-        "atan2 (double3)", "sincos (double3)", "sincos cos (double3, private)",
+        "cos",
+        "pown",
+        "sincos",
+        "sincos cos (global)",
+        "remquo",
+        "remquo quo (local)",
+        "fma",
+        "atan2 (double3)",
+        "sincos (double3)",
+        "sincos cos (double3, private)",
     ];
     for it in 0..items {
         for (f, name) in names.iter().enumerate() {

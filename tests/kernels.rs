@@ -2503,9 +2503,14 @@ fn double_transcendentals_fail_the_build_cleanly() {
             }
         }
     } else {
-        let (err, log) = env.try_build(src, "").expect_err("double without cl_khr_fp64");
+        let (err, log) = env
+            .try_build(src, "")
+            .expect_err("double without cl_khr_fp64");
         assert_eq!(err, CL_BUILD_PROGRAM_FAILURE);
-        assert!(log.contains("double") && log.contains("cl_khr_fp64"), "{log}");
+        assert!(
+            log.contains("double") && log.contains("cl_khr_fp64"),
+            "{log}"
+        );
     }
     // sqrt, fma, floor and friends do exist for doubles (where the device has them).
     let ok = "__kernel void ok(__global double *d) { d[0] = sqrt(d[0]) + fma(d[1], d[2], floor(d[3])); }";

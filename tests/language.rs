@@ -589,7 +589,9 @@ fn extended_bit_ops_and_integer_dot_products() {
             let x = u[3 * i].to_le_bytes();
             let y = u[3 * i + 1].to_le_bytes();
             let udot: u32 = (0..4).map(|j| u32::from(x[j]) * u32::from(y[j])).sum();
-            let sdot: i32 = (0..4).map(|j| i32::from(x[j] as i8) * i32::from(y[j])).sum();
+            let sdot: i32 = (0..4)
+                .map(|j| i32::from(x[j] as i8) * i32::from(y[j]))
+                .sum();
             let ssdot: i32 = (0..4)
                 .map(|j| i32::from(x[j] as i8) * i32::from(y[j] as i8))
                 .sum();

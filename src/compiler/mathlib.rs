@@ -159,11 +159,7 @@ pub(crate) fn needs_library(bc: &[u8]) -> bool {
     // Every prefix starts with `_Z`: only the places holding one are compared.
     (0..bc.len().saturating_sub(1))
         .filter(|&i| bc[i] == b'_' && bc[i + 1] == b'Z')
-        .any(|i| {
-            prefixes()
-                .iter()
-                .any(|p| bc[i..].starts_with(p.as_bytes()))
-        })
+        .any(|i| prefixes().iter().any(|p| bc[i..].starts_with(p.as_bytes())))
 }
 
 /// The prepared library (bitcode), built at the first call of the process or read from the

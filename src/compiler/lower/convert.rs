@@ -495,10 +495,16 @@ impl Lower<'_> {
     /// ([`round_to_half_precision`]), then converted exactly.
     fn float_to_half(&mut self, i: Instruction, f: Word, mode: Mode) -> Result<(), String> {
         let (ty, rid) = (i.result_type.ok_or("type")?, i.result_id.ok_or("id")?);
-        let m = mode.rounding.map_or(FPRoundingMode::RTE as u32, |m| m as u32);
+        let m = mode
+            .rounding
+            .map_or(FPRoundingMode::RTE as u32, |m| m as u32);
         if m == FPRoundingMode::RTE as u32 {
-            self.out
-                .push(inst(Op::FConvert, Some(ty), Some(rid), vec![Operand::IdRef(f)]));
+            self.out.push(inst(
+                Op::FConvert,
+                Some(ty),
+                Some(rid),
+                vec![Operand::IdRef(f)],
+            ));
             return Ok(());
         }
         let n = self.components(ty);
@@ -524,8 +530,12 @@ impl Lower<'_> {
             let ops = comps.iter().map(|c| Operand::IdRef(*c)).collect();
             self.emit(Op::CompositeConstruct, ft, ops)
         };
-        self.out
-            .push(inst(Op::FConvert, Some(ty), Some(rid), vec![Operand::IdRef(v)]));
+        self.out.push(inst(
+            Op::FConvert,
+            Some(ty),
+            Some(rid),
+            vec![Operand::IdRef(v)],
+        ));
         Ok(())
     }
 
@@ -717,10 +727,10 @@ pub(crate) fn round_to_odd_float(ctx: &mut Ctx, out: &mut Vec<Instruction>, x: W
 /// the one on their side, with `x`'s sign. NaN, infinities and values that are already
 /// halves come back unchanged.
 pub(crate) fn round_to_half_precision(
-ctx: &mut Ctx,
-out: &mut Vec<Instruction>,
-x: Word,
-mode: u32,
+    ctx: &mut Ctx,
+    out: &mut Vec<Instruction>,
+    x: Word,
+    mode: u32,
 ) -> Result<Word, String> {
     let f32t = ctx.global(Op::TypeFloat, None, vec![Operand::LiteralBit32(32)]);
     let (u32t, boolt) = (ctx.t_int(32), ctx.t_bool());

@@ -91,7 +91,8 @@ impl Walk<'_> {
                 )
             };
             let f32t = self.float32();
-            let c = if mode == FPRoundingMode::RTE as u32 || self.ctx.scalar_width(elem) == Some(16) {
+            let c = if mode == FPRoundingMode::RTE as u32 || self.ctx.scalar_width(elem) == Some(16)
+            {
                 c
             } else if elem == f32t {
                 self.round_to_half_precision(c, mode)?
