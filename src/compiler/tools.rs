@@ -105,7 +105,8 @@ fn is_executable(p: &Path) -> bool {
     p.is_file()
 }
 
-fn search_path(name: &OsStr) -> Option<PathBuf> {
+/// The first `name` on `PATH` that is a file.
+pub(crate) fn search_path(name: &OsStr) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|dir| dir.join(name))

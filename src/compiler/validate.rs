@@ -24,9 +24,7 @@ pub(crate) fn enabled() -> bool {
 fn installed() -> bool {
     static FOUND: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *FOUND.get_or_init(|| {
-        let found = std::env::var_os("PATH").is_some_and(|path| {
-            std::env::split_paths(&path).any(|dir| dir.join("spirv-val").is_file())
-        });
+        let found = super::tools::search_path(std::ffi::OsStr::new("spirv-val")).is_some();
         if !found {
             tracing::info!("spirv-val is not installed: lowered modules go to Vulkan unvalidated");
         }

@@ -680,39 +680,28 @@ pub(crate) fn lower_conversions(ctx: &mut Ctx) -> Result<(), String> {
     Ok(())
 }
 
-/// A `double` scalar `x` rounded to `float` by round-to-odd, as instructions appended to
-/// `out`: the nearest float, and where that is inexact with its last bit clear, the float next
-/// to it towards `x`. Rounding the result again to half precision in any mode
-/// ([`round_to_half_precision`]) rounds as `x` itself would (`vstore_half_rtz(double)` and
-/// friends; the conversions use the method of the same name on vectors).
-pub(crate) fn round_to_odd_float(ctx: &mut Ctx, out: &mut Vec<Instruction>, x: Word) -> Word {
-    let f32t = ctx.global(Op::TypeFloat, None, vec![Operand::LiteralBit32(32)]);
-    let f64t = ctx.global(Op::TypeFloat, None, vec![Operand::LiteralBit32(64)]);
-    let (u32t, boolt) = (ctx.t_int(32), ctx.t_bool());
-    let zero64 = ctx.global(Op::Constant, Some(f64t), vec![Operand::LiteralBit64(0)]);
-    let (one, zero) = (ctx.c_u32(1), ctx.c_u32(0));
-    let mut e = |op: Op, ty: Word, a: &[Word]| {
-        let id = ctx.id();
-        let ops = a.iter().map(|&v| Operand::IdRef(v)).collect();
-        out.push(inst(op, Some(ty), Some(id), ops));
-        id
+/// `x` (`double`, of type `xt`: scalar or vector) rounded to `float` by round-to-odd, as
+/// instructions appended to `out` (the conversions' own `Lower::round_to_odd_float`).
+/// Rounding the result again to half precision in any mode ([`round_to_half_precision`])
+/// rounds as `x` itself would (`vstore_half_rtz(double)` and friends).
+///
+/// # Errors
+/// A message when a constant cannot be made.
+pub(crate) fn round_to_odd_float(
+    ctx: &mut Ctx,
+    out: &mut Vec<Instruction>,
+    x: Word,
+    xt: Word,
+) -> Result<Word, String> {
+    let mut l = Lower {
+        ctx,
+        glsl: 0,
+        out: Vec::new(),
+        types: HashMap::new(),
     };
-    let f = e(Op::FConvert, f32t, &[x]);
-    let back = e(Op::FConvert, f64t, &[f]);
-    // NaN: ordered comparisons are false, nothing changes.
-    let inexact = e(Op::FOrdNotEqual, boolt, &[back, x]);
-    let bits = e(Op::Bitcast, u32t, &[f]);
-    let low = e(Op::BitwiseAnd, u32t, &[bits, one]);
-    let even = e(Op::IEqual, boolt, &[low, zero]);
-    let adjust = e(Op::LogicalAnd, boolt, &[inexact, even]);
-    let pos = e(Op::FOrdGreaterThan, boolt, &[x, zero64]);
-    let short = e(Op::FOrdLessThan, boolt, &[back, x]);
-    let grow = e(Op::LogicalEqual, boolt, &[short, pos]);
-    let inc = e(Op::IAdd, u32t, &[bits, one]);
-    let dec = e(Op::ISub, u32t, &[bits, one]);
-    let stepped = e(Op::Select, u32t, &[grow, inc, dec]);
-    let odd = e(Op::Select, u32t, &[adjust, stepped, bits]);
-    e(Op::Bitcast, f32t, &[odd])
+    let r = l.round_to_odd_float(x, xt)?;
+    out.append(&mut l.out);
+    Ok(r)
 }
 
 /// `x` (a 32-bit float) rounded to a value of half precision in the direction of `mode`

@@ -100,7 +100,7 @@ impl Walk<'_> {
                 // double: to float by round-to-odd first, so that rounding that float to half
                 // in `mode` rounds as the double would (the nearest float could be a tie or
                 // exact where the double is not: 2.49999999999 became 2.5).
-                let f = self.round_to_odd_float(c);
+                let f = self.round_to_odd_float(c, elem)?;
                 self.round_to_half_precision(f, mode)?
             };
             let h = self.emit(Op::FConvert, half, vec![Operand::IdRef(c)]);
@@ -144,16 +144,21 @@ impl Walk<'_> {
 
     /// `x` (a double) rounded to float by round-to-odd
     /// ([`crate::compiler::lower::convert::round_to_odd_float`]).
-    fn round_to_odd_float(&mut self, x: Word) -> Word {
+    fn round_to_odd_float(&mut self, x: Word, xt: Word) -> Result<Word, String> {
         let mut code = Vec::new();
-        let r = super::super::convert::round_to_odd_float(self.ctx, &mut code, x);
+        let r = super::super::convert::round_to_odd_float(self.ctx, &mut code, x, xt)?;
+        self.append_typed(code);
+        Ok(r)
+    }
+
+    /// Appends instructions made outside this pass, recording their result types.
+    fn append_typed(&mut self, code: Vec<Instruction>) {
         for i in code {
             if let (Some(id), Some(ty)) = (i.result_id, i.result_type) {
                 self.types.insert(id, ty);
             }
             self.out.push(i);
         }
-        r
     }
 
     /// `x` (a 32-bit float) rounded to half precision in the direction of `mode`
@@ -161,12 +166,7 @@ impl Walk<'_> {
     fn round_to_half_precision(&mut self, x: Word, mode: u32) -> Result<Word, String> {
         let mut code = Vec::new();
         let r = super::super::convert::round_to_half_precision(self.ctx, &mut code, x, mode)?;
-        for i in code {
-            if let (Some(id), Some(ty)) = (i.result_id, i.result_type) {
-                self.types.insert(id, ty);
-            }
-            self.out.push(i);
-        }
+        self.append_typed(code);
         Ok(r)
     }
 }
