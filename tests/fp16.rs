@@ -252,6 +252,68 @@ fn fp16_arithmetic_is_correctly_rounded() {
     }
 }
 
+/// Half division at the edges of the rounding to half, scalar and `half2`: quotients that are
+/// exact ties below 2^-14 (ties to even), a quotient just below the overflow threshold (65504)
+/// and ones at and past it (infinity), and a quotient near a half, against the host's
+/// correctly rounded answers. vkcl divides in float and rounds the quotient to half on its
+/// bits, so these are exact wherever float division is (lavapipe, NVIDIA at these inputs).
+#[test]
+fn fp16_division_rounds_ties_to_even_and_overflows() {
+    let Some(env) = fp16_env() else { return };
+    let tiny = 2f32.powi(-24);
+    let pairs: &[(f32, f32)] = &[
+        (tiny, 2.0),
+        (3.0 * tiny, 2.0),
+        (5.0 * tiny, 2.0),
+        (7.0 * tiny, -2.0),
+        (tiny, 1.5),
+        (65504.0, 0.5),
+        (-65504.0, 0.5),
+        (65504.0, 1.0 - 2f32.powi(-11)),
+        (65472.0, 1.0 - 2f32.powi(-11)),
+        (-0.10888671875, -0.0277099609375),
+        (0.0, -3.0),
+        (1.0, 0.0),
+    ];
+    let a: Vec<u16> = pairs.iter().map(|p| f16::from_f32(p.0).to_bits()).collect();
+    let b: Vec<u16> = pairs.iter().map(|p| f16::from_f32(p.1).to_bits()).collect();
+    let n = pairs.len();
+    let out: Vec<u16> = run_k(
+        &env,
+        "__kernel void k(__global half *o, __global const half *a, __global const half *b) {\n\
+         size_t i = get_global_id(0);\n\
+         o[2 * i] = a[i] / b[i];\n\
+         half2 q = (half2)(a[i], 1.0h) / (half2)(b[i], 1.0h);\n\
+         o[2 * i + 1] = q.x; }",
+        &[bytes(&a), bytes(&b)],
+        n,
+        2 * n,
+    );
+    let denorm = {
+        let cfg: cl_device_fp_config = info_scalar(|s, v, r| unsafe {
+            cl!(clGetDeviceInfo)(env.device, CL_DEVICE_HALF_FP_CONFIG, s, v, r)
+        });
+        cfg & CL_FP_DENORM as cl_device_fp_config != 0
+    };
+    for i in 0..n {
+        let (x, y) = (h(a[i]), h(b[i]));
+        let want = rte(x / y);
+        if !denorm && (x.abs() < 2f64.powi(-14) || h(want).abs() < 2f64.powi(-14)) && x != 0.0 {
+            continue;
+        }
+        for k in 0..2 {
+            let got = out[2 * i + k];
+            assert!(
+                same(got, want),
+                "{x:e} / {y:e} ({}): got {:e} ({got:04x}), want {:e} ({want:04x})",
+                ["half", "half2"][k],
+                h(got),
+                h(want)
+            );
+        }
+    }
+}
+
 /// Vectors of every width (component-wise arithmetic, a scalar broadcast, swizzles), `half`
 /// and `half2` kernel arguments by value, and `half` in `__local`, `__private` and `__constant`
 /// memory, against the same computation on the host.

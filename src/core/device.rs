@@ -611,14 +611,12 @@ impl Device {
     /// device has `shaderFloat16`, `shaderInt16` and 16-bit storage-buffer access, and
     /// `VKCL_FP16` turns it on (README, "Settings").
     ///
-    /// Unless `VKCL_FP16` says otherwise, only CPU devices (lavapipe) offer it: that is where
-    /// the CTS half parts were run. On the H200 (NVIDIA 580), `tests/fp16.rs` found
-    /// `convert_half2(double2)` giving wrong values where the scalar conversion is right, not
-    /// yet explained; `VKCL_FP16=1` offers it there too.
+    /// Offered by default (`VKCL_FP16=0` turns it off). On the H200 (NVIDIA 580) vkcl works
+    /// around two driver bugs for it: half division is done in float and rounded to half on
+    /// the bits (`lower::convert`), and dynamic indexing of 16-bit vectors becomes selects
+    /// (`lower::dynamic`); `tests/fp16.rs` passes there (docs/h200.md).
     pub fn has_fp16(&self) -> bool {
-        let wanted = crate::util::config::config()
-            .fp16
-            .unwrap_or(self.phys.device_type == vk::PhysicalDeviceType::CPU);
+        let wanted = crate::util::config::config().fp16.unwrap_or(true);
         self.phys.shader_float16 && self.phys.shader_int16 && self.phys.storage_16bit && wanted
     }
 

@@ -11,6 +11,9 @@
 //! integer arithmetic first ([`round_to_half_precision`]; integers through an exact `float`),
 //! so that the conversion to `half` is exact; `half` sources convert to `float` (exactly)
 //! first. `double` -> `half` (every one, decorated or not) rounds to odd in float first.
+//!
+//! `half` division is done in `float` and rounded to half with integer arithmetic
+//! (`Lower::half_division`): NVIDIA's half division is up to 2 ulp off.
 
 use std::collections::HashMap;
 
@@ -507,6 +510,20 @@ impl Lower<'_> {
             ));
             return Ok(());
         }
+        let v = self.half_precision(ty, f, m)?;
+        self.out.push(inst(
+            Op::FConvert,
+            Some(ty),
+            Some(rid),
+            vec![Operand::IdRef(v)],
+        ));
+        Ok(())
+    }
+
+    /// `f` (`float`, shaped like the half type `ty`) with each component rounded to half
+    /// precision in rounding mode `m` ([`round_to_half_precision`]): a float whose conversion
+    /// to `ty` is exact.
+    fn half_precision(&mut self, ty: Word, f: Word, m: u32) -> Result<Word, String> {
         let n = self.components(ty);
         let f32t = self.float32();
         let mut comps = Vec::new();
@@ -523,13 +540,35 @@ impl Lower<'_> {
             let r = round_to_half_precision(self.ctx, &mut self.out, c, m)?;
             comps.push(r);
         }
-        let v = if n == 1 {
+        Ok(if n == 1 {
             comps[0]
         } else {
             let ft = self.ctx.t_vec(f32t, n);
             let ops = comps.iter().map(|c| Operand::IdRef(*c)).collect();
             self.emit(Op::CompositeConstruct, ft, ops)
-        };
+        })
+    }
+
+    /// `half` (or `half` vector) division `i`: the operands' exact `float`s divided in
+    /// `float`, rounded to nearest half with integer arithmetic, converted exactly. OpenCL C
+    /// 7.4 allows `x / y` 1 ulp in half; NVIDIA's Vulkan driver's half division is up to 2
+    /// ulp off, and it turns a float division whose operands and result are converted
+    /// from and to half into that same half division, so the rounding to half is done on
+    /// the float's bits, where the driver cannot see it. A float quotient within 3 ulp of
+    /// float rounded once to half is within 1 ulp of half (correctly rounded where `float`
+    /// division is, as on lavapipe: 24 >= 2 * 11 + 2 bits).
+    fn half_division(&mut self, i: Instruction) -> Result<(), String> {
+        let (ty, rid) = (i.result_type.ok_or("type")?, i.result_id.ok_or("id")?);
+        let (a, b) = (
+            id_operand(&i, 0).ok_or("division operand")?,
+            id_operand(&i, 1).ok_or("division operand")?,
+        );
+        let f32_scalar = self.float32();
+        let ft = self.shaped(ty, f32_scalar);
+        let fa = self.emit(Op::FConvert, ft, vec![Operand::IdRef(a)]);
+        let fb = self.emit(Op::FConvert, ft, vec![Operand::IdRef(b)]);
+        let q = self.bin(Op::FDiv, ft, fa, fb);
+        let v = self.half_precision(ty, q, FPRoundingMode::RTE as u32)?;
         self.out.push(inst(
             Op::FConvert,
             Some(ty),
@@ -645,6 +684,8 @@ pub(crate) fn lower_conversions(ctx: &mut Ctx) -> Result<(), String> {
                         | Op::FConvert
                 ) && i.result_id.is_some_and(|r| modes.contains_key(&r)))
                 || i.class.opcode == Op::FConvert
+                || (i.class.opcode == Op::FDiv
+                    && i.result_type.and_then(|t| ctx.scalar_width(t)) == Some(16))
         });
     if !needed {
         return Ok(());
@@ -670,6 +711,9 @@ pub(crate) fn lower_conversions(ctx: &mut Ctx) -> Result<(), String> {
                 (Op::ConvertFToS | Op::ConvertFToU, Some(m)) => l.float_to_int(&i, m)?,
                 (Op::ConvertSToF | Op::ConvertUToF, Some(m)) => l.int_to_float(i, m)?,
                 (Op::FConvert, m) => l.narrow_float(i, m.unwrap_or_default())?,
+                (Op::FDiv, _) if i.result_type.and_then(|t| l.ctx.scalar_width(t)) == Some(16) => {
+                    l.half_division(i)?
+                }
                 _ => l.out.push(i),
             }
         }
@@ -705,15 +749,16 @@ pub(crate) fn round_to_odd_float(
 }
 
 /// `x` (a 32-bit float) rounded to a value of half precision in the direction of `mode`
-/// (`FPRoundingMode` RTZ, RTP or RTN; OpenCL C 6.15.8 `vstore_half_rtz/rtp/rtn`), so that
-/// the following `OpFConvert` to half is exact whatever rounding the driver applies.
+/// (`FPRoundingMode` RTZ, RTP or RTN; OpenCL C 6.15.8 `vstore_half_rtz/rtp/rtn`), or to the
+/// nearest, ties to even (RTE: half division), so that the following `OpFConvert` to half is
+/// exact whatever rounding the driver applies.
 ///
 /// Integer arithmetic on the float's bits only (a driver may fold a float -> half -> float
 /// round trip away, NVIDIA does): `lo`, `|x|` truncated to half precision, keeps the
 /// mantissa bits worth at least the half's step at that exponent (`2^(max(e, -14) - 10)`:
 /// 13 bits cleared for normal halves, `-1 - e` below 2^-14, zero below 2^-24, 65504 from
 /// 65536 on); `hi` is one step above it, infinity past 65504. RTZ takes `lo`, RTP and RTN
-/// the one on their side, with `x`'s sign. NaN, infinities and values that are already
+/// the one on their side, RTE the nearer, with `x`'s sign. NaN, infinities and values that are already
 /// halves come back unchanged.
 pub(crate) fn round_to_half_precision(
     ctx: &mut Ctx,
@@ -781,6 +826,19 @@ pub(crate) fn round_to_half_precision(
     // The magnitude the mode picks.
     let chosen = if mode == FPRoundingMode::RTZ as u32 {
         lo
+    } else if mode == FPRoundingMode::RTE as u32 {
+        // The nearer of lo and hi (both differences are exact), lo's last half bit breaking
+        // ties; 65520 and up reach hi = infinity.
+        let ax = e(&mut w, Op::Bitcast, f32t, &[abits]);
+        let d_lo = e(&mut w, Op::FSub, f32t, &[ax, lo_f]);
+        let d_hi = e(&mut w, Op::FSub, f32t, &[hi_f, ax]);
+        let closer = e(&mut w, Op::FOrdLessThan, boolt, &[d_hi, d_lo]);
+        let tie = e(&mut w, Op::FOrdEqual, boolt, &[d_hi, d_lo]);
+        let last = e(&mut w, Op::BitwiseAnd, u32t, &[lo, bit]);
+        let odd = e(&mut w, Op::INotEqual, boolt, &[last, zero]);
+        let tie_up = e(&mut w, Op::LogicalAnd, boolt, &[tie, odd]);
+        let up = e(&mut w, Op::LogicalOr, boolt, &[closer, tie_up]);
+        e(&mut w, Op::Select, u32t, &[up, hi, lo])
     } else {
         let negative = e(&mut w, Op::INotEqual, boolt, &[abits, xbits]);
         let (neg, pos) = match mode {

@@ -13,8 +13,9 @@
 //!    physical pointer fixes, memcpy, vector loads/stores, atomics and barriers.
 //! 7. [`widevec`]: vectors of 8 and 16 components -> 4-component parts (arrays in memory).
 //! 8. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
-//! 9. [`convert`]: saturating and rounding conversions.
-//! 10. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
+//! 9. [`convert`]: saturating and rounding conversions, `half` division.
+//! 10. [`dynamic`]: dynamic indexing of vectors of 8- and 16-bit components -> selects.
+//! 11. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
 //!
 //! [`persistent`] runs apart, on a finished module: the compute-unit-limited variant.
 
@@ -22,6 +23,7 @@ mod cfg;
 mod collective;
 mod convert;
 mod ctx;
+mod dynamic;
 mod entry;
 mod extinst;
 mod finish;
@@ -71,6 +73,7 @@ pub(crate) fn lower_kernel(
     widevec::lower_wide_vectors(&mut ctx)?;
     extinst::lower_ext_inst(&mut ctx)?;
     convert::lower_conversions(&mut ctx)?;
+    dynamic::lower_dynamic_indexing(&mut ctx)?;
     finish::finish(&mut ctx, caps)?;
     Ok(Lowered {
         words: ctx.module.assemble(),
