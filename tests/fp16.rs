@@ -151,6 +151,14 @@ fn rte(x: f64) -> u16 {
 
 /// Same value (both NaN counts as the same).
 /// The spacing of halves at `w` (2^-24 among the subnormals).
+/// Whether the device keeps half subnormals (`CL_FP_DENORM` in `CL_DEVICE_HALF_FP_CONFIG`).
+fn half_denorm(env: &Env) -> bool {
+    let cfg: cl_device_fp_config = info_scalar(|s, v, r| unsafe {
+        cl!(clGetDeviceInfo)(env.device, CL_DEVICE_HALF_FP_CONFIG, s, v, r)
+    });
+    cfg & CL_FP_DENORM as cl_device_fp_config != 0
+}
+
 fn half_ulp(w: f64) -> f64 {
     let a = w.abs();
     if a < 2f64.powi(-14) {
@@ -221,12 +229,7 @@ fn fp16_arithmetic_is_correctly_rounded() {
         n,
         4 * n,
     );
-    let denorm = {
-        let cfg: cl_device_fp_config = info_scalar(|s, v, r| unsafe {
-            cl!(clGetDeviceInfo)(env.device, CL_DEVICE_HALF_FP_CONFIG, s, v, r)
-        });
-        cfg & CL_FP_DENORM as cl_device_fp_config != 0
-    };
+    let denorm = half_denorm(&env);
     for i in 0..n {
         let (x, y) = (h(a[i]), h(b[i]));
         let want = [rte(x + y), rte(x - y), rte(x * y), rte(x / y)];
@@ -289,12 +292,7 @@ fn fp16_division_rounds_ties_to_even_and_overflows() {
         n,
         2 * n,
     );
-    let denorm = {
-        let cfg: cl_device_fp_config = info_scalar(|s, v, r| unsafe {
-            cl!(clGetDeviceInfo)(env.device, CL_DEVICE_HALF_FP_CONFIG, s, v, r)
-        });
-        cfg & CL_FP_DENORM as cl_device_fp_config != 0
-    };
+    let denorm = half_denorm(&env);
     for i in 0..n {
         let (x, y) = (h(a[i]), h(b[i]));
         let want = rte(x / y);
