@@ -44,6 +44,12 @@ impl Lower<'_> {
         id
     }
 
+    /// Ends a rewrite: `rid` (of type `ty`) defined as `op` of the one operand `v`.
+    fn result(&mut self, op: Op, ty: Word, rid: Word, v: Word) {
+        self.out
+            .push(inst(op, Some(ty), Some(rid), vec![Operand::IdRef(v)]));
+    }
+
     fn bin(&mut self, op: Op, ty: Word, a: Word, b: Word) -> Word {
         self.emit(op, ty, vec![Operand::IdRef(a), Operand::IdRef(b)])
     }
@@ -183,19 +189,9 @@ impl Lower<'_> {
             _ => {}
         }
         if wd < w {
-            self.out.push(inst(
-                Op::UConvert,
-                Some(ty),
-                Some(rid),
-                vec![Operand::IdRef(v)],
-            ));
+            self.result(Op::UConvert, ty, rid, v);
         } else {
-            self.out.push(inst(
-                Op::CopyObject,
-                Some(ty),
-                Some(rid),
-                vec![Operand::IdRef(v)],
-            ));
+            self.result(Op::CopyObject, ty, rid, v);
         }
         Ok(())
     }
@@ -265,12 +261,7 @@ impl Lower<'_> {
         let nan = self.emit(Op::IsNan, bt, vec![Operand::IdRef(v)]);
         let zero = self.int_const(ty, wi, 0);
         let r = self.select(ty, nan, zero, r);
-        self.out.push(inst(
-            Op::CopyObject,
-            Some(ty),
-            Some(rid),
-            vec![Operand::IdRef(r)],
-        ));
+        self.result(Op::CopyObject, ty, rid, r);
         Ok(())
     }
 }
@@ -367,12 +358,7 @@ impl Lower<'_> {
         let fzero = self.float_const(ty, fw, 0.0)?;
         let pos = self.bin(Op::FOrdGreaterThan, bt, f, fzero);
         let r = self.directed(ty, fw, mode, f, pos, above, below);
-        self.out.push(inst(
-            Op::CopyObject,
-            Some(ty),
-            Some(rid),
-            vec![Operand::IdRef(r)],
-        ));
+        self.result(Op::CopyObject, ty, rid, r);
         Ok(())
     }
 
@@ -415,12 +401,7 @@ impl Lower<'_> {
         let zero = self.float_const(xt, 64, 0.0)?;
         let pos = self.bin(Op::FOrdGreaterThan, bt, x, zero);
         let r = self.directed(ty, fw, mode, f, pos, above, below);
-        self.out.push(inst(
-            Op::CopyObject,
-            Some(ty),
-            Some(rid),
-            vec![Operand::IdRef(r)],
-        ));
+        self.result(Op::CopyObject, ty, rid, r);
         Ok(())
     }
 
@@ -502,21 +483,11 @@ impl Lower<'_> {
             .rounding
             .map_or(FPRoundingMode::RTE as u32, |m| m as u32);
         if m == FPRoundingMode::RTE as u32 {
-            self.out.push(inst(
-                Op::FConvert,
-                Some(ty),
-                Some(rid),
-                vec![Operand::IdRef(f)],
-            ));
+            self.result(Op::FConvert, ty, rid, f);
             return Ok(());
         }
         let v = self.half_precision(ty, f, m)?;
-        self.out.push(inst(
-            Op::FConvert,
-            Some(ty),
-            Some(rid),
-            vec![Operand::IdRef(v)],
-        ));
+        self.result(Op::FConvert, ty, rid, v);
         Ok(())
     }
 
@@ -569,12 +540,7 @@ impl Lower<'_> {
         let fb = self.emit(Op::FConvert, ft, vec![Operand::IdRef(b)]);
         let q = self.bin(Op::FDiv, ft, fa, fb);
         let v = self.half_precision(ty, q, FPRoundingMode::RTE as u32)?;
-        self.out.push(inst(
-            Op::FConvert,
-            Some(ty),
-            Some(rid),
-            vec![Operand::IdRef(v)],
-        ));
+        self.result(Op::FConvert, ty, rid, v);
         Ok(())
     }
 
