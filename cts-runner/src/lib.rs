@@ -8,6 +8,7 @@
 //! - [`parse`]: turns CTS output into per-test results;
 //! - [`skips`]: tells a pass that tested something from one that skipped its work;
 //! - [`runner`]: schedules suites and tests over worker threads;
+//! - [`relog`]: reads the raw logs back, to judge a recorded run again;
 //! - [`report`]: the results JSON and the Markdown tables;
 //! - [`expect`]: expectations per device kind, and the comparison that decides the exit code;
 //! - [`changes`]: `--changed-since`, the suites a change can affect, and the vkcl commit.
@@ -20,6 +21,7 @@ pub mod exec;
 pub mod expect;
 pub mod model;
 pub mod parse;
+pub mod relog;
 pub mod report;
 pub mod runner;
 pub mod skips;
