@@ -145,7 +145,7 @@ pub fn parse(lines: &[Line], known: Option<&[String]>, work_marker: Option<&str>
         };
         let (start, status, note) = match &current {
             Some((c, start, evidence)) if c == name => {
-                let (status, note) = evidence.judge(verdict);
+                let (status, note) = evidence.judge(name, verdict);
                 (Some(*start), status, note)
             }
             // A verdict for a test that never announced itself is only believed when the

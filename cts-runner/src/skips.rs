@@ -9,14 +9,19 @@
 //! - a line is a *skip notice* when [`is_skip_notice`] says so (the CTS's own words: a form of
 //!   "skip", "implicitly passing", or a line that ends with "not supported");
 //! - a pass with no skip notice stays a pass;
-//! - a pass with skip notices and no other line is [`Status::PassedWithoutTesting`];
+//! - a notice that skips one type's cases ("skipping double tests", "Skipping half because
+//!   cl_khr_fp16 extension is not supported") says the test went on with its other types,
+//!   which print nothing when they pass (geometrics `geom_dot`): the pass is a
+//!   [`Status::PartialPass`], unless the test's name holds that type
+//!   (`op_fadd_double_fast`, `select_half_short`), where the type was all it tests;
+//! - a pass with other skip notices and no other line is [`Status::PassedWithoutTesting`];
 //! - a pass with skip notices and other lines is [`Status::PartialPass`]: some cases ran.
 //!   A suite with a *work marker* ([`crate::suites::WORK_MARKERS`]) counts only lines holding
 //!   the marker as evidence that a case ran (device_partition prints "Maximal number of
 //!   sub-devices" and "Testing on all device ... finished" even when every type was skipped).
 //!
-//! A test that printed its work silently and then one skip notice is taken for one that did
-//! nothing: the rules err toward not counting a pass.
+//! A test that did its work silently and then printed one notice that is not of a type's
+//! cases is taken for one that did nothing: the rules err toward not counting a pass.
 
 use crate::model::Status;
 
@@ -37,9 +42,20 @@ pub fn is_skip_notice(line: &str) -> bool {
         return true;
     }
     // "cl_khr_priority_hints is not supported.", "atomic_int - SVM_ATOMICS not supported",
-    // "INDEPENDENT FORWARD PROGRESS not supported...".
+    // "INDEPENDENT FORWARD PROGRESS not supported...", but not compiler features_macro's
+    // report "Feature status: API - not supported, compiler - not supported".
     let end = lower.trim_end_matches(['.', ' ', '!']);
-    end.ends_with(" not supported") || end.ends_with(" not supported on this device")
+    (end.ends_with(" not supported") || end.ends_with(" not supported on this device"))
+        && !end.ends_with("- not supported")
+}
+
+/// The floating-point type whose cases a notice skips ("skipping double tests", "Skipping
+/// half because ..."), if it is such a notice.
+pub fn skipped_type(line: &str) -> Option<&'static str> {
+    let lower = line.to_ascii_lowercase();
+    ["double", "half"]
+        .into_iter()
+        .find(|ty| lower.contains(&format!("skipping {ty}")))
 }
 
 /// What a test printed between its start and its verdict, as far as skipping goes.
@@ -52,6 +68,8 @@ pub struct Evidence {
     /// Whether a line showed that some case ran: any non-blank line that is not a notice, or
     /// with a work marker, a line holding it.
     pub worked: bool,
+    /// The types whose cases a notice skipped ([`skipped_type`]).
+    pub skipped_types: Vec<&'static str>,
 }
 
 impl Evidence {
@@ -63,6 +81,11 @@ impl Evidence {
         }
         if is_skip_notice(t) {
             self.notices += 1;
+            if let Some(ty) = skipped_type(t) {
+                if !self.skipped_types.contains(&ty) {
+                    self.skipped_types.push(ty);
+                }
+            }
             if self.first_notice.is_none() {
                 let mut s: String = t.chars().take(160).collect();
                 if s.len() < t.len() {
@@ -75,14 +98,16 @@ impl Evidence {
         }
     }
 
-    /// The status of a test whose verdict line said `verdict`, and the note to go with it.
-    /// Only a pass is changed.
-    pub fn judge(&self, verdict: Status) -> (Status, Option<String>) {
+    /// The status of test `name` whose verdict line said `verdict`, and the note to go with
+    /// it. Only a pass is changed.
+    pub fn judge(&self, name: &str, verdict: Status) -> (Status, Option<String>) {
         if verdict != Status::Pass || self.notices == 0 {
             return (verdict, None);
         }
         let first = self.first_notice.clone().unwrap_or_default();
-        if self.worked {
+        let lower = name.to_ascii_lowercase();
+        let other_types_ran = self.skipped_types.iter().any(|ty| !lower.contains(ty));
+        if self.worked || other_types_ran {
             (
                 Status::PartialPass,
                 Some(format!(
@@ -137,7 +162,7 @@ mod tests {
         for l in lines {
             e.see(l, marker);
         }
-        e.judge(Status::Pass).0
+        e.judge("t", Status::Pass).0
     }
 
     #[test]
@@ -175,12 +200,47 @@ mod tests {
     }
 
     #[test]
+    fn a_types_cases_skipped() {
+        let double = "Extension cl_khr_fp64 not supported; skipping double tests.";
+        let half = "Skipping half because cl_khr_fp16 extension is not supported.";
+        assert_eq!(skipped_type(double), Some("double"));
+        assert_eq!(skipped_type(half), Some("half"));
+        assert_eq!(skipped_type("Wimpy mode enabled, skipping test"), None);
+        let judge_named = |name: &str, lines: &[&str]| {
+            let mut e = Evidence::default();
+            for l in lines {
+                e.see(l, None);
+            }
+            e.judge(name, Status::Pass).0
+        };
+        // geom_dot ran its float cases silently.
+        assert_eq!(judge_named("geom_dot", &[double]), Status::PartialPass);
+        assert_eq!(
+            judge_named("relational_bitselect", &[half, double]),
+            Status::PartialPass
+        );
+        // A test named for the type has nothing else.
+        assert_eq!(
+            judge_named("op_fadd_double_fast", &[double]),
+            Status::PassedWithoutTesting
+        );
+        assert_eq!(
+            judge_named("select_half_short", &[half]),
+            Status::PassedWithoutTesting
+        );
+        // compiler features_macro reports a state; it skips nothing.
+        assert!(!is_skip_notice(
+            "Feature status: API - not supported, compiler - not supported"
+        ));
+    }
+
+    #[test]
     fn only_a_pass_changes() {
         let mut e = Evidence::default();
         e.see("Wimpy mode enabled, skipping test", None);
-        assert_eq!(e.judge(Status::Fail), (Status::Fail, None));
-        assert_eq!(e.judge(Status::Skip).0, Status::Skip);
-        let (s, note) = e.judge(Status::Pass);
+        assert_eq!(e.judge("t", Status::Fail), (Status::Fail, None));
+        assert_eq!(e.judge("t", Status::Skip).0, Status::Skip);
+        let (s, note) = e.judge("t", Status::Pass);
         assert_eq!(s, Status::PassedWithoutTesting);
         assert_eq!(note.as_deref(), Some("Wimpy mode enabled, skipping test"));
     }
