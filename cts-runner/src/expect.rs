@@ -326,6 +326,22 @@ mod tests {
     }
 
     #[test]
+    fn the_shipped_expectations_read() {
+        let exp: Expectations =
+            serde_json::from_str(include_str!("../expectations/lavapipe.json")).expect("parses");
+        assert_eq!(exp.format, 1, "format 1 until a full run rewrites it");
+        assert_eq!(
+            exp.get("relationals", "shuffle_copy"),
+            Some(Status::Timeout)
+        );
+        assert_eq!(
+            exp.get("basic", "immutable_arrayreadwrite"),
+            Some(Status::Pass)
+        );
+        assert!(exp.suites.values().map(BTreeMap::len).sum::<usize>() > 1000);
+    }
+
+    #[test]
     fn format_1_files_read_and_reclassify() {
         let text = r#"{"device": "lavapipe", "cts_commit": "b8f8",
             "suites": {"api": {"a": "pass", "b": "skip", "c": "pass",
