@@ -141,15 +141,20 @@ fn run(a: &Args) -> Result<bool, String> {
     });
     let (mut selected, excluded) =
         suites::select(&selection, &list_text).map_err(|e| e.to_string())?;
-    let tree = a
-        .vkcl_src
-        .clone()
-        .or_else(|| changes::source_tree_of(&a.lib))
-        .unwrap_or_else(|| PathBuf::from("."));
+    let (tree, whose) = match a.vkcl_src.clone() {
+        Some(t) => (t, "--vkcl-src"),
+        None => match changes::source_tree_of(&a.lib) {
+            Some(t) => (t, "the tree holding --lib"),
+            None => (
+                PathBuf::from("."),
+                "the current directory: --lib is outside any git tree",
+            ),
+        },
+    };
     let vkcl_commit = match &a.vkcl_commit {
         Some(c) => Some(format!("{c} (--vkcl-commit)")),
         None => match changes::describe(&tree) {
-            Ok(d) => Some(format!("{d} (git describe of {})", tree.display())),
+            Ok(d) => Some(format!("{d} (git describe of {}, {whose})", tree.display())),
             Err(e) => {
                 eprintln!("cts-runner: vkcl commit unknown ({e}); give --vkcl-commit");
                 None
