@@ -207,8 +207,8 @@ pub fn compare(exp: &Expectations, results: &[SuiteResult]) -> Comparison {
     c
 }
 
-/// Takes this run's statuses into the expectations (suites that ran; their tests that were not
-/// run this time keep their old entries).
+/// Takes this run's statuses into the expectations (suites that ran; their tests not selected
+/// this time keep their old entries, while a test the run lists as not run is written so).
 /// A test whose status is unchanged keeps its note; a changed one loses it. The file becomes
 /// format 2.
 pub fn update(exp: &mut Expectations, results: &[SuiteResult], cts_commit: Option<&str>) {
