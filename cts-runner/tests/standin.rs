@@ -338,6 +338,27 @@ fn argument_suites_and_passes_without_testing() {
         "{dims}"
     );
 
+    // Judged again from its own raw logs, the run is the same.
+    let o = Command::new(env!("CARGO_BIN_EXE_cts-reclassify"))
+        .arg("--results")
+        .arg(f.root.join("out/standin.json"))
+        .arg("--logs")
+        .arg(f.root.join("out/logs"))
+        .output()
+        .expect("cts-reclassify runs");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("## 0 changed statuses"), "{out}");
+    assert!(
+        out.contains("| [device_partition](device_partition.md) | ran | 3 | 1 | 1 | 1 |"),
+        "{out}"
+    );
+
     // --wimpy: the CTS says passed for all three, having skipped them.
     let o = shapes(&f, "dims_full", &["--wimpy"]);
     assert_eq!(
