@@ -6,7 +6,7 @@
 use clap::Parser;
 use cts_runner::expect::{self, Expectations};
 use cts_runner::model::{RunResults, SuiteState};
-use cts_runner::{parse, report, runner, suites};
+use cts_runner::{changes, parse, report, runner, suites};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -25,9 +25,23 @@ struct Args {
     #[arg(long, default_value = "lavapipe")]
     device: String,
     /// `quick`, `full` (the CTS's conformance list less suites/exclusions.txt), or suite ids
-    /// separated by commas, a subset as `id:test1+test2`.
-    #[arg(long, default_value = "quick")]
-    suites: String,
+    /// separated by commas, a subset as `id:test1+test2`. Default: `quick`, or `full` with
+    /// `--changed-since`.
+    #[arg(long)]
+    suites: Option<String>,
+    /// Quick mode: run only the suites (of `--suites`) that the files changed since this
+    /// commit in the vkcl tree can affect (the table in cts-runner/suites/changes.txt; a file
+    /// it does not name runs every suite).
+    #[arg(long, value_name = "COMMIT")]
+    changed_since: Option<String>,
+    /// The vkcl source tree (a git work tree), for `--changed-since` and the vkcl commit in
+    /// the summary. Default: the git tree holding `--lib`, else the current directory.
+    #[arg(long)]
+    vkcl_src: Option<PathBuf>,
+    /// The vkcl commit the library was built from, for the summary (default: `git describe
+    /// --always --dirty` of the vkcl tree; give it when `--lib` is a copy from elsewhere).
+    #[arg(long)]
+    vkcl_commit: Option<String>,
     /// Test processes at once.
     #[arg(long, default_value_t = default_jobs())]
     jobs: usize,
@@ -117,17 +131,94 @@ fn run(a: &Args) -> Result<bool, String> {
     };
     let list_text = std::fs::read_to_string(&list_path)
         .map_err(|e| format!("cannot read {}: {e}", list_path.display()))?;
-    let (selected, excluded) = suites::select(&a.suites, &list_text).map_err(|e| e.to_string())?;
+    let selection = a.suites.clone().unwrap_or_else(|| {
+        if a.changed_since.is_some() {
+            "full"
+        } else {
+            "quick"
+        }
+        .to_string()
+    });
+    let (mut selected, excluded) =
+        suites::select(&selection, &list_text).map_err(|e| e.to_string())?;
+    let (tree, whose) = match a.vkcl_src.clone() {
+        Some(t) => (t, "--vkcl-src"),
+        None => match changes::source_tree_of(&a.lib) {
+            Some(t) => (t, "the tree holding --lib"),
+            None => (
+                PathBuf::from("."),
+                "the current directory: --lib is outside any git tree",
+            ),
+        },
+    };
+    let vkcl_commit = match &a.vkcl_commit {
+        Some(c) => Some(format!("{c} (--vkcl-commit)")),
+        None => match changes::describe(&tree) {
+            Ok(d) => Some(format!("{d} (git describe of {}, {whose})", tree.display())),
+            Err(e) => {
+                eprintln!("cts-runner: vkcl commit unknown ({e}); give --vkcl-commit");
+                None
+            }
+        },
+    };
+    let changed_since = match &a.changed_since {
+        None => None,
+        Some(commit) => Some(choose_changed(commit, &tree, &mut selected)?),
+    };
     std::fs::create_dir_all(a.out.join("logs"))
         .map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
     // The private library lives outside the output directory (which may be committed).
     let work = std::env::temp_dir().join(format!("cts-runner-{}", std::process::id()));
     let icd_dir = private_icd(&a.lib, &work)?;
     let cache_dir = work.join("program-cache");
-    let outcome = run_with(a, &selected, &excluded, icd_dir, &cache_dir);
+    let facts = Facts {
+        vkcl_commit,
+        changed_since,
+    };
+    let outcome = run_with(a, &selected, &excluded, icd_dir, &cache_dir, facts);
     // Best effort: a leftover temp directory is harmless.
     let _ = std::fs::remove_dir_all(&work);
     outcome
+}
+
+/// What the summary states about the run besides its results.
+struct Facts {
+    vkcl_commit: Option<String>,
+    changed_since: Option<String>,
+}
+
+/// Keeps, of `selected`, the suites that the files changed in `tree` since `commit` can
+/// affect; prints which and why on stderr; returns the summary's line.
+fn choose_changed(
+    commit: &str,
+    tree: &Path,
+    selected: &mut Vec<suites::SuiteSpec>,
+) -> Result<String, String> {
+    let files = changes::changed_files(tree, commit)?;
+    let table = changes::parse_table(changes::CHANGES)?;
+    let ids: Vec<String> = selected.iter().map(|s| s.id.clone()).collect();
+    let affected = changes::affected(&table, &files, &ids);
+    eprintln!(
+        "changed since {commit}: {} files; {} of {} suites affected",
+        files.len(),
+        affected.len(),
+        ids.len()
+    );
+    for (id, why) in &affected {
+        let more = if why.len() > 3 {
+            format!(" and {} more", why.len() - 3)
+        } else {
+            String::new()
+        };
+        eprintln!("  {id}: {}{more}", why[..why.len().min(3)].join(", "));
+    }
+    selected.retain(|s| affected.iter().any(|(id, _)| id == &s.id));
+    Ok(format!(
+        "{commit} ({} files changed; {} of {} suites run)",
+        files.len(),
+        affected.len(),
+        ids.len()
+    ))
 }
 
 /// Runs the selected suites with the loader pointed at `icd_dir`, then reports and compares.
@@ -140,6 +231,7 @@ fn run_with(
     excluded: &[suites::Excluded],
     icd_dir: PathBuf,
     cache_dir: &Path,
+    facts: Facts,
 ) -> Result<bool, String> {
     let mut env = a.env.clone();
     if !env
@@ -173,6 +265,8 @@ fn run_with(
         command: std::env::args().collect::<Vec<_>>().join(" "),
         started_unix,
         lib: a.lib.display().to_string(),
+        vkcl_commit: facts.vkcl_commit,
+        changed_since: facts.changed_since,
         suites: Vec::new(),
     };
     for (mut suite, log) in ran {
@@ -181,7 +275,7 @@ fn run_with(
             write(&a.out.join(&rel), &log)?;
             suite.log = Some(rel);
             if results.device_name.is_none() {
-                results.device_name = parse::parse(&parse::untimed(&log), None, false).device_name;
+                results.device_name = parse::parse(&parse::untimed(&log), None, None).device_name;
             }
             write(
                 &a.out.join(format!("{}.md", suite.id)),
@@ -213,6 +307,9 @@ fn run_with(
     for c in &cmp.other_changes {
         eprintln!("changed (not fatal): {c}");
     }
+    for c in &cmp.reclassified {
+        eprintln!("reclassified (format-1 expectations could not tell; not fatal): {c}");
+    }
     if !cmp.new_tests.is_empty() {
         eprintln!(
             "{} tests not in the expectations (not fatal)",
@@ -227,6 +324,9 @@ fn run_with(
     }
     if a.update_expectations {
         expect::update(&mut exp, &results.suites, results.cts_commit.as_deref());
+        if let Some(c) = &results.vkcl_commit {
+            exp.vkcl_commit = Some(c.clone());
+        }
         let text = serde_json::to_string_pretty(&exp).map_err(|e| e.to_string())?;
         write(exp_path, &(text + "\n"))?;
         eprintln!(

@@ -6,24 +6,37 @@ use serde::{Deserialize, Serialize};
 #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
-    /// `<name> passed`.
+    /// `<name> passed`, and its log has no skip notice (or the suite's work marker says it
+    /// ran in full).
     Pass,
+    /// `<name> passed` after skip notices, with other output showing that some of its cases
+    /// ran (device_partition `partition_all`: EQUALLY and BY_COUNTS ran, the affinity domains
+    /// were skipped). Shown in its own column, next to pass.
+    PartialPass,
+    /// `<name> passed`, but its log says only that it skipped its work ("Wimpy mode enabled,
+    /// skipping test", "SVM_ATOMICS not supported", "Skipping test (implicitly passing)"):
+    /// the CTS's pass verdict for a test that exercised nothing. Never counted as a pass.
+    PassedWithoutTesting,
     /// `<name> FAILED`, or the process exited non-zero without a verdict for the test.
     Fail,
-    /// `<name> test not supported`, a version skip, or (suites that say so) skip lines only.
+    /// `<name> test not supported`, a version skip, or a binary that closed with
+    /// `SKIPPED n of m tests.`.
     Skip,
     /// The process died (signal, or ended without its closing line) while running the test.
     Crash,
     /// The process ran past its time limit while running the test, and was killed.
     Timeout,
-    /// Listed by the binary but never reached (a whole-suite process died before it).
+    /// Listed by the binary but never reached (a whole-suite process died, timed out or ended
+    /// before its `<name>...` line).
     NotRun,
 }
 
 impl Status {
     /// Every status, in table order.
-    pub const ALL: [Status; 6] = [
+    pub const ALL: [Status; 8] = [
         Status::Pass,
+        Status::PartialPass,
+        Status::PassedWithoutTesting,
         Status::Fail,
         Status::Skip,
         Status::Crash,
@@ -35,12 +48,36 @@ impl Status {
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Pass => "pass",
+            Status::PartialPass => "partial_pass",
+            Status::PassedWithoutTesting => "passed_without_testing",
             Status::Fail => "fail",
             Status::Skip => "skip",
             Status::Crash => "crash",
             Status::Timeout => "timeout",
             Status::NotRun => "not_run",
         }
+    }
+}
+
+impl Status {
+    /// The column heading in the Markdown tables.
+    pub fn heading(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::PartialPass => "partial pass",
+            Status::PassedWithoutTesting => "passed without testing",
+            Status::Fail => "fail",
+            Status::Skip => "skip",
+            Status::Crash => "crash",
+            Status::Timeout => "timeout",
+            Status::NotRun => "not run",
+        }
+    }
+
+    /// Whether the test ran and passed what it ran: [`Status::Pass`] or
+    /// [`Status::PartialPass`] (never [`Status::PassedWithoutTesting`]).
+    pub fn ran_and_passed(self) -> bool {
+        matches!(self, Status::Pass | Status::PartialPass)
     }
 }
 
@@ -123,6 +160,13 @@ pub struct RunResults {
     pub started_unix: u64,
     /// The vkcl library that was tested (as given; a private copy was run).
     pub lib: String,
+    /// The vkcl commit the run was against (`--vkcl-commit`, or `git describe --always
+    /// --dirty` of the library's source tree), and how it was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vkcl_commit: Option<String>,
+    /// `--changed-since`: the commit compared with and the files that chose the suites.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed_since: Option<String>,
     /// Per-suite results.
     pub suites: Vec<SuiteResult>,
 }

@@ -7,6 +7,7 @@
 //! without a verdict and no closing line.
 
 use crate::model::{Status, TestResult};
+use crate::skips::Evidence;
 
 /// One line of output and when it was read, seconds after the process started.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,12 +58,12 @@ pub fn is_closing(line: &str) -> bool {
 
 /// Parses a process's output. `known` is the binary's test list (from `--list`): when given,
 /// only those names start tests, so a test's own chatter (`Testing...`) is not taken for one.
-/// With `skip_lines_mean_skip`, a test that printed "not supported ... Skipping" and then
-/// passed counts as a skip.
-pub fn parse(lines: &[Line], known: Option<&[String]>, skip_lines_mean_skip: bool) -> Parsed {
+/// A pass whose output holds skip notices becomes a partial pass or a pass without testing
+/// ([`crate::skips`]); `work_marker` is the suite's marker of a case that ran, if it has one.
+pub fn parse(lines: &[Line], known: Option<&[String]>, work_marker: Option<&str>) -> Parsed {
     let mut p = Parsed::default();
-    // The running test: name, start time, whether it printed a skip line.
-    let mut current: Option<(String, f64, bool)> = None;
+    // The running test: name, start time, what its output says of skipping.
+    let mut current: Option<(String, f64, Evidence)> = None;
     for line in lines {
         let text = line.text.trim_end();
         if let Some(rest) = text.trim_start().strip_prefix("Compute Device Name = ") {
@@ -80,7 +81,7 @@ pub fn parse(lines: &[Line], known: Option<&[String]>, skip_lines_mean_skip: boo
         }
         if let Some(name) = name_before(text, "...") {
             if known.is_none_or(|k| k.iter().any(|n| n == name)) {
-                current = Some((name.to_string(), line.at, false));
+                current = Some((name.to_string(), line.at, Evidence::default()));
                 continue;
             }
         }
@@ -101,12 +102,6 @@ pub fn parse(lines: &[Line], known: Option<&[String]>, skip_lines_mean_skip: boo
                 continue;
             }
         }
-        let lower = text.to_ascii_lowercase();
-        if lower.contains("not supported") && lower.contains("skipping") {
-            if let Some(c) = current.as_mut() {
-                c.2 = true;
-            }
-        }
         // A test's output may lack its last newline, gluing the verdict to it
         // (`...for this type.vload_local FAILED`): the running test's verdict is found at the
         // end of any line.
@@ -117,13 +112,15 @@ pub fn parse(lines: &[Line], known: Option<&[String]>, skip_lines_mean_skip: boo
                 (" test not supported", Status::Skip),
             ]
             .into_iter()
-            .find(|(suffix, _)| {
-                text.strip_suffix(suffix)
-                    .is_some_and(|t| t.ends_with(c.as_str()))
+            .find_map(|(suffix, st)| {
+                let before = text.strip_suffix(suffix)?.strip_suffix(c.as_str())?;
+                Some((c.clone(), st, before.to_string()))
             })
-            .map(|(_, st)| (c.clone(), st))
         });
-        let verdict = if let Some((n, st)) = &glued {
+        if let (Some((_, _, before)), Some(c)) = (&glued, current.as_mut()) {
+            c.2.see(before, work_marker);
+        }
+        let verdict = if let Some((n, st, _)) = &glued {
             Some((n.as_str(), *st))
         } else if let Some(n) = name_before(text, " passed") {
             Some((n, Status::Pass))
@@ -140,26 +137,32 @@ pub fn parse(lines: &[Line], known: Option<&[String]>, skip_lines_mean_skip: boo
                 .and_then(|r| r.split_once(" tests is not supported in offline"))
                 .and_then(|(n, _)| is_name(n).then_some((n, Status::Skip)))
         };
-        let Some((name, mut status)) = verdict else {
+        let Some((name, verdict)) = verdict else {
+            if let Some(c) = current.as_mut() {
+                c.2.see(text, work_marker);
+            }
             continue;
         };
-        let start = match &current {
-            Some((c, start, skipped)) if c == name => {
-                if status == Status::Pass && *skipped && skip_lines_mean_skip {
-                    status = Status::Skip;
-                }
-                Some(*start)
+        let (start, status, note) = match &current {
+            Some((c, start, evidence)) if c == name => {
+                let (status, note) = evidence.judge(name, verdict);
+                (Some(*start), status, note)
             }
             // A verdict for a test that never announced itself is only believed when the
             // binary lists that name.
-            _ if known.is_some_and(|k| k.iter().any(|n| n == name)) => None,
-            _ => continue,
+            _ if known.is_some_and(|k| k.iter().any(|n| n == name)) => (None, verdict, None),
+            _ => {
+                if let Some(c) = current.as_mut() {
+                    c.2.see(text, work_marker);
+                }
+                continue;
+            }
         };
         p.tests.push(TestResult {
             name: name.to_string(),
             status,
             duration_s: start.map(|s| line.at - s),
-            note: None,
+            note,
         });
         current = None;
     }
@@ -205,7 +208,7 @@ mod tests {
             c test not supported\n\
             d skipped (requires at least OpenCL version 2.0, but the device reports OpenCL version 1.2)\n\
             FAILED 1 of 4 tests.\n";
-        let p = parse(&timed(out), None, false);
+        let p = parse(&timed(out), None, None);
         let got: Vec<(&str, Status)> = p
             .tests
             .iter()
@@ -225,7 +228,7 @@ mod tests {
         assert_eq!(p.device_name.as_deref(), Some("llvmpipe (LLVM 15)"));
         assert!(p.unfinished.is_none());
         let known: Vec<String> = ["a", "b", "c", "d"].iter().map(|s| s.to_string()).collect();
-        let p = parse(&timed(out), Some(&known), false);
+        let p = parse(&timed(out), Some(&known), None);
         assert_eq!(p.tests.len(), 4);
         assert_eq!(p.tests[3].status, Status::Skip);
         assert_eq!(p.tests[3].duration_s, None);
@@ -233,7 +236,7 @@ mod tests {
 
     #[test]
     fn crash_leaves_unfinished() {
-        let p = parse(&timed("a...\na passed\nb...\nworking\n"), None, false);
+        let p = parse(&timed("a...\na passed\nb...\nworking\n"), None, None);
         assert_eq!(p.tests.len(), 1);
         assert_eq!(p.unfinished, Some(("b".to_string(), 2.0)));
         assert!(p.closing.is_none());
@@ -245,7 +248,7 @@ mod tests {
         let p = parse(
             &timed("a...\nTesting...\nTesting passed\na passed\n"),
             Some(&known),
-            false,
+            None,
         );
         assert_eq!(p.tests.len(), 1);
         assert_eq!(p.tests[0].name, "a");
@@ -255,30 +258,41 @@ mod tests {
     #[test]
     fn verdict_glued_to_unterminated_output() {
         let out = "vload_local...\nFailure; skipping further sizes for this type.vload_local FAILED\nFAILED test.\n";
-        let p = parse(&timed(out), None, false);
+        let p = parse(&timed(out), None, None);
         assert_eq!(p.tests.len(), 1);
         assert_eq!(p.tests[0].name, "vload_local");
         assert_eq!(p.tests[0].status, Status::Fail);
         // Glued to any text, even a word.
         let out = "k...\nFAILURE: defined even though images aren't supportedk FAILED\n";
-        let p = parse(&timed(out), None, false);
+        let p = parse(&timed(out), None, None);
         assert_eq!(
             (p.tests[0].name.as_str(), p.tests[0].status),
             ("k", Status::Fail)
         );
         // Another test's name at the end of chatter is not a verdict for the running one.
-        let p = parse(&timed("a...\nsaw b passed\n"), None, false);
+        let p = parse(&timed("a...\nsaw b passed\n"), None, None);
         assert!(p.tests.is_empty());
     }
 
     #[test]
-    fn partition_skip_lines() {
+    fn skip_lines_judge_a_pass() {
         let out = "p...\nDevice partition type \"X\" is not supported on device 0x1. Skipping test...\np passed\nq...\nq passed\nPASSED 2 of 2 tests.\n";
-        let p = parse(&timed(out), None, true);
-        assert_eq!(p.tests[0].status, Status::Skip);
+        let p = parse(&timed(out), None, Some("Testing on device "));
+        assert_eq!(p.tests[0].status, Status::PassedWithoutTesting);
+        assert!(p.tests[0]
+            .note
+            .as_deref()
+            .is_some_and(|n| n.contains("Skipping test")));
         assert_eq!(p.tests[1].status, Status::Pass);
-        let p = parse(&timed(out), None, false);
-        assert_eq!(p.tests[0].status, Status::Pass);
+        // A banner before any test is no test's notice.
+        let out = "*** Wimpy mode enabled ***\nq...\nq passed\n";
+        assert_eq!(parse(&timed(out), None, None).tests[0].status, Status::Pass);
+        // Glued to the verdict, a notice still counts.
+        let out = "g...\nWimpy mode enabled, skipping testg passed\n";
+        assert_eq!(
+            parse(&timed(out), None, None).tests[0].status,
+            Status::PassedWithoutTesting
+        );
     }
 
     #[test]
@@ -294,7 +308,7 @@ mod tests {
                     text: t.to_string(),
                 })
                 .collect();
-        let p = parse(&lines, None, false);
+        let p = parse(&lines, None, None);
         assert_eq!(p.tests.len(), 1);
         assert_eq!(p.tests[0].status, Status::NotRun);
         assert!(is_closing("FAILED test."));
@@ -306,7 +320,7 @@ mod tests {
     #[test]
     fn whole_conversions_run_keeps_its_sub_test_count() {
         let out = "conversions...\n\tWimp pass\nconversions passed\nPASSED 765 of 765 sub-tests.\nPASSED test.\n";
-        let p = parse(&timed(out), Some(&["conversions".to_string()]), false);
+        let p = parse(&timed(out), Some(&["conversions".to_string()]), None);
         assert_eq!(p.tests.len(), 1);
         assert_eq!(p.tests[0].status, Status::Pass);
         assert_eq!(p.subtests.as_deref(), Some("PASSED 765 of 765 sub-tests."));

@@ -33,6 +33,12 @@ pub fn utc(unix: u64) -> String {
     )
 }
 
+/// What the columns mean, above every summary table.
+pub const COLUMNS: &str = "pass: the test ran and passed; partial pass: it passed what it \
+ran and its log says it skipped some cases; passed without testing: the CTS printed `passed` but \
+its log says it skipped its work (never counted as a pass); skip: the CTS said not supported; \
+not run: the process never reached the test (it died, timed out or ended first).\n\n";
+
 /// One row per suite: counts by status and duration, then a total line; excluded suites
 /// listed after, each with its reason.
 pub fn summary_table(run: &RunResults, excluded: &[Excluded]) -> String {
@@ -46,13 +52,27 @@ pub fn summary_table(run: &RunResults, excluded: &[Excluded]) -> String {
         "- CTS commit: {}",
         run.cts_commit.as_deref().unwrap_or("unknown")
     );
+    let _ = writeln!(
+        md,
+        "- vkcl commit: {}",
+        run.vkcl_commit.as_deref().unwrap_or("unknown")
+    );
+    if let Some(c) = &run.changed_since {
+        let _ = writeln!(md, "- changed since: {c}");
+    }
     let _ = writeln!(md, "- command: `{}`", run.command);
     let _ = writeln!(md, "- started: {}\n", utc(run.started_unix));
-    md.push_str(
-        "| suite | state | tests | pass | fail | skip | crash | timeout | not run | duration |\n",
-    );
-    md.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    let mut totals = [0usize; 6];
+    md.push_str(COLUMNS);
+    md.push_str("| suite | state | tests |");
+    for st in Status::ALL {
+        let _ = write!(md, " {} |", st.heading());
+    }
+    md.push_str(" duration |\n|---|---|---:|");
+    for _ in Status::ALL {
+        md.push_str("---:|");
+    }
+    md.push_str("---:|\n");
+    let mut totals = [0usize; Status::ALL.len()];
     let mut total_tests = 0;
     let mut total_time = 0.0;
     for s in &run.suites {
@@ -108,7 +128,7 @@ pub fn suite_table(s: &SuiteResult) -> String {
     let counts: Vec<String> = Status::ALL
         .iter()
         .filter(|st| s.count(**st) > 0)
-        .map(|st| format!("{} {}", s.count(*st), st))
+        .map(|st| format!("{} {}", s.count(*st), st.heading()))
         .collect();
     let _ = writeln!(
         md,
@@ -130,7 +150,7 @@ pub fn suite_table(s: &SuiteResult) -> String {
             .duration_s
             .map_or("-".to_string(), |d| format!("{d:.2} s"));
         let note = t.note.as_deref().unwrap_or("").replace('|', "\\|");
-        let status = if t.status == Status::Pass {
+        let status = if t.status.ran_and_passed() {
             t.status.to_string()
         } else {
             format!("**{}**", t.status)
@@ -187,17 +207,39 @@ mod tests {
             command: "cts-runner".into(),
             started_unix: 0,
             lib: "x".into(),
+            vkcl_commit: Some("0eb60c5".into()),
+            changed_since: None,
             suites: vec![suite()],
         };
         let md = summary_table(&run, &[]);
         assert!(
-            md.contains("| [api](api.md) | ran | 2 | 1 | 0 | 0 | 1 | 0 | 0 | 3.0 s |"),
+            md.contains("| suite | state | tests | pass | partial pass | passed without testing | fail | skip | crash | timeout | not run | duration |"),
             "{md}"
         );
         assert!(
-            md.contains("| **total** | | **2** | **1** | **0** | **0** | **1** |"),
+            md.contains("| [api](api.md) | ran | 2 | 1 | 0 | 0 | 0 | 0 | 1 | 0 | 0 | 3.0 s |"),
             "{md}"
         );
+        assert!(
+            md.contains("| **total** | | **2** | **1** | **0** | **0** | **0** | **0** | **1** |"),
+            "{md}"
+        );
+        assert!(md.contains("- vkcl commit: 0eb60c5\n"), "{md}");
+        let mut s2 = suite();
+        s2.tests[0].status = Status::PassedWithoutTesting;
+        s2.tests[1].status = Status::PartialPass;
+        let run2 = RunResults {
+            suites: vec![s2.clone()],
+            ..run
+        };
+        let md = summary_table(&run2, &[]);
+        assert!(
+            md.contains("| [api](api.md) | ran | 2 | 0 | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 3.0 s |"),
+            "an untested pass is not a pass: {md}"
+        );
+        let t = suite_table(&s2);
+        assert!(t.contains("| a | **passed_without_testing** |"), "{t}");
+        assert!(t.contains("| b | partial_pass |"), "{t}");
         let t = suite_table(&suite());
         assert!(
             t.contains("| b | **crash** | 2.00 s | died by signal 11 |"),

@@ -2,7 +2,11 @@
 //!
 //! A suite whose binary lists its tests (`--list`) runs one process per test, so a crash or a
 //! hang costs one test and is pinned on it. A suite with list arguments (`allocations single 5
-//! all`) or one that cannot list runs as one process whose output is split by test.
+//! all`, `thread_dimensions full*`) or one that cannot list runs as one process whose output is
+//! split by test. For such a process the runner still asks the binary for its list: the tests
+//! the arguments name (as the harness matches them, `*` a wildcard; all of them when no
+//! argument is a test name) are the ones it expects, the process gets `--timeout` for each,
+//! and those it never reached are listed as not run.
 
 use crate::exec::{self, Exit, Outcome};
 use crate::model::{Status, SuiteResult, SuiteState, TestResult};
@@ -91,6 +95,42 @@ fn lists_only_itself(binary: &Path, listed: Option<&[String]>) -> bool {
     matches!(listed, Some([only]) if stem.strip_prefix("test_") == Some(only.as_str()))
 }
 
+/// Whether a harness argument names `test`: equal, or with `*` standing for any text (the
+/// harness's wildcard, `full*`).
+pub fn arg_names(arg: &str, test: &str) -> bool {
+    crate::changes::glob(&arg.replace('*', "**"), test)
+}
+
+/// The tests a whole-suite process is expected to run: those of `listed` that an argument
+/// names, or all of `listed` when no argument names one (`allocations single 5 all`: the
+/// arguments are the binary's own options). `None` when the binary gave no list.
+pub fn expected_tests(listed: Option<&[String]>, args: &[String]) -> Option<Vec<String>> {
+    let listed = listed?;
+    let named: Vec<String> = listed
+        .iter()
+        .filter(|t| args.iter().any(|a| arg_names(a, t)))
+        .cloned()
+        .collect();
+    Some(if named.is_empty() {
+        listed.to_vec()
+    } else {
+        named
+    })
+}
+
+/// The time limit of a whole-suite process: `per_test` for each expected test, times its
+/// slow-test factor ([`crate::suites::slow_factor`]); `per_test` once when the list is unknown.
+pub fn whole_limit(per_test: Duration, suite_id: &str, expected: Option<&[String]>) -> Duration {
+    let units: u32 = expected.map_or(1, |tests| {
+        tests
+            .iter()
+            .map(|t| crate::suites::slow_factor(suite_id, t))
+            .sum::<u32>()
+            .max(1)
+    });
+    per_test.saturating_mul(units)
+}
+
 /// Variables the test processes must not inherit (they would widen the loader's choice).
 const ENV_REMOVE: &[&str] = &["OCL_ICD_FILENAMES"];
 
@@ -137,7 +177,7 @@ pub fn run_suites(cfg: &Config, suites: &[SuiteSpec]) -> Vec<(SuiteResult, Strin
     for (i, spec) in suites.iter().enumerate() {
         let binary = binary_path(&cfg.cts_dir, spec);
         let built = binary.is_file();
-        let listed = if built && spec.args.is_empty() {
+        let listed = if built {
             list_tests(&binary, cfg)
         } else {
             None
@@ -162,11 +202,11 @@ pub fn run_suites(cfg: &Config, suites: &[SuiteSpec]) -> Vec<(SuiteResult, Strin
                     }
                 }
                 _ => {
-                    let n = listed.as_ref().map_or(1, Vec::len).max(1) as u32;
+                    let expected = expected_tests(listed.as_deref(), &spec.args);
                     queue.push_back(Item {
                         suite: i,
                         test: None,
-                        limit: cfg.timeout.saturating_mul(n),
+                        limit: whole_limit(cfg.timeout, &spec.id, expected.as_deref()),
                     });
                 }
             }
@@ -259,7 +299,13 @@ pub fn classify_single(test: &str, o: &Outcome, p: &Parsed) -> TestResult {
             )),
         ),
         (_, Some(v)) if v == Status::Fail => (v, first_error(&o.lines)),
-        (_, Some(v)) => (v, None),
+        (_, Some(v)) => (
+            v,
+            p.tests
+                .iter()
+                .find(|t| t.name == test)
+                .and_then(|t| t.note.clone()),
+        ),
         (Exit::Code(c), None) => {
             let closing = p.closing.as_deref().unwrap_or("");
             if closing.starts_with("SKIPPED") {
@@ -309,14 +355,18 @@ pub fn first_error(lines: &[crate::parse::Line]) -> Option<String> {
     Some(s)
 }
 
-/// The verdicts for a whole-suite process.
+/// The verdicts for a whole-suite process. `expected`: the tests it should have run
+/// ([`expected_tests`]); those without a line in its output are not run, or skipped when the
+/// binary closed with `SKIPPED n of m tests.`.
 pub fn classify_whole(
     id: &str,
-    listed: Option<&[String]>,
+    expected: Option<&[String]>,
     o: &Outcome,
     p: &Parsed,
 ) -> Vec<TestResult> {
     let mut tests = p.tests.clone();
+    let closing = p.closing.as_deref().unwrap_or("");
+    let all_skipped = closing.starts_with("SKIPPED ");
     let abnormal = match &o.exit {
         Exit::TimedOut => Some((Status::Timeout, "ran past the time limit".to_string())),
         Exit::Signal(s) => Some((Status::Crash, format!("died by signal {s}"))),
@@ -335,16 +385,28 @@ pub fn classify_whole(
                 note: Some(note.clone()),
             });
         }
-        for n in listed.unwrap_or(&[]) {
-            if !tests.iter().any(|t| &t.name == n) {
-                tests.push(TestResult {
-                    name: n.clone(),
-                    status: Status::NotRun,
-                    duration_s: None,
-                    note: Some(format!("the suite process {note} before reaching it")),
-                });
-            }
+    }
+    for n in expected.unwrap_or(&[]) {
+        if tests.iter().any(|t| &t.name == n) {
+            continue;
         }
+        let (status, note) = match &abnormal {
+            Some((_, note)) => (
+                Status::NotRun,
+                format!("the suite process {note} before reaching it"),
+            ),
+            None if all_skipped => (Status::Skip, closing.to_string()),
+            None => (
+                Status::NotRun,
+                format!("the suite process ended ({closing}) without a line for it"),
+            ),
+        };
+        tests.push(TestResult {
+            name: n.clone(),
+            status,
+            duration_s: None,
+            note: Some(note),
+        });
     }
     // One test that ran many sub-tests (conversions): their count is its note.
     if let ([only], Some(count)) = (tests.as_mut_slice(), &p.subtests) {
@@ -353,7 +415,8 @@ pub fn classify_whole(
     if tests.is_empty() {
         let (status, note) = match (&abnormal, &o.exit) {
             (Some((s, n)), _) => (*s, Some(n.clone())),
-            (None, Exit::Code(0)) => (Status::Pass, None),
+            (None, _) if all_skipped => (Status::Skip, Some(closing.to_string())),
+            (None, Exit::Code(0)) => (Status::Pass, Some(format!("no test lines; {closing}"))),
             (None, e) => (Status::Fail, Some(exit_text(e))),
         };
         tests.push(TestResult {
@@ -408,12 +471,19 @@ fn assemble<'a>(
             log.push('\n');
         }
         let known = plan.listed.as_deref();
-        let parsed = parse::parse(&o.lines, known, spec.skip_lines_mean_skip);
+        let parsed = parse::parse(&o.lines, known, spec.work_marker);
         match &d.test {
             Some(t) => result.tests.push(classify_single(t, o, &parsed)),
-            None => result
-                .tests
-                .extend(classify_whole(&spec.id, known, o, &parsed)),
+            None => {
+                let expected = if lists_only_itself(&plan.binary, known) {
+                    known.map(<[String]>::to_vec)
+                } else {
+                    expected_tests(known, &spec.args)
+                };
+                result
+                    .tests
+                    .extend(classify_whole(&spec.id, expected.as_deref(), o, &parsed))
+            }
         }
     }
     if !errors.is_empty() {

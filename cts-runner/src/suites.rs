@@ -55,6 +55,22 @@ pub fn slow_factor(suite_id: &str, test: &str) -> u32 {
         .map_or(1, |(_, _, f)| *f)
 }
 
+/// Suites whose tests print chatter that is not work even when every case is skipped: (binary
+/// name, the text of a line that shows a case ran).
+/// - device_partition prints "Maximal number of sub-devices on device ..." and "Testing on all
+///   device ... finished" for every test, and "Testing on device ... partition type ..." for
+///   each partition type it really tests.
+pub const WORK_MARKERS: &[(&str, &str)] = &[("test_device_partition", "Testing on device ")];
+
+/// The work marker of a binary (path relative to `test_conformance/`).
+pub fn work_marker(binary: &str) -> Option<&'static str> {
+    let name = binary.rsplit('/').next().unwrap_or(binary);
+    WORK_MARKERS
+        .iter()
+        .find(|(b, _)| *b == name)
+        .map(|(_, m)| *m)
+}
+
 /// One suite: one line of the conformance list.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SuiteSpec {
@@ -68,9 +84,10 @@ pub struct SuiteSpec {
     pub args: Vec<String>,
     /// Only these tests (empty: all that `--list` names).
     pub tests: Vec<String>,
-    /// A `<name> passed` after a "not supported ... Skipping" line counts as a skip (the
-    /// partition suite reports unsupported partition types that way).
-    pub skip_lines_mean_skip: bool,
+    /// The line that shows one of a test's cases ran, for a suite whose tests print other
+    /// chatter even when they skip everything ([`WORK_MARKERS`]); `None`: any line that is not
+    /// a skip notice ([`crate::skips`]).
+    pub work_marker: Option<&'static str>,
 }
 
 impl SuiteSpec {
@@ -139,7 +156,7 @@ pub fn parse_list(text: &str) -> Vec<SuiteSpec> {
             n += 1;
         }
         out.push(SuiteSpec {
-            skip_lines_mean_skip: binary.ends_with("test_device_partition"),
+            work_marker: work_marker(binary),
             id,
             title,
             binary: binary.to_string(),
@@ -296,8 +313,8 @@ mod tests {
         assert_eq!(l[3].args, vec!["single", "5", "all"]);
         assert_eq!(l[5].id, "thread_dimensions_full");
         assert_eq!(l[7].title, "Images (Kernel CL_FILTER_LINEAR)");
-        assert!(l[9].skip_lines_mean_skip);
-        assert!(!l[1].skip_lines_mean_skip);
+        assert_eq!(l[9].work_marker, Some("Testing on device "));
+        assert_eq!(l[1].work_marker, None);
     }
 
     #[test]

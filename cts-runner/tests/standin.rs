@@ -1,5 +1,6 @@
 //! cts-runner end to end over a fake CTS build made of the `cts-standin` binary: per-test and
-//! whole-suite runs, crashes, timeouts, not-built and excluded suites, expectations.
+//! whole-suite runs, crashes, timeouts, not-built and excluded suites, expectations, argument
+//! suites (per-test limits, not run, `SKIPPED`), passes without testing, `--changed-since`.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -15,10 +16,26 @@ fn fake_cts() -> Fake {
     let root = dir.path().to_path_buf();
     let tc = root.join("cts/test_conformance");
     let standin = Path::new(env!("CARGO_BIN_EXE_cts-standin"));
-    for kind in ["good", "mixed", "nolist"] {
-        std::fs::create_dir_all(tc.join(kind)).expect("mkdir");
-        std::fs::copy(standin, tc.join(kind).join(format!("test_{kind}"))).expect("copy stand-in");
+    for (dir, kind) in [
+        ("good", "good"),
+        ("mixed", "mixed"),
+        ("nolist", "nolist"),
+        ("dims", "dims"),
+        ("streams", "streams"),
+        ("allocs", "allocs"),
+        ("device_partition", "device_partition"),
+    ] {
+        std::fs::create_dir_all(tc.join(dir)).expect("mkdir");
+        std::fs::copy(standin, tc.join(dir).join(format!("test_{kind}"))).expect("copy stand-in");
     }
+    std::fs::write(
+        root.join("shapes.csv"),
+        "Thread Dimensions,dims/test_dims full*\n\
+         Images (Kernel),streams/test_streams CL_FILTER_NEAREST\n\
+         Allocations (single maximum),allocs/test_allocs single 5 all\n\
+         Device Partitioning,device_partition/test_device_partition\n",
+    )
+    .expect("shapes list");
     std::fs::write(
         tc.join("opencl_conformance_tests_full.csv"),
         "# fake list\n\
@@ -124,7 +141,7 @@ fn full_run_results_and_expectations() {
         ("mixed", "delta", "crash"),
         ("mixed", "epsilon", "timeout"),
         ("mixed", "zeta", "pass"),
-        ("mixed", "omega", "pass"),
+        ("mixed", "omega", "passed_without_testing"),
         ("nolist", "(state)", "ran"),
         ("nolist", "a", "pass"),
         ("nolist", "b", "crash"),
@@ -141,7 +158,7 @@ fn full_run_results_and_expectations() {
 
     let summary = std::fs::read_to_string(f.root.join("out/summary.md")).expect("summary");
     assert!(
-        summary.contains("| [mixed](mixed.md) | ran | 7 | 3 | 1 | 1 | 1 | 1 | 0 |"),
+        summary.contains("| [mixed](mixed.md) | ran | 7 | 2 | 0 | 1 | 1 | 1 | 1 | 1 | 0 |"),
         "{summary}"
     );
     assert!(
@@ -237,4 +254,199 @@ fn selection_and_bad_arguments() {
         .expect("runs");
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown suite 'nosuch'"));
+}
+
+fn shapes(f: &Fake, suites: &str, extra: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_cts-runner"))
+        .arg("--cts-dir")
+        .arg(f.root.join("cts"))
+        .arg("--lib")
+        .arg(f.root.join("libvkcl.so"))
+        .arg("--list")
+        .arg(f.root.join("shapes.csv"))
+        .args(["--device", "standin", "--suites", suites, "--jobs", "2"])
+        .args(["--timeout", "1", "--quiet", "--vkcl-commit", "abc1234"])
+        .arg("--out")
+        .arg(f.root.join("out"))
+        .args(extra)
+        .env_remove("VKCL_CTS_DIR")
+        .env_remove("CL_WIMPY_MODE")
+        .output()
+        .expect("cts-runner starts")
+}
+
+#[test]
+fn argument_suites_and_passes_without_testing() {
+    let f = fake_cts();
+    let o = shapes(&f, "full", &[]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let got = statuses(&f);
+    let got: Vec<(&str, &str, &str)> = got
+        .iter()
+        .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("dims_full", "(state)", "ran"),
+            // 1.5 s is past `--timeout 1` but inside 1 s for each of the 3 tests `full*`
+            // names: the limit is per test.
+            ("dims_full", "full_a", "pass"),
+            ("dims_full", "full_b", "timeout"),
+            ("dims_full", "full_c", "not_run"),
+            ("streams_CL_FILTER_NEAREST", "(state)", "ran"),
+            ("streams_CL_FILTER_NEAREST", "s1", "skip"),
+            ("streams_CL_FILTER_NEAREST", "s2", "skip"),
+            ("streams_CL_FILTER_NEAREST", "s3", "skip"),
+            ("allocs_single_5_all", "(state)", "ran"),
+            ("allocs_single_5_all", "x1", "pass"),
+            ("allocs_single_5_all", "x2", "crash"),
+            ("allocs_single_5_all", "x3", "not_run"),
+            ("device_partition", "(state)", "ran"),
+            ("device_partition", "partition_all", "partial_pass"),
+            (
+                "device_partition",
+                "partition_by_affinity_domain_numa",
+                "passed_without_testing"
+            ),
+            ("device_partition", "partition_equally", "pass"),
+        ]
+    );
+    let summary = std::fs::read_to_string(f.root.join("out/summary.md")).expect("summary");
+    assert!(
+        summary.contains("- vkcl commit: abc1234 (--vkcl-commit)\n"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(
+            "| [device_partition](device_partition.md) | ran | 3 | 1 | 1 | 1 | 0 | 0 | 0 | 0 | 0 |"
+        ),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("| **total** | | **12** | **3** | **1** | **1** | **0** | **3** | **1** | **1** | **2** |"),
+        "{summary}"
+    );
+    let dims = std::fs::read_to_string(f.root.join("out/dims_full.md")).expect("dims.md");
+    assert!(
+        dims.contains("| full_c | **not_run** | - | the suite process ran past the time limit before reaching it |"),
+        "{dims}"
+    );
+
+    // Judged again from its own raw logs, the run is the same.
+    let o = Command::new(env!("CARGO_BIN_EXE_cts-reclassify"))
+        .arg("--results")
+        .arg(f.root.join("out/standin.json"))
+        .arg("--logs")
+        .arg(f.root.join("out/logs"))
+        .output()
+        .expect("cts-reclassify runs");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("## 0 changed statuses"), "{out}");
+    assert!(
+        out.contains("| [device_partition](device_partition.md) | ran | 3 | 1 | 1 | 1 |"),
+        "{out}"
+    );
+
+    // --wimpy: the CTS says passed for all three, having skipped them.
+    let o = shapes(&f, "dims_full", &["--wimpy"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let got = statuses(&f);
+    assert_eq!(got.len(), 4);
+    assert!(
+        got[1..]
+            .iter()
+            .all(|(_, _, s)| s == "passed_without_testing"),
+        "{got:?}"
+    );
+    let md = std::fs::read_to_string(f.root.join("out/dims_full.md")).expect("dims.md");
+    assert!(md.contains("Wimpy mode enabled, skipping test"), "{md}");
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let o = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn changed_since_runs_the_affected_suites() {
+    let f = fake_cts();
+    // A vkcl-like tree: a change to docs runs nothing; one to the compiler runs every suite
+    // but computeinfo and device_timer; one to an unknown file runs everything.
+    let tree = f.root.join("vkcl");
+    std::fs::create_dir_all(tree.join("src/compiler")).expect("mkdir");
+    std::fs::write(tree.join("README.md"), "x").expect("w");
+    std::fs::write(tree.join("src/compiler/mod.rs"), "x").expect("w");
+    git(&tree, &["init", "-q"]);
+    git(&tree, &["add", "-A"]);
+    git(&tree, &["commit", "-qm", "one"]);
+    let run = |f: &Fake| {
+        Command::new(env!("CARGO_BIN_EXE_cts-runner"))
+            .arg("--cts-dir")
+            .arg(f.root.join("cts"))
+            .arg("--lib")
+            .arg(f.root.join("libvkcl.so"))
+            .args(["--device", "standin", "--quiet", "--changed-since", "HEAD"])
+            .args(["--suites", "good,nolist"])
+            .arg("--vkcl-src")
+            .arg(&tree)
+            .arg("--out")
+            .arg(f.root.join("out"))
+            .env_remove("VKCL_CTS_DIR")
+            .output()
+            .expect("runs")
+    };
+    std::fs::write(tree.join("README.md"), "y").expect("w");
+    let o = run(&f);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("changed since HEAD: 1 files; 0 of 2 suites affected"),
+        "{err}"
+    );
+    let summary = std::fs::read_to_string(f.root.join("out/summary.md")).expect("summary");
+    assert!(
+        summary.contains("- changed since: HEAD (1 files changed; 0 of 2 suites run)"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("- vkcl commit: ") && summary.contains("-dirty (git describe of "),
+        "the summary names the tree's commit, dirty: {summary}"
+    );
+
+    std::fs::write(tree.join("src/compiler/new.rs"), "z").expect("w");
+    let o = run(&f);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("2 files; 2 of 2 suites affected"), "{err}");
+    assert!(
+        err.contains("  good: src/compiler/new.rs"),
+        "untracked files count: {err}"
+    );
+    assert_eq!(statuses(&f).len(), 2 + 3 + 2, "both suites ran");
 }
