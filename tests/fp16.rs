@@ -973,3 +973,50 @@ fn vstore_half_of_double_rounds_once() {
         }
     }
 }
+
+/// `mad` on half scalars, `half2` and `half8`: OpenCL C leaves its precision to the
+/// implementation (3.0, section 7.4), and vkcl leaves the multiply and add for the driver to
+/// fuse, so each result must be one of the ways a device computes it: rounded once (fused),
+/// the product and the sum each rounded to half, or the sum of the exact product in float
+/// rounded to half. A lost or swapped operand fails.
+#[test]
+fn fp16_mad_is_fused_or_rounded_twice() {
+    let Some(env) = fp16_env() else { return };
+    let mut rng = Rng(21);
+    let m = 4096;
+    let a = halves(&mut rng, m);
+    let b = halves(&mut rng, m);
+    let c = halves(&mut rng, m);
+    let src = format!(
+        "#define M {m}\n\
+         __kernel void k(__global half *o, __global const half *a, __global const half *b,\n\
+         __global const half *c) {{\n\
+         size_t g = get_global_id(0);\n\
+         for (int j = 0; j < 8; j++) {{ size_t i = 8 * g + j; o[i] = mad(a[i], b[i], c[i]); }}\n\
+         for (int j = 0; j < 4; j++) {{\n\
+           size_t i = 4 * g + j;\n\
+           vstore2(mad(vload2(i, a), vload2(i, b), vload2(i, c)), i, o + M);\n\
+         }}\n\
+         vstore8(mad(vload8(g, a), vload8(g, b), vload8(g, c)), g, o + 2 * M);\n}}"
+    );
+    let out: Vec<u16> = run_k(&env, &src, &[bytes(&a), bytes(&b), bytes(&c)], m / 8, 3 * m);
+    for i in 0..m {
+        let (x, y, z) = (h(a[i]), h(b[i]), h(c[i]));
+        // The product of two halves is exact in f64 and in f32, a half plus a half in f64.
+        let fused = rte(x.mul_add(y, z));
+        let twice = rte(h(rte(x * y)) + z);
+        let via_float = rte(((x * y) as f32 + z as f32) as f64);
+        for (s, width) in ["scalar", "half2", "half8"].iter().enumerate() {
+            let got = out[s * m + i];
+            assert!(
+                [fused, twice, via_float].iter().any(|&w| same(got, w)),
+                "{width} mad({x:e}, {y:e}, {z:e}) = {:e}; fused {:e}, rounded twice {:e}, \
+                 through float {:e}",
+                h(got),
+                h(fused),
+                h(twice),
+                h(via_float)
+            );
+        }
+    }
+}

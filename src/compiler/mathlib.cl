@@ -52,6 +52,27 @@ typedef int V16 i16;
 
 #pragma OPENCL FP_CONTRACT OFF
 
+// 7. __vkcl_mad_exact: what libclc's own `mad` calls become (mathlib.rs renames them, and the
+//    pragma above keeps the shim's `a * b + c` a multiply and an add): a product and a sum,
+//    each rounded, which lowering decorates NoContraction. libclc's extended-precision
+//    arithmetic needs the product rounded on its own (with it fused, float `pow` was 26.9 ulp
+//    off on NVIDIA, `sin` 1535 ulp on lavapipe); a program's own `mad` stays OpenCL.std `mad`,
+//    which the driver may fuse (lower/extinst.rs). The half variants are in mathlib_half.cl.
+#define EXACT_MAD(T)                                                                          \
+    T OVL __vkcl_mad_exact(T a, T b, T c) { return a * b + c; }
+EXACT_MAD(f1)
+EXACT_MAD(f2)
+EXACT_MAD(f3)
+EXACT_MAD(f4)
+EXACT_MAD(f8)
+EXACT_MAD(f16)
+EXACT_MAD(d1)
+EXACT_MAD(d2)
+EXACT_MAD(d3)
+EXACT_MAD(d4)
+EXACT_MAD(d8)
+EXACT_MAD(d16)
+
 float OVL exp(float);
 float OVL lgamma(float);
 float OVL fma(float, float, float);

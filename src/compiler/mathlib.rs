@@ -24,7 +24,16 @@
 //!    the constant tables, so that every other built-in keeps vkcl's own lowering (a program
 //!    without `double` pulls in no `double` function: the link takes only what is used);
 //! 4. `noinline` and libclc's module metadata (`opencl.ocl.version` 1.2, which llvm-spirv
-//!    refuses to mix with the program's) removed, in text form with opt-15.
+//!    refuses to mix with the program's) removed, and libclc's own `mad` calls renamed to the
+//!    shim's exact `__vkcl_mad_exact` ([`exact_mad`]), in text form with opt-15.
+//!
+//! # Contraction
+//! A program's `mad` and the `a * b + c` clang contracts (`llvm.fmuladd`) reach lowering as
+//! OpenCL.std `mad`, which the driver may fuse (`lower/extinst.rs`). The library's arithmetic
+//! must not be fused: libclc's `mad` calls become calls of `__vkcl_mad_exact` here, once per
+//! process, and the shim is `FP_CONTRACT OFF`, so that after linking and inlining every
+//! multiply and add of the library is a plain `OpFMul`/`OpFAdd`, which lowering decorates
+//! `NoContraction` (`lower/entry.rs`). Where an operation came from decides, not its shape.
 //!
 //! Each program whose bitcode names one of these functions ([`needs_library`], a byte search)
 //! is then linked with it (`llvm-link-15 --only-needed --internalize`) before opt, which
@@ -89,7 +98,7 @@ const HALF_FUNCTIONS: &[&str] = &[
     "floor", "lgamma", "log", "log2", "log10", "log1p", "logb", "rint", "round", "rsqrt", "sin",
     "sinh", "sinpi", "sqrt", "tan", "tanh", "tanpi", "tgamma", "trunc", "atan2", "atan2pi",
     "copysign", "fdim", "fmax", "fmin", "fmod", "hypot", "maxmag", "minmag", "pow", "powr",
-    "remainder", "ldexp", "pown", "rootn", "ilogb", "fma", "mad", "nextafter", "sincos", "fract",
+    "remainder", "ldexp", "pown", "rootn", "ilogb", "fma", "nextafter", "sincos", "fract",
     "modf", "frexp", "lgamma_r", "remquo",
 ];
 
@@ -316,6 +325,12 @@ fn prepare(tools: &Tools, libclc: &Path) -> Result<Vec<u8>, BuildFailure> {
     for f in RENAMED_DOUBLE {
         ir = ir.replace(&format!("@_Z{}{f}d(", f.len()), &format!("@__clc_{f}_d("));
     }
+    let ir = exact_mad(&ir);
+    if ir.contains("@llvm.fmuladd.") {
+        // Not in Debian's libclc-15; another VKCL_LIBCLC module's contracted arithmetic would
+        // reach SPIR-V as a `mad` the driver may fuse.
+        tracing::warn!("the libclc module has llvm.fmuladd: its arithmetic may be fused");
+    }
     std::fs::write(&text, ir).map_err(io)?;
     let clc_selected = d.join("clc-selected.bc");
     step(
@@ -340,6 +355,17 @@ fn prepare(tools: &Tools, libclc: &Path) -> Result<Vec<u8>, BuildFailure> {
         "llvm-link of libclc and the shim",
     )?;
     std::fs::read(&lib).map_err(io)
+}
+
+/// The shim's exact multiply-add (`mathlib.cl`): a product and a sum, each rounded.
+const EXACT_MAD: &str = "__vkcl_mad_exact";
+
+/// Textual IR `ir` with its calls and declarations of OpenCL C `mad` (`_Z3madfff`,
+/// `_Z3madDv4_fS_S_`, any element type) renamed to the shim's [`EXACT_MAD`] of the same
+/// parameters (`_Z16__vkcl_mad_exactfff`): only the name changes, so the rest of the mangled
+/// name stays valid. `mad24`, `mad_hi` and `mad_sat` are other names (`_Z5mad24`...).
+pub(crate) fn exact_mad(ir: &str) -> String {
+    ir.replace("@_Z3mad", &format!("@_Z{}{EXACT_MAD}", EXACT_MAD.len()))
 }
 
 /// `llvm-extract-15` next to opt-15 (same LLVM installation), else on `PATH`.
@@ -437,9 +463,41 @@ mod tests {
     fn the_library_is_prepared_from_libclc_and_the_shim() {
         let Some(path) = libclc_path() else { return };
         let tools = crate::compiler::find_tools().expect("clang-15 and friends");
-        if let Err(e) = prepare(&tools, &path) {
-            panic!("the math library does not build: {}", e.log);
-        }
+        let lib = match prepare(&tools, &path) {
+            Ok(lib) => lib,
+            Err(e) => panic!("the math library does not build: {}", e.log),
+        };
+        // No `mad` the driver may fuse (see "Contraction" in the module doc): libclc's calls
+        // renamed, none contracted by clang. Names are plain bytes in the string table.
+        let has = |n: &[u8]| lib.windows(n.len()).any(|w| w == n);
+        assert!(
+            !has(b"_Z3mad"),
+            "libclc's mad calls are left as OpenCL C mad"
+        );
+        assert!(
+            !has(b"llvm.fmuladd"),
+            "the library has contracted arithmetic"
+        );
+        assert!(has(b"_Z16__vkcl_mad_exactfff"));
+    }
+
+    #[test]
+    fn exact_mad_renames_only_mad() {
+        let ir = "%1 = call spir_func float @_Z3madfff(float %a, float %b, float %c)\n\
+                  declare spir_func <4 x double> @_Z3madDv4_dS_S_(<4 x double>)\n\
+                  %2 = call spir_func i32 @_Z5mad24iii(i32 %x, i32 %y, i32 %z)\n\
+                  %3 = call spir_func i32 @_Z6mad_hiiii(i32 %x, i32 %y, i32 %z)\n";
+        let r = exact_mad(ir);
+        assert!(r.contains("@_Z16__vkcl_mad_exactfff(float %a"), "{r}");
+        assert!(
+            r.contains("@_Z16__vkcl_mad_exactDv4_dS_S_(<4 x double>)"),
+            "{r}"
+        );
+        assert!(
+            r.contains("@_Z5mad24iii(") && r.contains("@_Z6mad_hiiii("),
+            "{r}"
+        );
+        assert!(!r.contains("@_Z3mad"), "{r}");
     }
 
     #[test]

@@ -181,7 +181,7 @@ pub fn compile_source(
 ) -> Result<CompiledProgram, BuildFailure> {
     let opts = options::parse(options, caps)?;
     let front = frontend::compile_c(tools, source, &opts, caps)?;
-    let mut program = finish(front.spirv, front.log, caps, SPIRV_OPT && !opts.opt_disable)?;
+    let mut program = finish(front.spirv, front.log, caps, &opts)?;
     for k in &mut program.kernels {
         reflect::restore_hint_signedness(k, source);
     }
@@ -209,7 +209,7 @@ pub fn compile_il(
     let tools = find_tools().map_err(|e| BuildFailure::compile(e.to_string()))?;
     let words = il::prepare(&frontend::words_from_bytes(il)?, spec)?;
     let front = frontend::compile_il(&tools, &words, &opts)?;
-    finish(front.spirv, front.log, caps, SPIRV_OPT && !opts.opt_disable)
+    finish(front.spirv, front.log, caps, &opts)
 }
 
 /// What a front-end result depends on besides its inputs, and where to cache it: the
@@ -297,7 +297,7 @@ pub fn build_source(
         Ok((front.log, spirv_bytes(&front.spirv)))
     })?;
     let words = frontend::words_from_bytes(&data)?;
-    let mut program = finish(words, log, env.caps, SPIRV_OPT && !opts.opt_disable)?;
+    let mut program = finish(words, log, env.caps, &opts)?;
     for k in &mut program.kernels {
         reflect::restore_hint_signedness(k, source);
     }
@@ -333,7 +333,7 @@ pub fn build_il(
         Ok((front.log, spirv_bytes(&front.spirv)))
     })?;
     let spirv = frontend::words_from_bytes(&data)?;
-    finish(spirv, log, env.caps, SPIRV_OPT && !opts.opt_disable)
+    finish(spirv, log, env.caps, &opts)
 }
 
 /// A compiled object (LLVM bitcode) and its build log.
@@ -438,7 +438,8 @@ pub fn link_executable(
             undefined.join(", ")
         )));
     }
-    let mut program = finish(words, log, env.caps, false)?;
+    // Link options have no `-cl-opt-disable` (OpenCL 3.0 API 5.8.7): the defaults.
+    let mut program = finish(words, log, env.caps, &options::ParsedOptions::default())?;
     for k in &mut program.kernels {
         reflect::restore_hint_signedness(k, sources);
     }
@@ -498,7 +499,7 @@ pub fn build_structured(
 ) -> Result<CompiledProgram, BuildFailure> {
     let opts = options::parse(options, caps)?;
     let words = frontend::words_from_bytes(spirv)?;
-    finish(words, String::new(), caps, SPIRV_OPT && !opts.opt_disable)
+    finish(words, String::new(), caps, &opts)
 }
 
 /// The persistent variant of a lowered kernel module ([`KernelInfo::spirv`]), validated
@@ -516,14 +517,16 @@ pub fn persistent_variant(words: &[u32]) -> Result<Vec<u32>, String> {
     Ok(out)
 }
 
-/// Reflects and lowers every kernel of a structurized Kernel module; `optimize` runs spirv-opt
-/// on each lowered module.
+/// Reflects and lowers every kernel of a structurized Kernel module with build options `opts`:
+/// spirv-opt on each lowered module ([`SPIRV_OPT`]) and fusable `mad` unless
+/// `-cl-opt-disable`.
 fn finish(
     spirv: Vec<u32>,
     mut log: String,
     caps: &DeviceCaps,
-    optimize: bool,
+    opts: &options::ParsedOptions,
 ) -> Result<CompiledProgram, BuildFailure> {
+    let optimize = SPIRV_OPT && !opts.opt_disable;
     let mut spirv = spirv;
     globals::respell_constant_access_chains(&mut spirv);
     let module = rspirv::dr::load_words(&spirv)
@@ -532,7 +535,7 @@ fn finish(
     let mut kernels = Vec::with_capacity(infos.len());
     let check = validate::enabled();
     for mut info in infos {
-        let mut lowered = lower::lower_kernel(&module, &info, caps)
+        let mut lowered = lower::lower_kernel(&module, &info, caps, opts.opt_disable)
             .map_err(|e| BuildFailure::compile(format!("kernel `{}`: {e}", info.name)))?;
         let mut valid = false;
         if optimize {

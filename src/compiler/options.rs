@@ -10,7 +10,9 @@ pub(crate) struct ParsedOptions {
     pub clang_args: Vec<String>,
     /// OpenCL C version times 100 (120 = OpenCL C 1.2, the default).
     pub cl_std: u32,
-    /// `-cl-opt-disable`: no spirv-opt on the lowered modules.
+    /// `-cl-opt-disable`: no spirv-opt on the lowered modules, and every `mad` (the program's
+    /// own and the contracted `a * b + c`) rounded twice rather than left for the driver to
+    /// fuse.
     pub opt_disable: bool,
 }
 
@@ -29,10 +31,10 @@ const PASS_THROUGH: &[&str] = &[
     "-cl-uniform-work-group-size",
 ];
 
-/// Options accepted and ignored: optimisation is always on (the structurizer needs the
-/// optimised form), kernel argument info is always kept.
+/// Options accepted and ignored: kernel argument info is always kept. `-cl-opt-disable` is
+/// handled apart: LLVM's optimisation stays on (the structurizer needs the optimised form),
+/// but `mad` is not left for the driver to fuse ([`ParsedOptions::opt_disable`]).
 const IGNORED: &[&str] = &[
-    "-cl-opt-disable",
     "-cl-kernel-arg-info",
     "-cl-no-subgroup-ifp",
     "-cl-strict-aliasing",
@@ -266,8 +268,9 @@ pub(crate) fn parse(options: &str, caps: &DeviceCaps) -> Result<ParsedOptions, B
                     )))
                 }
             };
+        } else if w == "-cl-opt-disable" {
+            opt_disable = true;
         } else if PASS_THROUGH.contains(&w) {
-            opt_disable |= w == "-cl-opt-disable";
             clang_args.push(w.to_string());
         } else if IGNORED.contains(&w) {
             // accepted, no effect
@@ -369,6 +372,19 @@ mod tests {
         assert_eq!(e.kind, super::super::BuildFailureKind::CompileError);
         let e = parse("-cl-std=CL9.9", &DeviceCaps::default()).unwrap_err();
         assert_eq!(e.kind, super::super::BuildFailureKind::InvalidOptions);
+    }
+
+    #[test]
+    fn opt_disable_is_recorded_not_passed_on() {
+        let o = parse("-cl-opt-disable -cl-mad-enable", &DeviceCaps::default()).unwrap();
+        assert!(o.opt_disable);
+        assert!(o.clang_args.iter().any(|a| a == "-cl-mad-enable"));
+        assert!(!o.clang_args.iter().any(|a| a == "-cl-opt-disable"));
+        assert!(
+            !parse("-cl-mad-enable", &DeviceCaps::default())
+                .unwrap()
+                .opt_disable
+        );
     }
 
     #[test]

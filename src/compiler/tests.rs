@@ -377,51 +377,161 @@ fn saturating_intrinsics_are_renamed_to_opencl_builtins() {
     );
 }
 
+/// Every `OpFMul`/`OpFAdd`/`OpFSub` of kernel `name`'s lowered module: (opcode, decorated
+/// `NoContraction`, result type is 16-bit float or a vector of them).
+fn float_arith(p: &CompiledProgram, name: &str) -> Vec<(rspirv::spirv::Op, bool, bool)> {
+    use rspirv::dr::Operand;
+    use rspirv::spirv::{Decoration, Op};
+    let module = rspirv::dr::load_words(&kernel(p, name).spirv).unwrap();
+    let decorated: std::collections::HashSet<u32> = module
+        .annotations
+        .iter()
+        .filter(|i| i.operands.get(1) == Some(&Operand::Decoration(Decoration::NoContraction)))
+        .filter_map(|i| match i.operands.first() {
+            Some(Operand::IdRef(t)) => Some(*t),
+            _ => None,
+        })
+        .collect();
+    let def = |id: u32| {
+        module
+            .types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(id))
+            .unwrap()
+    };
+    let is_half = |ty: u32| {
+        let t = def(ty);
+        let t = match t.class.opcode {
+            Op::TypeVector => match t.operands[0] {
+                Operand::IdRef(e) => def(e),
+                _ => unreachable!(),
+            },
+            _ => t,
+        };
+        t.class.opcode == Op::TypeFloat && t.operands[0] == Operand::LiteralBit32(16)
+    };
+    module.functions[0]
+        .blocks
+        .iter()
+        .flat_map(|b| b.instructions.iter())
+        .filter(|i| matches!(i.class.opcode, Op::FMul | Op::FAdd | Op::FSub))
+        .map(|i| {
+            let id = i.result_id.unwrap();
+            (
+                i.class.opcode,
+                decorated.contains(&id),
+                is_half(i.result_type.unwrap()),
+            )
+        })
+        .collect()
+}
+
+/// (FMul, FAdd) counts among `arith` whose decoration is `decorated`.
+fn count(arith: &[(rspirv::spirv::Op, bool, bool)], decorated: bool) -> (usize, usize) {
+    let n = |op| {
+        arith
+            .iter()
+            .filter(|(o, d, _)| *o == op && *d == decorated)
+            .count()
+    };
+    (n(rspirv::spirv::Op::FMul), n(rspirv::spirv::Op::FAdd))
+}
+
 #[test]
-fn no_arithmetic_is_left_to_the_driver_to_fuse() {
-    // The product stored first and added in a later statement must stay two roundings; so
-    // must `a * b + c` in one expression (FP_CONTRACT on: llvm-spirv's `mad`), because the
-    // same `mad` carries libclc's extended-precision arithmetic, which a fused multiply-add
-    // breaks (extinst.rs, OpenCL.std 42).
+fn user_mad_and_contracted_arithmetic_may_fuse() {
+    // OpenCL C contracts within an expression only (FP_CONTRACT, 6.10): the product stored
+    // and added in a later statement stays two roundings; `a * b + c` in one expression
+    // (llvm.fmuladd, llvm-spirv's `mad`) and `mad` itself reach the driver undecorated.
     let p = build(
         "__kernel void k(__global float *a) {\n\
            float t = a[0] * a[1];\n\
            a[5] = t;\n\
            a[3] = t + a[2];\n\
-           a[4] = a[0] * a[1] + a[2];\n\
+           a[4] = a[10] * a[11] + a[12];\n\
+           a[6] = mad(a[7], a[8], a[9]);\n\
          }",
         "",
     );
-    let module = rspirv::dr::load_words(&kernel(&p, "k").spirv).unwrap();
-    let decorated: std::collections::HashSet<u32> = module
-        .annotations
+    let arith = float_arith(&p, "k");
+    assert_eq!(count(&arith, true), (1, 1), "{arith:?}");
+    assert_eq!(count(&arith, false), (2, 2), "{arith:?}");
+}
+
+#[test]
+fn library_arithmetic_is_not_fused() {
+    // libclc's `sin` and `pow` are full of `mad` (the error terms of their argument reduction
+    // and extended-precision logarithm need the product rounded on its own): with the
+    // program's one `mad` in the same kernel, exactly that multiply and add are undecorated.
+    let p = build(
+        "__kernel void k(__global float *a, __global double *d) {\n\
+           a[0] = sin(a[1]);\n\
+           a[2] = pow(a[3], a[4]);\n\
+           d[0] = sin(d[1]);\n\
+           a[5] = mad(a[6], a[7], a[8]);\n\
+         }",
+        "",
+    );
+    let arith = float_arith(&p, "k");
+    let (mul, add) = count(&arith, true);
+    assert!(
+        mul > 50 && add > 50,
+        "library arithmetic: {mul} FMul, {add} FAdd"
+    );
+    // Undecorated: the program's `mad` only (53 pairs when libclc's `mad` was left as is).
+    assert_eq!(
+        count(&arith, false),
+        (1, 1),
+        "FMul and FAdd without NoContraction"
+    );
+    assert!(arith
         .iter()
-        .filter(|i| {
-            i.operands.get(1)
-                == Some(&rspirv::dr::Operand::Decoration(
-                    rspirv::spirv::Decoration::NoContraction,
-                ))
-        })
-        .filter_map(|i| match i.operands.first() {
-            Some(rspirv::dr::Operand::IdRef(t)) => Some(*t),
-            _ => None,
-        })
-        .collect();
-    let arith: Vec<(rspirv::spirv::Op, bool)> = module.functions[0]
+        .filter(|a| a.0 == rspirv::spirv::Op::FSub)
+        .all(|a| a.1));
+}
+
+#[test]
+fn fp_contract_off_and_opt_disable_keep_products_rounded() {
+    let src = "__kernel void k(__global float *a) {\n\
+                 a[4] = a[0] * a[1] + a[2];\n\
+                 a[5] = mad(a[6], a[7], a[8]);\n\
+               }";
+    // FP_CONTRACT OFF: clang emits a plain multiply and add, which stay rounded; `mad` is an
+    // explicit permission to fuse and keeps it.
+    let off = build(&format!("#pragma OPENCL FP_CONTRACT OFF\n{src}"), "");
+    let arith = float_arith(&off, "k");
+    assert_eq!(count(&arith, true), (1, 1), "{arith:?}");
+    assert_eq!(count(&arith, false), (1, 1), "{arith:?}");
+    // -cl-opt-disable: nothing fused.
+    let plain = build(src, "-cl-opt-disable");
+    let arith = float_arith(&plain, "k");
+    assert_eq!(count(&arith, true), (2, 2), "{arith:?}");
+    assert_eq!(count(&arith, false), (0, 0), "{arith:?}");
+}
+
+#[test]
+fn half_mad_is_half_arithmetic() {
+    // `mad` on half vectors: one half multiply and add per part (widevec splits half8 into
+    // half4 parts), undecorated, and no trip through float (fma(half) goes through float and
+    // rounds to odd; mad may be any precision, OpenCL C 3.0 section 7.4).
+    let p = build(
+        "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n\
+         __kernel void k(__global half2 *a, __global half8 *b) {\n\
+           a[0] = mad(a[1], a[2], a[3]);\n\
+           b[0] = b[1] * b[2] + b[3];\n\
+         }",
+        "",
+    );
+    let arith = float_arith(&p, "k");
+    assert_eq!(count(&arith, false), (3, 3), "{arith:?}");
+    assert!(arith.iter().all(|&(_, d, h)| !d && h), "{arith:?}");
+    let module = rspirv::dr::load_words(&kernel(&p, "k").spirv).unwrap();
+    let converts = module.functions[0]
         .blocks
         .iter()
         .flat_map(|b| b.instructions.iter())
-        .filter(|i| {
-            matches!(
-                i.class.opcode,
-                rspirv::spirv::Op::FMul | rspirv::spirv::Op::FAdd
-            )
-        })
-        .map(|i| (i.class.opcode, decorated.contains(&i.result_id.unwrap())))
-        .collect();
-    // The separate statements and the expression: two FMul and two FAdd, all decorated.
-    assert_eq!(arith.len(), 4, "{arith:?}");
-    assert!(arith.iter().all(|(_, d)| *d), "{arith:?}");
+        .filter(|i| i.class.opcode == rspirv::spirv::Op::FConvert)
+        .count();
+    assert_eq!(converts, 0);
 }
 
 #[test]

@@ -95,6 +95,8 @@ struct Lower<'c> {
     glsl: Word,
     out: Vec<Instruction>,
     types: std::collections::HashMap<Word, Word>,
+    /// `mad` as two roundings (NoContraction) rather than left to the driver to fuse.
+    exact_mad: bool,
 }
 
 impl Lower<'_> {
@@ -1316,26 +1318,36 @@ impl Lower<'_> {
                     ty,
                     vec![Operand::IdRef(arg(0)?), Operand::IdRef(arg(1)?)],
                 ),
-                // mad: a product and a sum, each rounded (NoContraction). OpenCL allows either
-                // that or a fused multiply-add, but libclc's float code (linked into programs,
-                // see compiler/mathlib.rs) relies on the product being rounded on its own: with
-                // the driver free to fuse them, as NVIDIA's does, `pow` was 26.9 ulp off, and
-                // with an exact fma forced on lavapipe `sin` was 1535 ulp off.
+                // mad: a product and a sum. OpenCL C lets `mad` (and the `a * b + c` that
+                // FP_CONTRACT contracts, which clang marks llvm.fmuladd and llvm-spirv makes
+                // this instruction) be a fused multiply-add or two roundings, so the two stay
+                // undecorated and the driver may fuse them. NVIDIA's does (it fused libclc's
+                // `mad` when that was undecorated: docs/h200.md, `pow`). lavapipe 22.3.6 fuses
+                // neither this nor GLSL Fma (`mad(a, a, -rounded a*a)` gives 0 with both);
+                // Fma, whose precision Vulkan defines as the multiply's and add's when not
+                // NoContraction, would allow the driver nothing more. Only the program's own
+                // `mad` arrives here: libclc's, which needs the product rounded on its own
+                // (fused, float `pow` was 26.9 ulp off on NVIDIA, `sin` 1535 ulp on
+                // lavapipe), is a plain multiply and add by now (compiler/mathlib.rs,
+                // "Contraction"). With `-cl-opt-disable` (`exact_mad`) both are rounded
+                // (NoContraction).
                 42 => {
                     let m = self.emit(
                         Op::FMul,
                         ty,
                         vec![Operand::IdRef(arg(0)?), Operand::IdRef(arg(1)?)],
                     );
-                    self.ctx
-                        .decorate(m, rspirv::spirv::Decoration::NoContraction, vec![]);
                     let r = self.emit(
                         Op::FAdd,
                         ty,
                         vec![Operand::IdRef(m), Operand::IdRef(arg(2)?)],
                     );
-                    self.ctx
-                        .decorate(r, rspirv::spirv::Decoration::NoContraction, vec![]);
+                    if self.exact_mad {
+                        for t in [m, r] {
+                            self.ctx
+                                .decorate(t, rspirv::spirv::Decoration::NoContraction, vec![]);
+                        }
+                    }
                     r
                 }
                 68 | 82 => self.emit(
@@ -1721,11 +1733,13 @@ impl Lower<'_> {
 }
 
 /// Replaces every `OpenCL.std` instruction of the kernel function, and the Kernel-only
-/// relational instructions (see [`Lower::relational`]).
+/// relational instructions (see [`Lower::relational`]). `exact_mad`: `mad` as a multiply and
+/// an add each rounded (`NoContraction`, for `-cl-opt-disable`), else left for the driver to
+/// fuse.
 ///
 /// # Errors
 /// For OpenCL built-ins without a lowering yet (named by number).
-pub(crate) fn lower_ext_inst(ctx: &mut Ctx) -> Result<(), String> {
+pub(crate) fn lower_ext_inst(ctx: &mut Ctx, exact_mad: bool) -> Result<(), String> {
     let cl = ctx
         .module
         .ext_inst_imports
@@ -1766,6 +1780,7 @@ pub(crate) fn lower_ext_inst(ctx: &mut Ctx) -> Result<(), String> {
         glsl,
         out: Vec::new(),
         types,
+        exact_mad,
     };
     let mut new_blocks = Vec::with_capacity(blocks.len());
     for mut b in blocks {

@@ -52,7 +52,9 @@ pub(crate) struct Lowered {
     pub printf: crate::compiler::printf::PrintfInfo,
 }
 
-/// Lowers kernel `info` of Kernel module `module` for a device with `caps`.
+/// Lowers kernel `info` of Kernel module `module` for a device with `caps`. `exact_mad`: every
+/// `mad` (the program's own and the contracted `a * b + c`) rounded twice, as with
+/// `-cl-opt-disable`; otherwise the driver may fuse them (see `extinst`).
 ///
 /// # Errors
 /// A message naming the construct that cannot be lowered yet.
@@ -60,6 +62,7 @@ pub(crate) fn lower_kernel(
     module: &Module,
     info: &KernelInfo,
     caps: &DeviceCaps,
+    exact_mad: bool,
 ) -> Result<Lowered, String> {
     let (globals, _) = crate::compiler::globals::offsets(module)?;
     let mut ctx = ctx::Ctx::new(select::select_kernel(module, info)?);
@@ -71,7 +74,7 @@ pub(crate) fn lower_kernel(
     let printf = printf::lower_printf(&mut ctx)?;
     memory::lower_memory(&mut ctx)?;
     widevec::lower_wide_vectors(&mut ctx)?;
-    extinst::lower_ext_inst(&mut ctx)?;
+    extinst::lower_ext_inst(&mut ctx, exact_mad)?;
     convert::lower_conversions(&mut ctx)?;
     dynamic::lower_dynamic_indexing(&mut ctx)?;
     finish::finish(&mut ctx, caps)?;
