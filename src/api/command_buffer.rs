@@ -13,7 +13,8 @@ use super::info::InfoOut;
 use super::kernel::check_range;
 use super::memory::{check_copy, check_copy_rect, check_fill, FillPlan};
 use super::{properties, slice_from, status};
-use crate::backend::vulkan::secondary::{self, pattern_buffer};
+use crate::backend::vulkan::counters;
+use crate::backend::vulkan::secondary::pattern_buffer;
 use crate::core::command_buffer::{CommandBuffer, Dispatch, Keep, KernelCommand, Op, SyncPoint};
 use crate::core::error::{ClError, ClResult};
 use crate::core::kernel::ArgValue;
@@ -24,7 +25,6 @@ use crate::core::object::{self, handle_of, lookup, register, ClObject};
 use crate::core::queue::CommandQueue;
 use opencl_sys::*;
 use std::ffi::c_void;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// `CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR`: simultaneous use (a command buffer may be
@@ -933,12 +933,7 @@ pub unsafe extern "C" fn clGetCommandBufferInfoKHR(
 /// `out` must be NULL or hold `n` writable `u64`s.
 #[no_mangle]
 pub unsafe extern "C" fn vkcl_debug_stats(out: *mut u64, n: usize) -> usize {
-    let values = [
-        secondary::QUEUE_SUBMITS.load(Ordering::Relaxed),
-        secondary::COMMANDS_RECORDED.load(Ordering::Relaxed),
-        secondary::SECONDARIES_EXECUTED.load(Ordering::Relaxed),
-        secondary::SECONDARY_BARRIERS.load(Ordering::Relaxed),
-    ];
+    let values = counters::snapshot();
     if !out.is_null() {
         for (i, v) in values.iter().take(n).enumerate() {
             // SAFETY: out holds n values per the caller.

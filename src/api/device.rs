@@ -8,8 +8,9 @@ use crate::core::device::{
     split_method, Device, Partition, SplitMethod, CL_DEVICE_PARTITION_SM_SPLIT_VKCL,
 };
 use crate::core::error::{ClError, ClResult};
+use crate::core::make_version;
 use crate::core::object::{self, lookup, ClObject};
-use crate::core::platform::{make_version, Platform};
+use crate::core::platform::Platform;
 use opencl_sys::*;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -301,7 +302,7 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
     let p = &d.phys;
     let lim = &p.limits;
     let b = |v: bool| if v { CL_TRUE } else { CL_FALSE };
-    let compiler = crate::compiler_available();
+    let compiler = crate::compiler::available();
     let extensions = d.extensions();
     match param {
         CL_DEVICE_TYPE => out.scalar(d.device_type()),

@@ -24,10 +24,11 @@ use super::object::{ClObject, Header, Kind};
 use super::printf::PrintfBuffer;
 use super::queue::CommandQueue;
 use crate::backend::cuda::{Graph, GreenContext};
+use crate::backend::vulkan::counters;
 use crate::backend::vulkan::memory::Buffer;
 use crate::backend::vulkan::pipeline::Pipeline;
 use crate::backend::vulkan::queue::{Recorder, Work};
-use crate::backend::vulkan::secondary::{self, Secondary};
+use crate::backend::vulkan::secondary::Secondary;
 use opencl_sys::*;
 use std::any::Any;
 use std::sync::{Arc, Mutex};
@@ -335,8 +336,7 @@ impl CommandBuffer {
             barriers,
             kernels: std::mem::take(&mut r.kernels),
         });
-        secondary::SECONDARY_BARRIERS
-            .fetch_add(barriers as u64, std::sync::atomic::Ordering::Relaxed);
+        counters::count_secondary_barriers(barriers as u64);
         tracing::debug!(
             "command buffer finalized: {} commands, {} barriers",
             plan.commands,

@@ -5,8 +5,8 @@
 //! lease (its own where the family has spare ones).
 
 use super::error::{ClError, ClResult};
+use super::make_version;
 use super::object::{self, ClObject, Header, Kind};
-use super::platform::make_version;
 pub use crate::backend::cuda::SplitMethod;
 use crate::backend::cuda::{self, CudaDevice, GreenContext, SmResource, SplitRequest};
 use crate::backend::vulkan::{self, Instance, PhysicalDevice};
@@ -431,7 +431,7 @@ impl Device {
     /// nothing when its Vulkan device was never created (context release).
     pub fn save_pipeline_cache(&self) {
         if let Some(Ok(vk)) = self.root().vk.get() {
-            vk.pipeline_cache.save(&vk.raw);
+            vk.pipeline_cache.save();
         }
     }
 

@@ -1,6 +1,7 @@
 //! The logical device: one `VkDevice` per physical device, its compute queues and allocator.
 
 use super::instance::{Instance, PhysicalDevice};
+use super::pipeline_cache::PersistentCache;
 use crate::backend::cuda::{self, CudaDevice};
 use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
@@ -21,8 +22,8 @@ pub struct Device {
     /// Whether `VK_KHR_shader_non_semantic_info` etc. could be enabled: filled as extensions land.
     pub enabled_extensions: Vec<&'static std::ffi::CStr>,
     /// The `VkPipelineCache` every pipeline is created with, loaded from and saved to disk
-    /// (see [`super::pipeline::PersistentCache`]).
-    pub pipeline_cache: super::pipeline::PersistentCache,
+    /// (see [`PersistentCache`]).
+    pub pipeline_cache: Arc<PersistentCache>,
     /// On the CUDA path (an NVIDIA device whose CUDA twin has the same UUID): that CUDA device
     /// and `VK_KHR_external_memory_fd`, so buffers are allocated exportable and imported into
     /// CUDA ([`super::memory::Buffer::cuda_address`]).
@@ -124,7 +125,7 @@ impl Device {
             tracing::error!("gpu-allocator: {e}");
             vk::Result::ERROR_INITIALIZATION_FAILED
         })?;
-        let pipeline_cache = super::pipeline::PersistentCache::open(&raw, &phys);
+        let pipeline_cache = PersistentCache::open(&raw, &phys);
         let cuda = cuda_twin.map(|c| {
             (
                 c,
@@ -148,7 +149,6 @@ impl Device {
             enabled_extensions,
             pipeline_cache,
         });
-        super::pipeline::save_at_exit(&device);
         Ok(device)
     }
 

@@ -261,7 +261,7 @@ impl<'a> Recorder<'a> {
     }
     /// `vkCmdCopyBuffer`: each region is (source offset, destination offset, size), bytes.
     pub fn copy_buffer(&mut self, src: &Buffer, dst: &Buffer, regions: &[(u64, u64, u64)]) {
-        super::secondary::count_command();
+        super::counters::count_command();
         self.before(vk::PipelineStageFlags::TRANSFER);
         let r: Vec<vk::BufferCopy> = regions
             .iter()
@@ -281,7 +281,7 @@ impl<'a> Recorder<'a> {
 
     /// `vkCmdFillBuffer` with a 32-bit pattern; offset and size multiples of 4.
     pub fn fill_buffer(&mut self, dst: &Buffer, offset: u64, size: u64, word: u32) {
-        super::secondary::count_command();
+        super::counters::count_command();
         self.before(vk::PipelineStageFlags::TRANSFER);
         // SAFETY: as above.
         unsafe {
@@ -298,7 +298,7 @@ impl<'a> Recorder<'a> {
         push: &[u8; 32],
         groups: [u32; 3],
     ) {
-        super::secondary::count_command();
+        super::counters::count_command();
         self.before(vk::PipelineStageFlags::COMPUTE_SHADER);
         self.bind(pipeline);
         // SAFETY: as above; the pipeline's layout declares exactly this push-constant range.
@@ -740,7 +740,7 @@ fn worker(
                     let q = device.queues[queue_index]
                         .lock()
                         .unwrap_or_else(|e| e.into_inner());
-                    super::secondary::count_submit();
+                    super::counters::count_submit();
                     // SAFETY: the queue is externally synchronised by the lock; all handles live.
                     unsafe { device.raw.queue_submit(*q, &[submit], vk::Fence::null()) }.is_ok()
                 };
