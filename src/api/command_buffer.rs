@@ -16,7 +16,7 @@ use super::{properties, slice_from, status};
 use crate::backend::vulkan::counters;
 use crate::backend::vulkan::secondary::pattern_buffer;
 use crate::core::command_buffer::{CommandBuffer, Dispatch, Keep, KernelCommand, Op, SyncPoint};
-use crate::core::error::{ClError, ClResult};
+use crate::core::error::{refused, ClError, ClResult};
 use crate::core::kernel::ArgValue;
 use crate::core::kernel::Kernel;
 use crate::core::kernel_cuda::{self, CudaOp};
@@ -518,7 +518,7 @@ pub unsafe extern "C" fn clCommandFillBufferKHR(
                 let vk = cb.queue.device.vk()?;
                 let src = Arc::new(
                     pattern_buffer(vk, &pat, size as u64)
-                        .map_err(|_| ClError(CL_OUT_OF_RESOURCES))?,
+                        .map_err(|e| refused("fill pattern", e))?,
                 );
                 keep.push(src.clone());
                 let at = (m.offset + offset) as u64;

@@ -3,6 +3,7 @@
 use super::instance::{Instance, PhysicalDevice};
 use super::pipeline_cache::PersistentCache;
 use crate::backend::cuda::{self, CudaDevice};
+use crate::backend::error::BackendError;
 use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use std::sync::{Arc, Mutex};
@@ -44,11 +45,11 @@ unsafe impl Sync for Device {}
 
 impl Device {
     /// Creates the logical device with the features vkcl uses (those the device has).
-    /// Errors: the `vk::Result` of `vkCreateDevice` or the allocator's creation.
+    /// Errors: the Vulkan result of `vkCreateDevice`, or the allocator's creation.
     pub fn new(
         instance: &'static Instance,
         phys: Arc<PhysicalDevice>,
-    ) -> Result<Arc<Device>, vk::Result> {
+    ) -> Result<Arc<Device>, BackendError> {
         let priorities = vec![1.0f32; phys.compute_queue_count as usize];
         let queue_info = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(phys.compute_queue_family)
@@ -121,10 +122,7 @@ impl Device {
             buffer_device_address: true,
             allocation_sizes: Default::default(),
         })
-        .map_err(|e| {
-            tracing::error!("gpu-allocator: {e}");
-            vk::Result::ERROR_INITIALIZATION_FAILED
-        })?;
+        .map_err(BackendError::from)?;
         let pipeline_cache = PersistentCache::open(&raw, &phys);
         let cuda = cuda_twin.map(|c| {
             (

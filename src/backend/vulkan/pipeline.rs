@@ -2,6 +2,7 @@
 //! kernel ABI (32 bytes of push constants, no descriptor sets) and specialised pipelines.
 
 use super::device::Device;
+use crate::backend::error::BackendError;
 use ash::vk;
 use std::sync::Arc;
 
@@ -16,7 +17,7 @@ pub struct ShaderModule {
 
 impl ShaderModule {
     /// Creates the module from SPIR-V words. Errors: `vkCreateShaderModule`'s result.
-    pub fn new(device: &Arc<Device>, words: &[u32]) -> Result<ShaderModule, vk::Result> {
+    pub fn new(device: &Arc<Device>, words: &[u32]) -> Result<ShaderModule, BackendError> {
         let info = vk::ShaderModuleCreateInfo::default().code(words);
         // SAFETY: valid SPIR-V words (validated by the compiler) on a live device.
         let raw = unsafe { device.raw.create_shader_module(&info, None) }?;
@@ -48,7 +49,7 @@ impl Pipeline {
         device: &Arc<Device>,
         module: &ShaderModule,
         spec: &[(u32, u32)],
-    ) -> Result<Pipeline, vk::Result> {
+    ) -> Result<Pipeline, BackendError> {
         let ranges = [vk::PushConstantRange {
             stage_flags: vk::ShaderStageFlags::COMPUTE,
             offset: 0,
@@ -93,7 +94,7 @@ impl Pipeline {
             Err((_, e)) => {
                 // SAFETY: the layout is unused.
                 unsafe { device.raw.destroy_pipeline_layout(layout, None) };
-                Err(e)
+                Err(e.into())
             }
         }
     }

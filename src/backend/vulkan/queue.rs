@@ -14,6 +14,7 @@
 use super::device::Device;
 use super::memory::Buffer;
 use crate::backend::cuda::ExternalSemaphore;
+use crate::backend::error::BackendError;
 use ash::vk;
 use std::any::Any;
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -503,7 +504,7 @@ impl Engine {
         device: &Arc<Device>,
         queue_index: usize,
         foreign: bool,
-    ) -> Result<Engine, vk::Result> {
+    ) -> Result<Engine, BackendError> {
         let timeline = Timeline::new(device, (!foreign).then_some(queue_index))?;
         let info = vk::CommandPoolCreateInfo::default()
             .queue_family_index(device.phys.compute_queue_family)
@@ -522,14 +523,14 @@ impl Engine {
             std::thread::Builder::new()
                 .name("vkcl-submit".into())
                 .spawn(move || worker(device, queue_index, pool, timeline, rx, done_tx, recycle_rx))
-                .map_err(|_| vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
+                .map_err(|e| BackendError::Host(format!("submit thread: {e}")))?;
         }
         {
             let (timeline, progress) = (timeline.clone(), progress.clone());
             std::thread::Builder::new()
                 .name("vkcl-complete".into())
                 .spawn(move || completer(timeline, done_rx, recycle_tx, progress))
-                .map_err(|_| vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
+                .map_err(|e| BackendError::Host(format!("completion thread: {e}")))?;
         }
         Ok(Engine {
             timeline,

@@ -9,8 +9,9 @@
 
 use super::counters::{count_command, count_secondary_executed};
 use super::device::Device;
-use super::memory::{Buffer, MemoryError};
+use super::memory::Buffer;
 use super::queue::Recorder;
+use crate::backend::error::BackendError;
 use ash::vk;
 use std::sync::Arc;
 
@@ -30,11 +31,11 @@ unsafe impl Sync for Secondary {}
 
 impl Secondary {
     /// Records a secondary command buffer for the compute queue family of `device` with
-    /// `record`. Errors: the `vk::Result` of pool or buffer creation, begin or end.
+    /// `record`. Errors: the Vulkan result of pool or buffer creation, begin or end.
     pub fn record(
         device: &Arc<Device>,
         record: impl FnOnce(&mut Recorder),
-    ) -> Result<Secondary, vk::Result> {
+    ) -> Result<Secondary, BackendError> {
         let info = vk::CommandPoolCreateInfo::default()
             .queue_family_index(device.phys.compute_queue_family);
         // SAFETY: valid create info on a live device.
@@ -132,7 +133,7 @@ pub fn pattern_buffer(
     device: &Arc<Device>,
     pattern: &[u8],
     size: u64,
-) -> Result<Buffer, MemoryError> {
+) -> Result<Buffer, BackendError> {
     let buf = Buffer::new(device, size)?;
     // SAFETY: the buffer is mapped, `size` bytes long, and no device work uses it yet.
     let bytes = unsafe { std::slice::from_raw_parts_mut(buf.mapped(), size as usize) };
