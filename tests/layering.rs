@@ -35,7 +35,6 @@ const PENDING: &[(&str, &str)] = &[
     ("src/api/memory/mod.rs", "backend"),
     ("src/api/memory/rect.rs", "backend"),
     ("src/api/memory/transfer.rs", "backend"),
-    ("src/api/device.rs", "ash"),
     ("src/core/device.rs", "ash"),
     ("src/core/kernel.rs", "ash"),
 ];

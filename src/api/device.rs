@@ -414,11 +414,9 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_NAME => out.string(&p.name),
         CL_DEVICE_VENDOR => out.string(&d.vendor()),
         CL_DRIVER_VERSION => out.string(&format!(
-            "{} (Vulkan {}.{}.{}, {} {})",
+            "{} (Vulkan {}, {} {})",
             env!("CARGO_PKG_VERSION"),
-            ash::vk::api_version_major(p.api_version),
-            ash::vk::api_version_minor(p.api_version),
-            ash::vk::api_version_patch(p.api_version),
+            p.api_version_text(),
             p.driver_name,
             p.driver_info
         )),
