@@ -13,9 +13,10 @@ use super::info::InfoOut;
 use super::kernel::check_range;
 use super::memory::{check_copy, check_copy_rect, check_fill, FillPlan};
 use super::{properties, slice_from, status};
-use crate::backend::vulkan::secondary::{self, pattern_buffer};
+use crate::backend::vulkan::counters;
+use crate::backend::vulkan::secondary::pattern_buffer;
 use crate::core::command_buffer::{CommandBuffer, Dispatch, Keep, KernelCommand, Op, SyncPoint};
-use crate::core::error::{ClError, ClResult};
+use crate::core::error::{refused, ClError, ClResult};
 use crate::core::kernel::ArgValue;
 use crate::core::kernel::Kernel;
 use crate::core::kernel_cuda::{self, CudaOp};
@@ -24,7 +25,6 @@ use crate::core::object::{self, handle_of, lookup, register, ClObject};
 use crate::core::queue::CommandQueue;
 use opencl_sys::*;
 use std::ffi::c_void;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// `CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR`: simultaneous use (a command buffer may be
@@ -518,7 +518,7 @@ pub unsafe extern "C" fn clCommandFillBufferKHR(
                 let vk = cb.queue.device.vk()?;
                 let src = Arc::new(
                     pattern_buffer(vk, &pat, size as u64)
-                        .map_err(|_| ClError(CL_OUT_OF_RESOURCES))?,
+                        .map_err(|e| refused("fill pattern", e))?,
                 );
                 keep.push(src.clone());
                 let at = (m.offset + offset) as u64;
@@ -933,12 +933,7 @@ pub unsafe extern "C" fn clGetCommandBufferInfoKHR(
 /// `out` must be NULL or hold `n` writable `u64`s.
 #[no_mangle]
 pub unsafe extern "C" fn vkcl_debug_stats(out: *mut u64, n: usize) -> usize {
-    let values = [
-        secondary::QUEUE_SUBMITS.load(Ordering::Relaxed),
-        secondary::COMMANDS_RECORDED.load(Ordering::Relaxed),
-        secondary::SECONDARIES_EXECUTED.load(Ordering::Relaxed),
-        secondary::SECONDARY_BARRIERS.load(Ordering::Relaxed),
-    ];
+    let values = counters::snapshot();
     if !out.is_null() {
         for (i, v) in values.iter().take(n).enumerate() {
             // SAFETY: out holds n values per the caller.

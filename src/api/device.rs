@@ -8,8 +8,9 @@ use crate::core::device::{
     split_method, Device, Partition, SplitMethod, CL_DEVICE_PARTITION_SM_SPLIT_VKCL,
 };
 use crate::core::error::{ClError, ClResult};
+use crate::core::make_version;
 use crate::core::object::{self, lookup, ClObject};
-use crate::core::platform::{make_version, Platform};
+use crate::core::platform::Platform;
 use opencl_sys::*;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -301,7 +302,7 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
     let p = &d.phys;
     let lim = &p.limits;
     let b = |v: bool| if v { CL_TRUE } else { CL_FALSE };
-    let compiler = crate::compiler_available();
+    let compiler = crate::compiler::available();
     let extensions = d.extensions();
     match param {
         CL_DEVICE_TYPE => out.scalar(d.device_type()),
@@ -413,11 +414,9 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_NAME => out.string(&p.name),
         CL_DEVICE_VENDOR => out.string(&d.vendor()),
         CL_DRIVER_VERSION => out.string(&format!(
-            "{} (Vulkan {}.{}.{}, {} {})",
+            "{} (Vulkan {}, {} {})",
             env!("CARGO_PKG_VERSION"),
-            ash::vk::api_version_major(p.api_version),
-            ash::vk::api_version_minor(p.api_version),
-            ash::vk::api_version_patch(p.api_version),
+            p.api_version_text(),
             p.driver_name,
             p.driver_info
         )),

@@ -187,6 +187,17 @@ pub fn dispatch_table() -> &'static cl_icd_dispatch {
     &TABLE
 }
 
+/// Installs the dispatch table in core ([`object::install_dispatch_table`]) when the library
+/// is loaded, before any entry point can run: an ELF `.init_array` constructor (the loader
+/// runs it at `dlopen`). Core makes every handle cell and so never names the entry points.
+#[used]
+#[link_section = ".init_array"]
+static INSTALL_DISPATCH_TABLE: extern "C" fn() = install_dispatch_table;
+
+extern "C" fn install_dispatch_table() {
+    object::install_dispatch_table(dispatch_table());
+}
+
 /// Extension functions reachable by name (`clGetExtensionFunctionAddressForPlatform`).
 fn extension_address(name: &[u8]) -> *mut c_void {
     match name {
@@ -378,5 +389,15 @@ mod tests {
             empty.is_empty(),
             "empty dispatch slots (indices): {empty:?}"
         );
+    }
+
+    /// The table was installed at load: a handle's first word is the table's address, which
+    /// the loader reads to dispatch (`cl_icd.h`).
+    #[test]
+    fn handles_start_with_the_installed_table() {
+        let handle = object::handle_of(Platform::get()) as *const *const cl_icd_dispatch;
+        // SAFETY: a live handle points to its cell, whose first field is the table pointer.
+        let first = unsafe { *handle };
+        assert_eq!(first, dispatch_table() as *const cl_icd_dispatch);
     }
 }

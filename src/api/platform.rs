@@ -88,7 +88,7 @@ pub unsafe extern "C" fn clGetPlatformInfo(
         match param_name {
             CL_PLATFORM_PROFILE => out.string(core_platform::PROFILE),
             CL_PLATFORM_VERSION => out.string(core_platform::VERSION),
-            CL_PLATFORM_NUMERIC_VERSION => out.scalar(core_platform::make_version(3, 0, 0)),
+            CL_PLATFORM_NUMERIC_VERSION => out.scalar(crate::core::make_version(3, 0, 0)),
             CL_PLATFORM_NAME => out.string(core_platform::NAME),
             CL_PLATFORM_VENDOR => out.string(core_platform::VENDOR),
             CL_PLATFORM_EXTENSIONS => out.string(&names(&p.extensions())),

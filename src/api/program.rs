@@ -126,7 +126,7 @@ pub unsafe extern "C" fn clCreateProgramWithIL(
     super::object(errcode_ret, || {
         let c = lookup::<Context>(context as *const c_void)?;
         // CL_INVALID_OPERATION if no devices in context support intermediate language programs.
-        if !crate::compiler_available() {
+        if !crate::compiler::available() {
             return Err(ClError(CL_INVALID_OPERATION));
         }
         if il.is_null() || length < 20 {
@@ -502,7 +502,7 @@ pub unsafe extern "C" fn clSetProgramSpecializationConstant(
 ) -> cl_int {
     status(|| {
         let p = lookup::<Program>(program as *const c_void)?;
-        if !crate::compiler_available() {
+        if !crate::compiler::available() {
             return Err(ClError(CL_INVALID_OPERATION));
         }
         if !matches!(p.source, ProgramSource::Il(_)) {

@@ -2,4 +2,5 @@
 //! sub-devices, where the CUDA driver is present).
 
 pub mod cuda;
+pub mod error;
 pub mod vulkan;

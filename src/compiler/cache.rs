@@ -7,19 +7,14 @@
 //! under `VKCL_CACHE_MAX_MB` (default 256) by removing the least recently used entries after
 //! each store.
 //!
-//! An entry is `VKCLCAC\0`, a format version (u32 LE), the SHA-256 of the rest, then the
-//! build log's length (u32 LE), the log and the data. It is written to a temporary file in the
-//! same directory and renamed into place, so readers never see half an entry. An entry that
-//! does not check out (truncated, corrupted, another version) is deleted and rebuilt, never
-//! used.
+//! An entry is a checked cache file ([`crate::util::cache_file`]: the build log and the
+//! result, written atomically); an entry that does not check out is deleted and rebuilt,
+//! never used.
 
+use crate::util::cache_file::{self, CacheConfig, Entry};
 use sha2::{Digest, Sha256};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-
-const MAGIC: &[u8; 8] = b"VKCLCAC\0";
-const VERSION: u32 = 1;
 
 /// Lookups that found a valid entry.
 pub static HITS: AtomicU64 = AtomicU64::new(0);
@@ -27,26 +22,6 @@ pub static HITS: AtomicU64 = AtomicU64::new(0);
 pub static MISSES: AtomicU64 = AtomicU64::new(0);
 /// Entries written.
 pub static STORES: AtomicU64 = AtomicU64::new(0);
-/// Entries found corrupt and removed.
-pub static CORRUPT: AtomicU64 = AtomicU64::new(0);
-
-/// Where the cache lives and how big it may grow.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CacheConfig {
-    /// The cache directory (`programs/` is created inside).
-    pub dir: PathBuf,
-    /// Upper bound of the entries' total size, bytes.
-    pub max_bytes: u64,
-}
-
-/// A cache hit: the build log and the data stored with it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
-    /// The build log stored with the result (clang's warnings).
-    pub log: String,
-    /// The result: structurized Kernel SPIR-V (bytes) or LLVM bitcode.
-    pub data: Vec<u8>,
-}
 
 /// A cache key: SHA-256 over `parts`, each prefixed with its length (so that no two different
 /// part lists collide by concatenation).
@@ -67,44 +42,10 @@ fn entry_path(cfg: &CacheConfig, k: &[u8; 32]) -> PathBuf {
     cfg.dir.join("programs").join(format!("{}.bin", hex(k)))
 }
 
-/// Serialises an entry (see the module doc).
-pub fn encode(log: &str, data: &[u8]) -> Vec<u8> {
-    let mut body = Vec::with_capacity(4 + log.len() + data.len());
-    body.extend_from_slice(&(log.len() as u32).to_le_bytes());
-    body.extend_from_slice(log.as_bytes());
-    body.extend_from_slice(data);
-    let mut out = MAGIC.to_vec();
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&Sha256::digest(&body));
-    out.extend_from_slice(&body);
-    out
-}
-
-/// Parses an entry; `None` when anything is wrong with it.
-pub fn decode(bytes: &[u8]) -> Option<Entry> {
-    if bytes.len() < 12 + 32 + 4 || &bytes[..8] != MAGIC || bytes[8..12] != VERSION.to_le_bytes() {
-        return None;
-    }
-    let body = &bytes[44..];
-    if Sha256::digest(body).as_slice() != &bytes[12..44] {
-        return None;
-    }
-    let n = u32::from_le_bytes(body[..4].try_into().ok()?) as usize;
-    let log = body.get(4..4 + n)?;
-    Some(Entry {
-        log: String::from_utf8(log.to_vec()).ok()?,
-        data: body[4 + n..].to_vec(),
-    })
-}
-
 /// Looks `k` up. A corrupt entry is removed and counts as a miss.
 pub fn load(cfg: &CacheConfig, k: &[u8; 32]) -> Option<Entry> {
     let path = entry_path(cfg, k);
-    let Ok(bytes) = std::fs::read(&path) else {
-        MISSES.fetch_add(1, Ordering::Relaxed);
-        return None;
-    };
-    match decode(&bytes) {
+    match cache_file::read(&path) {
         Some(e) => {
             HITS.fetch_add(1, Ordering::Relaxed);
             // Least-recently-used order for the size bound: a hit refreshes the entry.
@@ -115,63 +56,22 @@ pub fn load(cfg: &CacheConfig, k: &[u8; 32]) -> Option<Entry> {
             Some(e)
         }
         None => {
-            CORRUPT.fetch_add(1, Ordering::Relaxed);
             MISSES.fetch_add(1, Ordering::Relaxed);
-            tracing::warn!(path = %path.display(), "corrupt program cache entry, rebuilding");
-            let _ = std::fs::remove_file(&path);
             None
         }
     }
 }
 
-/// Reads a file written by [`store_file`]; `None` when it is missing or does not check out
-/// (a corrupt file is removed). Used for blobs kept beside the program cache (the persisted
-/// `VkPipelineCache`).
-pub fn load_file(path: &Path) -> Option<Vec<u8>> {
-    let bytes = std::fs::read(path).ok()?;
-    match decode(&bytes) {
-        Some(e) => Some(e.data),
-        None => {
-            CORRUPT.fetch_add(1, Ordering::Relaxed);
-            tracing::warn!(path = %path.display(), "corrupt cache file, ignored");
-            let _ = std::fs::remove_file(path);
-            None
-        }
-    }
-}
-
-/// Writes `data` to `path` in the checked entry format, atomically (a temporary file in the
-/// same directory renamed into place). Errors: the I/O error.
-pub fn store_file(path: &Path, log: &str, data: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| std::io::Error::other("no parent directory"))?;
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
-    tmp.write_all(&encode(log, data))?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
-/// Stores `log` and `data` under `k` (atomically: temporary file + rename), then trims the
-/// cache to its size bound. Failures are logged and otherwise ignored: the cache is an
-/// optimisation.
+/// Stores `log` and `data` under `k` ([`cache_file::store_file`]), then trims the cache to
+/// its size bound. Failures are logged and otherwise ignored: the cache is an optimisation.
 pub fn store(cfg: &CacheConfig, k: &[u8; 32], log: &str, data: &[u8]) {
     let path = entry_path(cfg, k);
-    let Some(dir) = path.parent() else { return };
-    let r = (|| -> std::io::Result<()> {
-        std::fs::create_dir_all(dir)?;
-        let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
-        tmp.write_all(&encode(log, data))?;
-        tmp.as_file().sync_all()?;
-        tmp.persist(&path).map_err(|e| e.error)?;
-        Ok(())
-    })();
-    match r {
+    match cache_file::store_file(&path, log, data) {
         Ok(()) => {
             STORES.fetch_add(1, Ordering::Relaxed);
-            trim(dir, cfg.max_bytes);
+            if let Some(dir) = path.parent() {
+                trim(dir, cfg.max_bytes);
+            }
         }
         Err(e) => tracing::warn!(path = %path.display(), "cannot write program cache entry: {e}"),
     }

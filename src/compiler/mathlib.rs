@@ -188,7 +188,10 @@ pub(crate) fn library(tools: &Tools) -> Option<&'static [u8]> {
             let hex: String = k[..16].iter().map(|b| format!("{b:02x}")).collect();
             c.dir.join(format!("mathlib-{hex}.bin"))
         });
-        if let Some(bytes) = cache_file.as_deref().and_then(super::cache::load_file) {
+        if let Some(bytes) = cache_file
+            .as_deref()
+            .and_then(crate::util::cache_file::load_file)
+        {
             return Some(bytes);
         }
         let started = std::time::Instant::now();
@@ -204,7 +207,7 @@ pub(crate) fn library(tools: &Tools) -> Option<&'static [u8]> {
                     if let Some(dir) = f.parent() {
                         let _ = std::fs::create_dir_all(dir);
                     }
-                    if let Err(e) = super::cache::store_file(f, "", &bytes) {
+                    if let Err(e) = crate::util::cache_file::store_file(f, "", &bytes) {
                         tracing::debug!("cannot cache the math library: {e}");
                     }
                 }

@@ -141,7 +141,7 @@ pub use printf::{parse_format, Length, Piece, PrintfArg, PrintfCall, PrintfInfo,
 pub use reflect::{
     AccessQualifier, AddressQualifier, ArgKind, KernelArgInfo, KernelInfo, TypeQualifiers,
 };
-pub use tools::{find_tools, Tools};
+pub use tools::{available, find_tools, Tools};
 
 /// Whether lowered modules go through spirv-opt `-O`. Off: SPIRV-Tools v2023.1 (Debian 12)
 /// folds `GLSL.std.450` `SMax`/`SMin`/`SClamp` on constants as *unsigned* when the integer type
@@ -222,7 +222,7 @@ pub struct BuildEnv<'a> {
     /// The device's identity (vendor and device ID, driver version, UUIDs), opaque bytes.
     pub device_key: &'a [u8],
     /// The on-disk cache, `None` when disabled.
-    pub cache: Option<&'a cache::CacheConfig>,
+    pub cache: Option<&'a crate::util::cache_file::CacheConfig>,
 }
 
 /// Identity of vkcl's front end for cache keys: crate version plus a hash of the code and

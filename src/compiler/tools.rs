@@ -36,6 +36,12 @@ impl Tools {
 const INSTALL_HINT: &str =
     "install them with `apt-get install clang-15 llvm-15 llvm-spirv-15` or point VKCL_CLANG, VKCL_OPT, VKCL_LLVM_SPIRV and VKCL_LLVM_LINK at them";
 
+/// Whether the OpenCL C front end (clang-15, opt-15 and llvm-spirv-15, or their `VKCL_*`
+/// overrides) can be found (`CL_DEVICE_COMPILER_AVAILABLE`).
+pub fn available() -> bool {
+    find_tools().is_ok()
+}
+
 /// Finds the tools: each from its environment variable (`VKCL_CLANG`, `VKCL_OPT`,
 /// `VKCL_LLVM_SPIRV`, `VKCL_LLVM_LINK`) if set, otherwise `clang-15`, `opt-15`,
 /// `llvm-spirv-15`, `llvm-link-15` on `PATH`.

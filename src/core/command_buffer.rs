@@ -12,7 +12,7 @@
 
 use super::context::Context;
 use super::device::Device;
-use super::error::{ClError, ClResult};
+use super::error::{refused, ClError, ClResult};
 use super::event::Event;
 use super::kernel::{
     push_constants, record_launch, single_region, ArgValue, Encoded, Kernel, NdRange, Region,
@@ -24,10 +24,11 @@ use super::object::{ClObject, Header, Kind};
 use super::printf::PrintfBuffer;
 use super::queue::CommandQueue;
 use crate::backend::cuda::{Graph, GreenContext};
+use crate::backend::vulkan::counters;
 use crate::backend::vulkan::memory::Buffer;
 use crate::backend::vulkan::pipeline::Pipeline;
 use crate::backend::vulkan::queue::{Recorder, Work};
-use crate::backend::vulkan::secondary::{self, Secondary};
+use crate::backend::vulkan::secondary::Secondary;
 use opencl_sys::*;
 use std::any::Any;
 use std::sync::{Arc, Mutex};
@@ -335,8 +336,7 @@ impl CommandBuffer {
             barriers,
             kernels: std::mem::take(&mut r.kernels),
         });
-        secondary::SECONDARY_BARRIERS
-            .fetch_add(barriers as u64, std::sync::atomic::Ordering::Relaxed);
+        counters::count_secondary_barriers(barriers as u64);
         tracing::debug!(
             "command buffer finalized: {} commands, {} barriers",
             plan.commands,
@@ -400,10 +400,7 @@ impl CommandBuffer {
                 f(rec, &mut keep);
             }
         })
-        .map_err(|e| {
-            tracing::error!("command buffer secondary: {e}");
-            ClError(CL_OUT_OF_RESOURCES)
-        })?;
+        .map_err(|e| refused("command buffer secondary", e))?;
         Ok(Executable {
             graph: None,
             secondary,
@@ -528,7 +525,7 @@ impl CommandBuffer {
         let vk = queue.device.vk()?;
         let mut pairs = Vec::with_capacity(printfs.len());
         for p in printfs {
-            let snap = Buffer::new(vk, p.buf.size).map_err(|_| ClError(CL_OUT_OF_RESOURCES))?;
+            let snap = Buffer::new(vk, p.buf.size).map_err(|e| refused("printf snapshot", e))?;
             keep.push(p.clone());
             pairs.push((p, Arc::new(snap)));
         }

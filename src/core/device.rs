@@ -4,11 +4,12 @@
 //! (compute-unit-limited dispatch, `core::kernel`), and the Vulkan queues its command queues
 //! lease (its own where the family has spare ones).
 
-use super::error::{ClError, ClResult};
+use super::error::{refused, ClError, ClResult};
+use super::make_version;
 use super::object::{self, ClObject, Header, Kind};
-use super::platform::make_version;
 pub use crate::backend::cuda::SplitMethod;
 use crate::backend::cuda::{self, CudaDevice, GreenContext, SmResource, SplitRequest};
+use crate::backend::error::BackendError;
 use crate::backend::vulkan::{self, Instance, PhysicalDevice};
 pub use crate::util::config::LimitedDispatch;
 use ash::vk;
@@ -66,7 +67,7 @@ pub struct Device {
     instance: &'static Instance,
     /// Facts read from the Vulkan driver.
     pub phys: Arc<PhysicalDevice>,
-    vk: OnceLock<Result<Arc<vulkan::Device>, vk::Result>>,
+    vk: OnceLock<Result<Arc<vulkan::Device>, BackendError>>,
     /// `CL_DEVICE_MAX_COMPUTE_UNITS`, see [`compute_units`]; for a sub-device its budget.
     pub compute_units: u32,
     /// The device this one was partitioned from (`CL_DEVICE_PARENT_DEVICE`); None for a root.
@@ -421,17 +422,14 @@ impl Device {
         self.vk
             .get_or_init(|| vulkan::Device::new(self.instance, self.phys.clone()))
             .as_ref()
-            .map_err(|e| {
-                tracing::error!("vkCreateDevice failed: {e}");
-                ClError(CL_OUT_OF_RESOURCES)
-            })
+            .map_err(|e| refused("device creation", e.clone()))
     }
 
     /// Saves the Vulkan pipeline cache of the device (its root's) to disk if it has grown;
     /// nothing when its Vulkan device was never created (context release).
     pub fn save_pipeline_cache(&self) {
         if let Some(Ok(vk)) = self.root().vk.get() {
-            vk.pipeline_cache.save(&vk.raw);
+            vk.pipeline_cache.save();
         }
     }
 

@@ -1,5 +1,6 @@
 //! The OpenCL error type shared by every layer.
 
+use crate::backend::error::{BackendError, Refusal};
 use opencl_sys::*;
 
 /// An OpenCL error code (one of the negative `CL_*` values of `cl.h`).
@@ -92,6 +93,42 @@ pub fn error_name(code: cl_int) -> &'static str {
     "CL_UNKNOWN_ERROR"
 }
 
+/// The OpenCL code of a back-end failure, the one place where they are mapped: host memory
+/// `CL_OUT_OF_HOST_MEMORY`; everything else, device memory and a lost device included,
+/// `CL_OUT_OF_RESOURCES` (OpenCL 3.0 appendix C: resources "required by the OpenCL
+/// implementation on the device"), or, for the storage of a memory object (`memory_object`),
+/// device memory `CL_MEM_OBJECT_ALLOCATION_FAILURE`.
+pub fn backend_code(e: &BackendError, memory_object: bool) -> cl_int {
+    match e.refusal() {
+        Refusal::HostMemory => CL_OUT_OF_HOST_MEMORY,
+        Refusal::DeviceMemory if memory_object => CL_MEM_OBJECT_ALLOCATION_FAILURE,
+        Refusal::DeviceMemory | Refusal::DeviceLost | Refusal::Other => CL_OUT_OF_RESOURCES,
+    }
+}
+
+/// The error for a back-end failure while doing `what` ([`backend_code`]), with the reason
+/// (the Vulkan result, the allocator's message) in the log.
+pub fn refused(what: impl std::fmt::Display, e: BackendError) -> ClError {
+    let code = backend_code(&e, false);
+    tracing::warn!("{what}: {e} -> {}", error_name(code));
+    ClError(code)
+}
+
+/// As [`refused`], for the storage of a memory object (`CL_MEM_OBJECT_ALLOCATION_FAILURE`
+/// when device memory ran out).
+pub fn allocation_failed(what: impl std::fmt::Display, e: BackendError) -> ClError {
+    let code = backend_code(&e, true);
+    tracing::warn!("{what}: {e} -> {}", error_name(code));
+    ClError(code)
+}
+
+impl From<BackendError> for ClError {
+    /// [`refused`] for `?` on a back-end result.
+    fn from(e: BackendError) -> ClError {
+        refused("device work", e)
+    }
+}
+
 /// Shorthand: `Err(ClError(code))`.
 pub fn err<T>(code: cl_int) -> ClResult<T> {
     Err(ClError(code))
@@ -108,6 +145,22 @@ mod tests {
         assert_eq!(
             ClError(CL_INVALID_KERNEL).to_string(),
             "CL_INVALID_KERNEL (-48)"
+        );
+    }
+
+    #[test]
+    fn backend_codes() {
+        let device = BackendError::Allocation("out of memory".into());
+        assert_eq!(backend_code(&device, false), CL_OUT_OF_RESOURCES);
+        assert_eq!(
+            backend_code(&device, true),
+            CL_MEM_OBJECT_ALLOCATION_FAILURE
+        );
+        let host = BackendError::Host("thread".into());
+        assert_eq!(ClError::from(host), ClError(CL_OUT_OF_HOST_MEMORY));
+        assert_eq!(
+            allocation_failed("x", BackendError::Host("y".into())),
+            ClError(CL_OUT_OF_HOST_MEMORY)
         );
     }
 }

@@ -1,7 +1,7 @@
 //! Kernels (OpenCL 3.0 section 5.9) and NDRange launches (section 5.10).
 
 use super::device::{Device, LimitedDispatch};
-use super::error::{ClError, ClResult};
+use super::error::{allocation_failed, ClError, ClResult};
 use super::memory::Mem;
 use super::object::{ClObject, Header, Kind};
 use super::printf::PrintfBuffer;
@@ -287,7 +287,7 @@ impl Encoded {
     /// A new launch buffer holding this encoding. Errors: `CL_MEM_OBJECT_ALLOCATION_FAILURE`.
     pub fn to_buffer(&self, device: &Device) -> ClResult<Buffer> {
         let buf = Buffer::new(device.vk()?, self.size() as u64)
-            .map_err(|_| ClError(CL_MEM_OBJECT_ALLOCATION_FAILURE))?;
+            .map_err(|e| allocation_failed("launch buffer", e))?;
         self.write_to(&buf);
         Ok(buf)
     }

@@ -1,7 +1,7 @@
 //! Memory objects: buffers and sub-buffers (OpenCL 3.0 section 5.2).
 
 use super::context::Context;
-use super::error::{ClError, ClResult};
+use super::error::{allocation_failed, ClResult};
 use super::object::{ClObject, Header, Kind};
 use super::UserPtr;
 use crate::backend::vulkan::memory::Buffer;
@@ -68,10 +68,8 @@ impl Mem {
         let device = context.devices[0].vk()?;
         // Only a context with a green-context sub-device has CUDA kernels that may use it.
         let export = context.devices.iter().any(|d| d.green_context().is_some());
-        let storage = Buffer::new_shared(device, size as u64, export).map_err(|e| {
-            tracing::warn!("buffer of {size} bytes: {e}");
-            ClError(CL_MEM_OBJECT_ALLOCATION_FAILURE)
-        })?;
+        let storage = Buffer::new_shared(device, size as u64, export)
+            .map_err(|e| allocation_failed(format_args!("buffer of {size} bytes"), e))?;
         if flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 {
             // SAFETY: the application promises host_ptr holds `size` bytes (clCreateBuffer);
             // the mapped storage holds `size` bytes.

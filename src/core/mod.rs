@@ -18,6 +18,11 @@ pub mod queue;
 
 use std::ffi::c_void;
 
+/// `CL_MAKE_VERSION(major, minor, patch)`.
+pub const fn make_version(major: u32, minor: u32, patch: u32) -> u32 {
+    (major << 22) | (minor << 12) | patch
+}
+
 /// An application pointer carried through vkcl untouched (callback `user_data`, host pointers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UserPtr(pub *mut c_void);

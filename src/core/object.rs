@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::sync::{Arc, LazyLock, RwLock};
+use std::sync::{Arc, LazyLock, OnceLock, RwLock};
 
 /// Which OpenCL object type a handle names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +39,19 @@ pub enum Kind {
     Event,
     CommandBuffer,
     MutableCommand,
+}
+
+/// The ICD dispatch table that starts every handle cell. It lists the C entry points, so the
+/// C ABI layer (`api`) owns it and installs it here ([`install_dispatch_table`]) before it
+/// makes the first object; core never names the entry points.
+static DISPATCH: OnceLock<&'static cl_icd_dispatch> = OnceLock::new();
+
+/// Installs the ICD dispatch table that every handle cell made from now on points to
+/// (`cl_icd.h`: the loader reads it through the handle). The first table installed stays;
+/// later calls change nothing. Must run before the first [`register`] (the `api` layer calls
+/// it before it first asks for the platform, from which every other object descends).
+pub fn install_dispatch_table(table: &'static cl_icd_dispatch) {
+    let _ = DISPATCH.set(table);
 }
 
 /// Number of released handle cells kept before the oldest is freed.
@@ -120,7 +133,9 @@ pub fn register_arc<T: ClObject>(arc: Arc<T>) -> Arc<T> {
         "object registered with another type's header"
     );
     let cell = Box::into_raw(Box::new(HandleCell {
-        dispatch: crate::api::icd::dispatch_table(),
+        dispatch: DISPATCH
+            .get()
+            .expect("the ICD dispatch table is installed before the first object is made"),
         kind: T::KIND,
     })) as usize;
     arc.header().handle.store(cell, Ordering::Release);

@@ -1,6 +1,7 @@
 //! The one platform, `vkcl`, with one device per usable Vulkan physical device.
 
 use super::device::Device;
+use super::make_version;
 use super::object::{self, ClObject, Header, Kind};
 use crate::backend::vulkan::Instance;
 use opencl_sys::CL_INVALID_PLATFORM;
@@ -62,9 +63,4 @@ impl Platform {
     pub fn extensions(&self) -> Vec<(&'static str, u32)> {
         vec![("cl_khr_icd", make_version(1, 0, 0))]
     }
-}
-
-/// `CL_MAKE_VERSION(major, minor, patch)`.
-pub const fn make_version(major: u32, minor: u32, patch: u32) -> u32 {
-    (major << 22) | (minor << 12) | patch
 }

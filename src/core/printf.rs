@@ -9,11 +9,10 @@ use std::ffi::CString;
 use std::sync::Arc;
 
 use super::device::Device;
-use super::error::{ClError, ClResult};
+use super::error::{refused, ClResult};
 use crate::backend::vulkan::memory::Buffer;
 use crate::compiler::{parse_format, Length, Piece, PrintfArg, PrintfCall, PrintfInfo, Spec};
 use crate::util::cstdio::{format_one, write_stdout, CArg};
-use opencl_sys::CL_OUT_OF_RESOURCES;
 
 /// `CL_DEVICE_PRINTF_BUFFER_SIZE`: bytes of records one launch can print (the full profile's
 /// minimum, 1 MB).
@@ -37,7 +36,7 @@ impl PrintfBuffer {
     pub fn new(device: &Device, info: &PrintfInfo) -> ClResult<PrintfBuffer> {
         let capacity = PRINTF_BUFFER_SIZE;
         let size = RECORDS + u64::from(capacity) + u64::from(info.max_record_bytes());
-        let buf = Buffer::new(device.vk()?, size).map_err(|_| ClError(CL_OUT_OF_RESOURCES))?;
+        let buf = Buffer::new(device.vk()?, size).map_err(|e| refused("printf buffer", e))?;
         let mut head = [0u8; 8];
         head[4..].copy_from_slice(&capacity.to_le_bytes());
         buf.write_bytes(0, &head);

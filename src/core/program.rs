@@ -4,7 +4,7 @@
 use super::binary::{BinaryKind, ProgramBinary};
 use super::context::Context;
 use super::device::Device;
-use super::error::{ClError, ClResult};
+use super::error::{refused, ClError, ClResult};
 use super::object::{ClObject, Header, Kind};
 use crate::backend::vulkan::memory::Buffer;
 use crate::backend::vulkan::pipeline::{Pipeline, ShaderModule};
@@ -249,7 +249,8 @@ impl Program {
             tracing::error!("program-scope variables: {e}");
             ClError(CL_OUT_OF_RESOURCES)
         })?;
-        let buf = Buffer::new(vk, g.size.max(8)).map_err(|_| ClError(CL_OUT_OF_RESOURCES))?;
+        let buf =
+            Buffer::new(vk, g.size.max(8)).map_err(|e| refused("program-scope variables", e))?;
         let mut init = g.init;
         for (at, target) in g.relocations {
             let at = at as usize;
@@ -634,8 +635,7 @@ impl Program {
                         &kernel.spirv
                     };
                     let m = Arc::new(ShaderModule::new(vk, words).map_err(|e| {
-                        tracing::error!("vkCreateShaderModule({}): {e}", kernel.name);
-                        ClError(CL_OUT_OF_RESOURCES)
+                        refused(format_args!("shader module of {}", kernel.name), e)
                     })?);
                     modules.insert(mkey, m.clone());
                     m
@@ -644,10 +644,10 @@ impl Program {
         };
         let mut spec = vec![(0, local[0]), (1, local[1]), (2, local[2])];
         spec.extend(key.2.iter().copied());
-        let p = Arc::new(Pipeline::new(vk, &module, &spec).map_err(|e| {
-            tracing::error!("vkCreateComputePipelines({}): {e}", kernel.name);
-            ClError(CL_OUT_OF_RESOURCES)
-        })?);
+        let p = Arc::new(
+            Pipeline::new(vk, &module, &spec)
+                .map_err(|e| refused(format_args!("pipeline of {}", kernel.name), e))?,
+        );
         self.pipelines
             .lock()
             .unwrap_or_else(|e| e.into_inner())

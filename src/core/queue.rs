@@ -2,7 +2,7 @@
 
 use super::context::Context;
 use super::device::Device;
-use super::error::{ClError, ClResult};
+use super::error::{refused, ClError, ClResult};
 use super::event::{Event, EventLink};
 use super::object::{ClObject, Header, Kind};
 use crate::backend::vulkan::device::QueueLease;
@@ -48,7 +48,7 @@ impl CommandQueue {
         let vk_queue = vk.lease_queue();
         let foreign = device.green_context().is_some();
         let engine =
-            Engine::new(vk, vk_queue.index, foreign).map_err(|_| ClError(CL_OUT_OF_RESOURCES))?;
+            Engine::new(vk, vk_queue.index, foreign).map_err(|e| refused("command queue", e))?;
         let properties = AtomicU64::new(properties);
         Ok(CommandQueue {
             header: Header::new(Kind::CommandQueue),

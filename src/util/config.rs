@@ -1,5 +1,6 @@
 //! The `VKCL_*` settings, read once from the environment (documented in README.md).
 
+use super::cache_file::CacheConfig;
 use std::sync::OnceLock;
 
 /// What to do with messages from the Khronos validation layer.
@@ -45,7 +46,7 @@ pub struct Config {
     /// The program and pipeline cache: `$VKCL_CACHE_DIR`, else `~/.cache/vkcl` (the user's
     /// cache directory), bounded by `VKCL_CACHE_MAX_MB` (default 256); `None` when
     /// `VKCL_CACHE=0` or no cache directory is known.
-    pub cache: Option<crate::compiler::cache::CacheConfig>,
+    pub cache: Option<CacheConfig>,
     /// `VKCL_CUDA`: `0` turns the CUDA path (green-context sub-devices on NVIDIA) off;
     /// on by default (it is inert where no CUDA driver is found).
     pub cuda: bool,
@@ -108,13 +109,10 @@ impl Config {
         let max_mb = var("VKCL_CACHE_MAX_MB")
             .and_then(|v| v.parse::<u64>().ok())
             .unwrap_or(256);
-        let cache =
-            cache_dir
-                .filter(|_| !cache_off)
-                .map(|dir| crate::compiler::cache::CacheConfig {
-                    dir,
-                    max_bytes: max_mb << 20,
-                });
+        let cache = cache_dir.filter(|_| !cache_off).map(|dir| CacheConfig {
+            dir,
+            max_bytes: max_mb << 20,
+        });
         let cuda = !matches!(var("VKCL_CUDA").as_deref(), Some("0") | Some("off"));
         let cuda_sync = match var("VKCL_CUDA_SYNC").as_deref() {
             Some("host-wait") => CudaSync {

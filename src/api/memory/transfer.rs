@@ -6,7 +6,7 @@ use super::{
 use crate::api::status;
 use crate::backend::vulkan::memory::Buffer;
 use crate::backend::vulkan::queue::Work;
-use crate::core::error::ClError;
+use crate::core::error::{refused, ClError};
 use crate::core::kernel_cuda;
 use crate::core::memory::Mem;
 use crate::core::object::lookup;
@@ -52,7 +52,7 @@ pub unsafe extern "C" fn clEnqueueReadBuffer(
                 // complete) copies it out.
                 let staging = Arc::new(
                     Buffer::readback(q.device.vk()?, size as u64)
-                        .map_err(|_| ClError(CL_OUT_OF_RESOURCES))?,
+                        .map_err(|e| refused("read staging", e))?,
                 );
                 let (sb, st, at) = (
                     m.storage.clone(),

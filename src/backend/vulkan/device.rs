@@ -1,7 +1,9 @@
 //! The logical device: one `VkDevice` per physical device, its compute queues and allocator.
 
 use super::instance::{Instance, PhysicalDevice};
+use super::pipeline_cache::PersistentCache;
 use crate::backend::cuda::{self, CudaDevice};
+use crate::backend::error::BackendError;
 use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use std::sync::{Arc, Mutex};
@@ -21,8 +23,8 @@ pub struct Device {
     /// Whether `VK_KHR_shader_non_semantic_info` etc. could be enabled: filled as extensions land.
     pub enabled_extensions: Vec<&'static std::ffi::CStr>,
     /// The `VkPipelineCache` every pipeline is created with, loaded from and saved to disk
-    /// (see [`super::pipeline::PersistentCache`]).
-    pub pipeline_cache: super::pipeline::PersistentCache,
+    /// (see [`PersistentCache`]).
+    pub pipeline_cache: Arc<PersistentCache>,
     /// On the CUDA path (an NVIDIA device whose CUDA twin has the same UUID): that CUDA device
     /// and `VK_KHR_external_memory_fd`, so buffers are allocated exportable and imported into
     /// CUDA ([`super::memory::Buffer::cuda_address`]).
@@ -43,11 +45,11 @@ unsafe impl Sync for Device {}
 
 impl Device {
     /// Creates the logical device with the features vkcl uses (those the device has).
-    /// Errors: the `vk::Result` of `vkCreateDevice` or the allocator's creation.
+    /// Errors: the Vulkan result of `vkCreateDevice`, or the allocator's creation.
     pub fn new(
         instance: &'static Instance,
         phys: Arc<PhysicalDevice>,
-    ) -> Result<Arc<Device>, vk::Result> {
+    ) -> Result<Arc<Device>, BackendError> {
         let priorities = vec![1.0f32; phys.compute_queue_count as usize];
         let queue_info = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(phys.compute_queue_family)
@@ -120,11 +122,8 @@ impl Device {
             buffer_device_address: true,
             allocation_sizes: Default::default(),
         })
-        .map_err(|e| {
-            tracing::error!("gpu-allocator: {e}");
-            vk::Result::ERROR_INITIALIZATION_FAILED
-        })?;
-        let pipeline_cache = super::pipeline::PersistentCache::open(&raw, &phys);
+        .map_err(BackendError::from)?;
+        let pipeline_cache = PersistentCache::open(&raw, &phys);
         let cuda = cuda_twin.map(|c| {
             (
                 c,
@@ -148,7 +147,6 @@ impl Device {
             enabled_extensions,
             pipeline_cache,
         });
-        super::pipeline::save_at_exit(&device);
         Ok(device)
     }
 

@@ -200,6 +200,17 @@ pub struct PhysicalDevice {
 }
 
 impl PhysicalDevice {
+    /// The Vulkan version the device supports, as `major.minor.patch`.
+    pub fn api_version_text(&self) -> String {
+        let v = self.api_version;
+        format!(
+            "{}.{}.{}",
+            vk::api_version_major(v),
+            vk::api_version_minor(v),
+            vk::api_version_patch(v)
+        )
+    }
+
     /// Reads the facts of `pd`; `None` when the device lacks what vkcl needs: Vulkan 1.2,
     /// `bufferDeviceAddress`, `timelineSemaphore` and a compute queue.
     fn probe(instance: &ash::Instance, pd: vk::PhysicalDevice) -> Option<PhysicalDevice> {

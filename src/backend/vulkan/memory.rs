@@ -2,6 +2,7 @@
 
 use super::device::Device;
 use crate::backend::cuda::ImportedMemory;
+use crate::backend::error::BackendError;
 use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use gpu_allocator::MemoryLocation;
@@ -9,15 +10,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// Alignment of every buffer's start, bytes (`CL_DEVICE_MEM_BASE_ADDR_ALIGN` is this in bits).
 pub const BUFFER_ALIGNMENT: u64 = 128;
-
-/// Why a buffer could not be made.
-#[derive(Debug, thiserror::Error)]
-pub enum MemoryError {
-    #[error("Vulkan: {0}")]
-    Vulkan(#[from] vk::Result),
-    #[error("allocation: {0}")]
-    Allocation(#[from] gpu_allocator::AllocationError),
-}
 
 /// A storage buffer usable by shaders (through its device address) and by transfers.
 /// Always host-visible for now (mapped for its whole life).
@@ -58,15 +50,15 @@ const DEDICATED_BYTES: u64 = 4 << 20;
 impl Buffer {
     /// Allocates `size` bytes (> 0) of host-visible device memory (suballocated below
     /// [`DEDICATED_BYTES`], dedicated from there).
-    /// Errors: `MemoryError` when Vulkan or the allocator refuse (out of memory).
-    pub fn new(device: &Arc<Device>, size: u64) -> Result<Buffer, MemoryError> {
+    /// Errors: [`BackendError`] when Vulkan or the allocator refuse (out of memory).
+    pub fn new(device: &Arc<Device>, size: u64) -> Result<Buffer, BackendError> {
         Buffer::new_suballocated(device, size, MemoryLocation::CpuToGpu)
     }
 
     /// Allocates `size` bytes (> 0) of host-cached memory, the staging area of device-to-host
     /// copies out of memory the host reads slowly ([`Buffer::host_cached`] false).
     /// Errors: as [`Buffer::new`].
-    pub fn readback(device: &Arc<Device>, size: u64) -> Result<Buffer, MemoryError> {
+    pub fn readback(device: &Arc<Device>, size: u64) -> Result<Buffer, BackendError> {
         Buffer::new_suballocated(device, size, MemoryLocation::GpuToCpu)
     }
 
@@ -80,7 +72,7 @@ impl Buffer {
         device: &Arc<Device>,
         size: u64,
         export: bool,
-    ) -> Result<Buffer, MemoryError> {
+    ) -> Result<Buffer, BackendError> {
         if export && device.cuda.is_some() {
             match Buffer::new_exported(device, size) {
                 Ok(b) => return Ok(b),
@@ -99,7 +91,7 @@ impl Buffer {
     }
 
     /// A buffer with its own exportable, host-visible allocation (opaque fd handle type).
-    fn new_exported(device: &Arc<Device>, size: u64) -> Result<Buffer, MemoryError> {
+    fn new_exported(device: &Arc<Device>, size: u64) -> Result<Buffer, BackendError> {
         let handle = vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD;
         let mut ext_info = vk::ExternalMemoryBufferCreateInfo::default().handle_types(handle);
         let info = vk::BufferCreateInfo::default()
@@ -227,7 +219,7 @@ impl Buffer {
         device: &Arc<Device>,
         size: u64,
         location: MemoryLocation,
-    ) -> Result<Buffer, MemoryError> {
+    ) -> Result<Buffer, BackendError> {
         let info = vk::BufferCreateInfo::default()
             .size(size)
             .usage(Buffer::usage())

@@ -1,9 +1,11 @@
 //! The Vulkan back end: the only module that names `ash` and `gpu_allocator`.
 
+pub mod counters;
 pub mod device;
 pub mod instance;
 pub mod memory;
 pub mod pipeline;
+pub mod pipeline_cache;
 pub mod queue;
 pub mod secondary;
 

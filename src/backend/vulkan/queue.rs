@@ -14,6 +14,7 @@
 use super::device::Device;
 use super::memory::Buffer;
 use crate::backend::cuda::ExternalSemaphore;
+use crate::backend::error::BackendError;
 use ash::vk;
 use std::any::Any;
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -261,7 +262,7 @@ impl<'a> Recorder<'a> {
     }
     /// `vkCmdCopyBuffer`: each region is (source offset, destination offset, size), bytes.
     pub fn copy_buffer(&mut self, src: &Buffer, dst: &Buffer, regions: &[(u64, u64, u64)]) {
-        super::secondary::count_command();
+        super::counters::count_command();
         self.before(vk::PipelineStageFlags::TRANSFER);
         let r: Vec<vk::BufferCopy> = regions
             .iter()
@@ -281,7 +282,7 @@ impl<'a> Recorder<'a> {
 
     /// `vkCmdFillBuffer` with a 32-bit pattern; offset and size multiples of 4.
     pub fn fill_buffer(&mut self, dst: &Buffer, offset: u64, size: u64, word: u32) {
-        super::secondary::count_command();
+        super::counters::count_command();
         self.before(vk::PipelineStageFlags::TRANSFER);
         // SAFETY: as above.
         unsafe {
@@ -298,7 +299,7 @@ impl<'a> Recorder<'a> {
         push: &[u8; 32],
         groups: [u32; 3],
     ) {
-        super::secondary::count_command();
+        super::counters::count_command();
         self.before(vk::PipelineStageFlags::COMPUTE_SHADER);
         self.bind(pipeline);
         // SAFETY: as above; the pipeline's layout declares exactly this push-constant range.
@@ -503,7 +504,7 @@ impl Engine {
         device: &Arc<Device>,
         queue_index: usize,
         foreign: bool,
-    ) -> Result<Engine, vk::Result> {
+    ) -> Result<Engine, BackendError> {
         let timeline = Timeline::new(device, (!foreign).then_some(queue_index))?;
         let info = vk::CommandPoolCreateInfo::default()
             .queue_family_index(device.phys.compute_queue_family)
@@ -522,14 +523,14 @@ impl Engine {
             std::thread::Builder::new()
                 .name("vkcl-submit".into())
                 .spawn(move || worker(device, queue_index, pool, timeline, rx, done_tx, recycle_rx))
-                .map_err(|_| vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
+                .map_err(|e| BackendError::Host(format!("submit thread: {e}")))?;
         }
         {
             let (timeline, progress) = (timeline.clone(), progress.clone());
             std::thread::Builder::new()
                 .name("vkcl-complete".into())
                 .spawn(move || completer(timeline, done_rx, recycle_tx, progress))
-                .map_err(|_| vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
+                .map_err(|e| BackendError::Host(format!("completion thread: {e}")))?;
         }
         Ok(Engine {
             timeline,
@@ -740,7 +741,7 @@ fn worker(
                     let q = device.queues[queue_index]
                         .lock()
                         .unwrap_or_else(|e| e.into_inner());
-                    super::secondary::count_submit();
+                    super::counters::count_submit();
                     // SAFETY: the queue is externally synchronised by the lock; all handles live.
                     unsafe { device.raw.queue_submit(*q, &[submit], vk::Fence::null()) }.is_ok()
                 };

@@ -1,5 +1,5 @@
 //! Secondary command buffers recorded once and executed by many submissions
-//! (`cl_khr_command_buffer`), and the debug counters that show it.
+//! (`cl_khr_command_buffer`).
 //!
 //! A [`Secondary`] owns its own command pool (one buffer in it), is recorded with
 //! `SIMULTANEOUS_USE` (a finalized OpenCL command buffer may be enqueued again while an earlier
@@ -7,33 +7,13 @@
 //! inherited from the primary that executes it. Replaying it is one `vkCmdExecuteCommands` in a
 //! job's primary command buffer.
 
+use super::counters::{count_command, count_secondary_executed};
 use super::device::Device;
-use super::memory::{Buffer, MemoryError};
+use super::memory::Buffer;
 use super::queue::Recorder;
+use crate::backend::error::BackendError;
 use ash::vk;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-
-/// Number of `vkQueueSubmit` calls made by vkcl since the library was loaded.
-pub static QUEUE_SUBMITS: AtomicU64 = AtomicU64::new(0);
-/// Number of device commands (copies, fills, dispatches) recorded into any Vulkan command
-/// buffer since the library was loaded; replaying a secondary records none.
-pub static COMMANDS_RECORDED: AtomicU64 = AtomicU64::new(0);
-/// Number of secondary command buffers executed (`vkCmdExecuteCommands` calls).
-pub static SECONDARIES_EXECUTED: AtomicU64 = AtomicU64::new(0);
-
-/// Number of pipeline barriers recorded into secondaries (by command-buffer finalize).
-pub static SECONDARY_BARRIERS: AtomicU64 = AtomicU64::new(0);
-
-/// Counts one `vkQueueSubmit`.
-pub fn count_submit() {
-    QUEUE_SUBMITS.fetch_add(1, Ordering::Relaxed);
-}
-
-/// Counts one recorded device command.
-pub fn count_command() {
-    COMMANDS_RECORDED.fetch_add(1, Ordering::Relaxed);
-}
 
 /// A recorded secondary command buffer and the pool it lives in.
 pub struct Secondary {
@@ -51,11 +31,11 @@ unsafe impl Sync for Secondary {}
 
 impl Secondary {
     /// Records a secondary command buffer for the compute queue family of `device` with
-    /// `record`. Errors: the `vk::Result` of pool or buffer creation, begin or end.
+    /// `record`. Errors: the Vulkan result of pool or buffer creation, begin or end.
     pub fn record(
         device: &Arc<Device>,
         record: impl FnOnce(&mut Recorder),
-    ) -> Result<Secondary, vk::Result> {
+    ) -> Result<Secondary, BackendError> {
         let info = vk::CommandPoolCreateInfo::default()
             .queue_family_index(device.phys.compute_queue_family);
         // SAFETY: valid create info on a live device.
@@ -127,7 +107,7 @@ impl Recorder<'_> {
     /// `vkCmdExecuteCommands` of one secondary command buffer (recorded for the same queue
     /// family) into this job's primary command buffer.
     pub fn execute(&mut self, secondary: &Secondary) {
-        SECONDARIES_EXECUTED.fetch_add(1, Ordering::Relaxed);
+        count_secondary_executed();
         // Its commands may use every stage vkcl's do.
         self.before(
             vk::PipelineStageFlags::COMPUTE_SHADER
@@ -153,7 +133,7 @@ pub fn pattern_buffer(
     device: &Arc<Device>,
     pattern: &[u8],
     size: u64,
-) -> Result<Buffer, MemoryError> {
+) -> Result<Buffer, BackendError> {
     let buf = Buffer::new(device, size)?;
     // SAFETY: the buffer is mapped, `size` bytes long, and no device work uses it yet.
     let bytes = unsafe { std::slice::from_raw_parts_mut(buf.mapped(), size as usize) };

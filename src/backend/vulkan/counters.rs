@@ -1,0 +1,44 @@
+//! Debug counters of the Vulkan work vkcl does (read by tests through `vkcl_debug_stats`).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Number of `vkQueueSubmit` calls made by vkcl since the library was loaded.
+static QUEUE_SUBMITS: AtomicU64 = AtomicU64::new(0);
+/// Number of device commands (copies, fills, dispatches) recorded into any Vulkan command
+/// buffer since the library was loaded; replaying a secondary records none.
+static COMMANDS_RECORDED: AtomicU64 = AtomicU64::new(0);
+/// Number of secondary command buffers executed (`vkCmdExecuteCommands` calls).
+static SECONDARIES_EXECUTED: AtomicU64 = AtomicU64::new(0);
+/// Number of pipeline barriers recorded into secondaries (by command-buffer finalize).
+static SECONDARY_BARRIERS: AtomicU64 = AtomicU64::new(0);
+
+/// Counts one `vkQueueSubmit`.
+pub fn count_submit() {
+    QUEUE_SUBMITS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Counts one recorded device command.
+pub fn count_command() {
+    COMMANDS_RECORDED.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Counts one executed secondary command buffer.
+pub fn count_secondary_executed() {
+    SECONDARIES_EXECUTED.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Counts `n` pipeline barriers recorded into a secondary.
+pub fn count_secondary_barriers(n: u64) {
+    SECONDARY_BARRIERS.fetch_add(n, Ordering::Relaxed);
+}
+
+/// The counters since the library was loaded: `vkQueueSubmit` calls, device commands
+/// recorded, secondaries executed, barriers recorded into secondaries.
+pub fn snapshot() -> [u64; 4] {
+    [
+        QUEUE_SUBMITS.load(Ordering::Relaxed),
+        COMMANDS_RECORDED.load(Ordering::Relaxed),
+        SECONDARIES_EXECUTED.load(Ordering::Relaxed),
+        SECONDARY_BARRIERS.load(Ordering::Relaxed),
+    ]
+}
