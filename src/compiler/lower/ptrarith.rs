@@ -19,8 +19,10 @@
 //! not only the ones that could be proven signed: SPIR-V integers carry no signedness
 //! (llvm-spirv's are all signedness 0), so a driver that zero-extends a 32-bit element or
 //! treats a 64-bit one as unsigned would be wrong on any of them, and the integer form is
-//! what the drivers generate for a chain anyway (measured in `docs/compiler.md`: a few
-//! percent more SPIR-V). Loads and stores keep their `Aligned` operands (added by
+//! what the drivers generate for a chain anyway. Measured on the 38 kernels of the compiler
+//! test fixtures (`testdata/*.cl`): 2.4% more SPIR-V bytes in all than lowering only the
+//! negative constants (3 to 48 more instructions per kernel; the most, +15%, in
+//! `private_array`). Loads and stores keep their `Aligned` operands (added by
 //! [`super::memory`]), so the drivers know the alignment as before.
 
 use std::collections::HashMap;
