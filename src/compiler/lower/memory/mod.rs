@@ -345,8 +345,9 @@ impl Walk<'_> {
 
     /// Emits atomic exchange, load or store `i`; on a float in global memory those would need
     /// Vulkan's float-atomics features, so they run on the integer of the same bits instead (a
-    /// pointer cast, possible on physical pointers only). On `__local` (Workgroup) memory,
-    /// whose logical pointers cannot be cast, the float atomic stays as it is: it needs
+    /// pointer cast, possible on physical pointers only). `__local` (Workgroup) variables,
+    /// whose logical pointers cannot be cast, mostly hold integers already ([`inthome`]); on
+    /// one that could not, a 32-bit float atomic stays as it is: it needs
     /// `shaderSharedFloat32Atomics`, which [`super::finish`] checks.
     fn float_atomic_as_int(&mut self, mut i: Instruction) -> Result<(), String> {
         // Operands that were folded away to their root.
