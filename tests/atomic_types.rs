@@ -157,7 +157,8 @@ fn program_scope_atomics_of_every_type() {
 }
 
 /// c11_atomics atomic_store / atomic_init on `__global` atomics of every type: each
-/// work-item stores its id into its own element.
+/// work-item stores into its own element (a kernel whose only 64-bit atomic is a store
+/// needs `Int64Atomics` too).
 #[test]
 fn global_atomic_store_and_init_of_every_type() {
     let env = Env::new();
@@ -168,18 +169,25 @@ fn global_atomic_store_and_init_of_every_type() {
         }
         let src = format!(
             "{PRAGMAS}\
-             __kernel void k(volatile __global atomic_{t} *dest, volatile __global atomic_{t} *d2) {{\n\
+             __kernel void k(volatile __global atomic_{t} *dest) {{\n\
                uint tid = get_global_id(0);\n\
                atomic_store_explicit(&dest[tid], ({t})(tid * 2 + 1), memory_order_relaxed, memory_scope_device);\n\
+             }}\n\
+             __kernel void k2(volatile __global atomic_{t} *d2) {{\n\
+               uint tid = get_global_id(0);\n\
                atomic_init(&d2[tid], ({t})tid);\n\
                atomic_store(&d2[tid], atomic_load(&d2[tid]) + ({t})3);\n\
              }}\n"
         );
-        let k = env.kern_opts(&src, "-cl-std=CL3.0", "k");
+        let p = env
+            .try_build(&src, "-cl-std=CL3.0")
+            .unwrap_or_else(|(e, log)| panic!("atomic_{t}: build failed ({e}):\n{log}"));
+        let (k, k2) = (env.kernel(p, "k"), env.kernel(p, "k2"));
         let (a, b) = (env.zeros::<u8>(ITEMS * size), env.zeros::<u8>(ITEMS * size));
         arg_mem(k, 0, a);
-        arg_mem(k, 1, b);
+        arg_mem(k2, 0, b);
         env.run(k, &[ITEMS], None, None);
+        env.run(k2, &[ITEMS], None, None);
         let want_a: Vec<i64> = (0..ITEMS as i64).map(|i| i * 2 + 1).collect();
         let want_b: Vec<i64> = (0..ITEMS as i64).map(|i| i + 3).collect();
         assert_eq!(
