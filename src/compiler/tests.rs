@@ -687,3 +687,85 @@ fn subgroup_functions_lower_to_non_uniform_operations() {
         );
     }
 }
+
+/// C11 atomics on `__local atomic_double`/`atomic_float` (the CTS's c11_atomics exchange and
+/// init kernels): the variables get integer homes, so no atomic on a float remains (lavapipe
+/// has no `shaderSharedFloat64Atomics`), and a 64-bit `atomic_store` declares
+/// `Int64Atomics` (basic progvar).
+#[test]
+fn local_float_atomics_use_integer_homes_and_64_bit_stores_declare_int64_atomics() {
+    use rspirv::spirv::{Capability, Op};
+    for t in ["float", "double", "long"] {
+        let src = format!(
+            "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n\
+             #pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+             volatile atomic_{t} pv = ATOMIC_VAR_INIT(0);\n\
+             __kernel void k(__global {t} *o, volatile __local atomic_{t} *arg) {{\n\
+               __local volatile atomic_{t} d[4];\n\
+               uint l = get_local_id(0);\n\
+               atomic_init(&d[l & 3], ({t})l);\n\
+               atomic_store_explicit(arg + l, ({t})1, memory_order_relaxed, memory_scope_work_group);\n\
+               barrier(CLK_LOCAL_MEM_FENCE);\n\
+               o[l] = atomic_exchange(&d[l & 3], o[l]) + atomic_load(arg + (l ^ 1));\n\
+               atomic_store(&pv, o[l]);\n\
+             }}\n"
+        );
+        let p = build(&src, "-cl-std=CL3.0");
+        let m = rspirv::dr::load_words(&p.kernels[0].spirv).expect("module");
+        let types = {
+            let mut t = std::collections::HashMap::new();
+            for i in m.types_global_values.iter().chain(
+                m.functions
+                    .iter()
+                    .flat_map(|f| f.blocks.iter())
+                    .flat_map(|b| &b.instructions),
+            ) {
+                if let (Some(r), Some(ty)) = (i.result_id, i.result_type) {
+                    t.insert(r, ty);
+                }
+            }
+            t
+        };
+        let def = |id: u32| {
+            m.types_global_values
+                .iter()
+                .find(|i| i.result_id == Some(id))
+        };
+        let is_float = |ty: u32| def(ty).is_some_and(|d| d.class.opcode == Op::TypeFloat);
+        let mut atomics = 0;
+        for i in m
+            .functions
+            .iter()
+            .flat_map(|f| f.blocks.iter())
+            .flat_map(|b| &b.instructions)
+        {
+            if !format!("{:?}", i.class.opcode).starts_with("Atomic") {
+                continue;
+            }
+            atomics += 1;
+            let pointee = crate::compiler::spv::id_operand(i, 0)
+                .and_then(|p| types.get(&p))
+                .and_then(|pt| def(*pt))
+                .and_then(|d| crate::compiler::spv::id_operand(d, 1));
+            let sc = crate::compiler::spv::id_operand(i, 0)
+                .and_then(|p| types.get(&p))
+                .and_then(|pt| def(*pt))
+                .and_then(|d| d.operands.first().cloned());
+            if sc
+                == Some(rspirv::dr::Operand::StorageClass(
+                    rspirv::spirv::StorageClass::Workgroup,
+                ))
+            {
+                assert!(
+                    !pointee.is_some_and(is_float),
+                    "{t}: a float atomic on __local memory remains: {i:?}"
+                );
+            }
+        }
+        assert!(atomics >= 4, "{t}: only {atomics} atomics");
+        let int64 = m.capabilities.iter().any(|c| {
+            c.operands.first() == Some(&rspirv::dr::Operand::Capability(Capability::Int64Atomics))
+        });
+        assert_eq!(int64, t != "float", "{t}: Int64Atomics declared: {int64}");
+    }
+}

@@ -259,14 +259,22 @@ fn capabilities(ctx: &mut Ctx, caps: &DeviceCaps) -> Result<(), String> {
         }
         c.push(Capability::StorageBuffer16BitAccess);
     }
+    // 64-bit atomics: by the pointee, which `OpAtomicStore` (no result) needs too.
+    let types = ctx.value_types();
     let atomic64 = ctx.module.functions[0]
         .blocks
         .iter()
         .flat_map(|b| b.instructions.iter())
         .filter(|i| format!("{:?}", i.class.opcode).starts_with("Atomic"))
-        .any(|i| i.result_type.and_then(|t| ctx.scalar_width(t)) == Some(64));
+        .any(|i| {
+            let pointee = id_operand(i, 0)
+                .and_then(|p| types.get(&p))
+                .and_then(|t| ctx.ptr_info(*t))
+                .map(|p| p.1);
+            i.result_type.and_then(|t| ctx.scalar_width(t)) == Some(64)
+                || pointee.and_then(|t| ctx.scalar_width(t)) == Some(64)
+        });
     // Float atomics left on __local memory (see memory::float_atomic_as_int).
-    let types = ctx.value_types();
     let shared_float_atomic = ctx.module.functions[0]
         .blocks
         .iter()

@@ -15,7 +15,9 @@
 //! 8. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
 //! 9. [`convert`]: saturating and rounding conversions, `half` division.
 //! 10. [`dynamic`]: dynamic indexing of vectors of 8- and 16-bit components -> selects.
-//! 11. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
+//! 11. [`ptrarith`]: element steps of physical pointers that may be negative -> integer
+//!     address arithmetic.
+//! 12. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
 //!
 //! [`persistent`] runs apart, on a finished module: the compute-unit-limited variant.
 
@@ -30,6 +32,7 @@ mod finish;
 mod memory;
 mod persistent;
 mod printf;
+mod ptrarith;
 mod select;
 mod types;
 mod widevec;
@@ -77,6 +80,7 @@ pub(crate) fn lower_kernel(
     extinst::lower_ext_inst(&mut ctx, exact_mad)?;
     convert::lower_conversions(&mut ctx)?;
     dynamic::lower_dynamic_indexing(&mut ctx)?;
+    ptrarith::lower_ptr_arith(&mut ctx)?;
     finish::finish(&mut ctx, caps)?;
     Ok(Lowered {
         words: ctx.module.assemble(),

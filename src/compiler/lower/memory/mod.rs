@@ -14,12 +14,15 @@
 //!   views of wider objects at dynamic offsets, memcpy of part of an object, pointer arithmetic
 //!   across objects, pointer comparisons and differences) becomes a byte-addressed array of
 //!   words ([`flat`]); [`lower_memory`] retries with it.
+//! - `__local` variables reached by float atomics that move values (load, store, exchange)
+//!   hold integers of the same width instead ([`inthome`]).
 //! - Atomics and barriers get Vulkan scopes and semantics: `Device` scope on global memory
 //!   (OpenCL 1.2 atomics arrive with `Workgroup`), `SequentiallyConsistent` -> `AcquireRelease`,
 //!   `CrossWorkgroupMemory` -> `UniformMemory`.
 
 mod flat;
 mod half;
+mod inthome;
 mod pun;
 
 use std::collections::{HashMap, HashSet};
@@ -342,8 +345,9 @@ impl Walk<'_> {
 
     /// Emits atomic exchange, load or store `i`; on a float in global memory those would need
     /// Vulkan's float-atomics features, so they run on the integer of the same bits instead (a
-    /// pointer cast, possible on physical pointers only). On `__local` (Workgroup) memory,
-    /// whose logical pointers cannot be cast, the float atomic stays as it is: it needs
+    /// pointer cast, possible on physical pointers only). `__local` (Workgroup) variables,
+    /// whose logical pointers cannot be cast, mostly hold integers already ([`inthome`]); on
+    /// one that could not, a 32-bit float atomic stays as it is: it needs
     /// `shaderSharedFloat32Atomics`, which [`super::finish`] checks.
     fn float_atomic_as_int(&mut self, mut i: Instruction) -> Result<(), String> {
         // Operands that were folded away to their root.
@@ -452,6 +456,16 @@ impl Walk<'_> {
     }
 
     fn instruction(&mut self, mut i: Instruction) -> Result<(), String> {
+        // `OpAtomicCompareExchangeWeak` (C11 `atomic_compare_exchange_weak`) needs the Kernel
+        // capability; the strong exchange (same operands) is a valid weak one.
+        if i.class.opcode == Op::AtomicCompareExchangeWeak {
+            i = inst(
+                Op::AtomicCompareExchange,
+                i.result_type,
+                i.result_id,
+                std::mem::take(&mut i.operands),
+            );
+        }
         let op = i.class.opcode;
         let rid = i.result_id.unwrap_or(0);
         if !self.flat_derived.is_empty() {
@@ -1036,6 +1050,7 @@ pub(super) const ATOMICS: &[Op] = &[
 ];
 
 pub(crate) fn lower_memory(ctx: &mut Ctx) -> Result<(), String> {
+    inthome::integer_homes(ctx)?;
     let mut roots = HashSet::new();
     loop {
         // The copy restarts id allocation where the earlier passes left it.
