@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepares what a run on the H200 device machine needs (no Rust, no clang, no network there):
-# the Debian bookworm compiler tools vkcl calls at run time (clang-15, opt-15, llvm-link-15, llc-15,
+# the Debian bookworm compiler tools vkcl calls at run time (clang-15, opt-15, llvm-link-15, llvm-extract-15, llc-15,
 # llvm-spirv-15, libclc-15's modules, spirv-val), the libraries they and NVIDIA's Vulkan ICD need
 # that the image lacks (libz3, ICU, glvnd, libvulkan1), and clpeak, trimmed to the files used and
 # packed as one .tar.xz under .h200/ (ignored by git, named in the device tool's `carry`).
@@ -19,10 +19,10 @@ trap 'rm -rf "$work"' EXIT
 mkdir "$work/x" "$work/t"
 for f in "$work"/*.deb; do dpkg -x "$f" "$work/x"; done
 cd "$work/x"
-keep=(usr/bin/clang-15 usr/bin/opt-15 usr/bin/llvm-link-15 usr/bin/llc-15 usr/bin/llvm-spirv-15
+keep=(usr/bin/clang-15 usr/bin/opt-15 usr/bin/llvm-link-15 usr/bin/llvm-extract-15 usr/bin/llc-15 usr/bin/llvm-spirv-15
       usr/bin/spirv-val usr/bin/spirv-dis usr/bin/spirv-as usr/bin/clpeak
       usr/lib/llvm-15/bin/clang usr/lib/llvm-15/bin/opt usr/lib/llvm-15/bin/llvm-link
-      usr/lib/llvm-15/bin/llc usr/lib/llvm-15/lib/libclang-cpp.so.15
+      usr/lib/llvm-15/bin/llc usr/lib/llvm-15/bin/llvm-extract usr/lib/llvm-15/lib/libclang-cpp.so.15
       usr/lib/llvm-15/lib/clang/15.0.6/include/opencl-c.h
       usr/lib/llvm-15/lib/clang/15.0.6/include/opencl-c-base.h
       usr/lib/clc/spirv64-mesa3d-.spv usr/lib/clc/nvptx64--nvidiacl.bc)

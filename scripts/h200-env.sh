@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the H200 device machine: unpacks .h200/tools.tar.xz (made by scripts/h200-bundle.sh) into
-# /opt/vkcl-tools and prints the environment that runs vkcl there; use as
+# /opt/vkcl-tools (and any other .h200/tools*.tar.xz) and prints the environment that runs vkcl there; use as
 #   eval "$(scripts/h200-env.sh)"
 # then OpenCL programs see vkcl through OCL_ICD_FILENAMES (the image's ocl-icd prefers it to
 # OCL_ICD_VENDORS); NVIDIA's own OpenCL stays reachable as libnvidia-opencl.so.1.
@@ -8,7 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 t=/opt/vkcl-tools
 if [ ! -x $t/usr/bin/clang-15 ]; then
-  mkdir -p $t && tar -xJf "$root/.h200/tools.tar.xz" -C $t
+  mkdir -p $t && for f in "$root"/.h200/tools*.tar.xz; do tar -xJf "$f" -C $t; done
 fi
 lib=${VKCL_H200_LIB:-$root/.h200/libvkcl.so}
 cat <<ENV
