@@ -7,7 +7,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 t=/opt/vkcl-tools
-if [ ! -x $t/usr/bin/clang-15 ]; then
+if [ ! -x $t/usr/bin/clang-15 ] || [ ! -x $t/usr/bin/llvm-extract-15 ]; then
   mkdir -p $t && for f in "$root"/.h200/tools*.tar.xz; do tar -xJf "$f" -C $t; done
 fi
 lib=${VKCL_H200_LIB:-$root/.h200/libvkcl.so}
