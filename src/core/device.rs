@@ -6,6 +6,7 @@
 
 use super::error::{ClError, ClResult};
 use super::object::{self, ClObject, Header, Kind};
+use super::partition::{plan_sm_split, SplitVia};
 use super::platform::make_version;
 pub use crate::backend::cuda::SplitMethod;
 use crate::backend::cuda::{self, CudaDevice, GreenContext, SmResource, SplitRequest};
@@ -299,22 +300,40 @@ impl Device {
     /// `create` is set, makes the sub-devices (`partition_type` is the list as given, with its
     /// terminating 0). Returns the number of sub-devices and those created.
     ///
-    /// On the CUDA path the SMs are split by the driver as `method` says and each sub-device
-    /// is a green context whose real SM count is its `CL_DEVICE_MAX_COMPUTE_UNITS` (aligned
-    /// counts round up to 8); elsewhere `method` has no effect.
+    /// Every sub-device has exactly the compute units the scheme gives it (OpenCL 3.0 4.3).
+    /// On the CUDA path [`plan_sm_split`] picks how (`method`: vkcl's split property, None
+    /// when absent): green contexts of an aligned or fine driver split whose parts have
+    /// exactly those SMs, else (odd counts, or a driver split that does not give them) Vulkan
+    /// sub-devices without a green context; elsewhere `method` has no effect.
     /// Errors: as [`plan_partition`]; on the CUDA path also `CL_DEVICE_PARTITION_FAILED` when
-    /// the rounded parts do not fit in the device's SMs, `CL_OUT_OF_RESOURCES` when the driver
+    /// an explicit method cannot give the counts, `CL_OUT_OF_RESOURCES` when the driver
     /// refuses a split or a green context.
     pub fn partition(
         self: &Arc<Self>,
         scheme: &Partition,
-        method: SplitMethod,
+        method: Option<SplitMethod>,
         partition_type: &[cl_device_partition_property],
         create: bool,
     ) -> ClResult<(usize, Vec<Arc<Device>>)> {
         let plan = plan_partition(self.compute_units, self.affinity_domains(), scheme)?;
         if let Some(side) = &self.cuda {
-            return self.partition_cuda(side, scheme, &plan, method, partition_type, create);
+            let align = side.sm.granularity(SplitMethod::Aligned);
+            let split = plan_sm_split(self.compute_units, align, scheme, method)?;
+            if let SplitVia::Green(m) = split.via {
+                let exact = m != SplitMethod::Backfill;
+                match self.partition_cuda(side, scheme, &plan, m, exact, partition_type, create)? {
+                    Some(r) => return Ok(r),
+                    // CL_DEVICE_PARTITION_FAILED if the partition name is supported by the
+                    // implementation but in_device could not be further partitioned (the
+                    // method asked for does not give these counts).
+                    None if method.is_some() => return Err(ClError(CL_DEVICE_PARTITION_FAILED)),
+                    None => tracing::info!(
+                        "no green-context split of {} SMs gives {:?}: Vulkan sub-devices",
+                        self.compute_units,
+                        scheme
+                    ),
+                }
+            }
         }
         let subs = if create {
             plan.iter()
@@ -326,16 +345,20 @@ impl Device {
         Ok((plan.len(), subs))
     }
 
-    /// [`Device::partition`] on the CUDA path: the driver's split of this device's SMs.
+    /// [`Device::partition`] on the CUDA path: the driver's split of this device's SMs by
+    /// `method` into the counts of `plan`. `Ok(None)` when the parts do not fit or (`exact`)
+    /// a part's SMs differ from its count.
+    #[allow(clippy::too_many_arguments)]
     fn partition_cuda(
         self: &Arc<Self>,
         side: &CudaSide,
         scheme: &Partition,
         plan: &[(u32, u32)],
         method: SplitMethod,
+        exact: bool,
         partition_type: &[cl_device_partition_property],
         create: bool,
-    ) -> ClResult<(usize, Vec<Arc<Device>>)> {
+    ) -> ClResult<Option<(usize, Vec<Arc<Device>>)>> {
         let request = match scheme {
             Partition::Equally(n) => SplitRequest::Equally {
                 size: *n,
@@ -349,15 +372,21 @@ impl Device {
             tracing::warn!("green-context partition: {e}");
             ClError(CL_OUT_OF_RESOURCES)
         };
-        // CL_DEVICE_PARTITION_FAILED if the partition name is supported by the implementation
-        // but in_device could not be further partitioned (the rounded parts do not fit).
-        let parts = side
-            .sm
-            .split(&request, method)
-            .map_err(out_of_resources)?
-            .ok_or(ClError(CL_DEVICE_PARTITION_FAILED))?;
+        let Some(parts) = side.sm.split(&request, method).map_err(out_of_resources)? else {
+            return Ok(None);
+        };
+        let got: Vec<u32> = parts.iter().map(|p| cuda::sm_count_of(p)).collect();
+        if parts.len() != plan.len()
+            || (exact && got.iter().zip(plan).any(|(&g, &(_, want))| g != want))
+        {
+            tracing::info!(
+                "{method:?} split of {} SMs gave {got:?}, not {plan:?}",
+                side.sm.sm_count()
+            );
+            return Ok(None);
+        }
         if !create {
-            return Ok((parts.len(), Vec::new()));
+            return Ok(Some((parts.len(), Vec::new())));
         }
         let mut subs = Vec::with_capacity(parts.len());
         let mut first = 0;
@@ -378,7 +407,7 @@ impl Device {
             ));
             first += units;
         }
-        Ok((subs.len(), subs))
+        Ok(Some((subs.len(), subs)))
     }
 
     /// The green context of a sub-device on the CUDA path.
@@ -425,6 +454,12 @@ impl Device {
                 tracing::error!("vkCreateDevice failed: {e}");
                 ClError(CL_OUT_OF_RESOURCES)
             })
+    }
+
+    /// Whether the device's Vulkan device was created and is lost (a GPU fault): its
+    /// commands fail with `CL_OUT_OF_RESOURCES` (`CL_DEVICE_AVAILABLE` false).
+    pub fn is_lost(&self) -> bool {
+        matches!(self.root().vk.get(), Some(Ok(vk)) if vk.is_lost())
     }
 
     /// Saves the Vulkan pipeline cache of the device (its root's) to disk if it has grown;

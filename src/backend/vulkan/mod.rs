@@ -6,6 +6,7 @@ pub mod memory;
 pub mod pipeline;
 pub mod queue;
 pub mod secondary;
+pub mod timeline;
 
 pub use device::Device;
 pub use instance::{Instance, PhysicalDevice};
