@@ -153,7 +153,7 @@ fn worker(t: usize, s: Shared, gate: Arc<Barrier>, together: Vec<cl_program>) {
     let q =
         unsafe { cl!(clCreateCommandQueueWithProperties)(s.context, s.device, null(), &mut err) };
     ok(err);
-    let mut rng = Rng(0x5eed + t as u32);
+    let mut rng = Rng(0x5eed + t as u64);
     let xi: Vec<i32> = (0..N)
         .map(|_| (rng.next_u32() % 2001) as i32 - 1000)
         .collect();

@@ -154,8 +154,8 @@ fn equally_gives_as_many_exact_sub_devices_as_fit() {
                 let len = 4096usize;
                 let x: Vec<f32> = (0..len).map(|i| i as f32).collect();
                 let y: Vec<f32> = (0..len).map(|i| (i % 7) as f32).collect();
-                let mut err = 0;
                 let mk = |data: &[f32]| unsafe {
+                    let mut err = 0;
                     let m = cl!(clCreateBuffer)(
                         ctx,
                         CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
@@ -167,6 +167,7 @@ fn equally_gives_as_many_exact_sub_devices_as_fit() {
                     m
                 };
                 let (bx, by, bs) = (mk(&x), mk(&y), mk(&vec![0.0; len / 64]));
+                let mut err = 0;
                 let k = unsafe { cl!(clCreateKernel)(prog, c"axpy".as_ptr(), &mut err) };
                 ok(err);
                 arg_mem(k, 0, by);
