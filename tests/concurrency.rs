@@ -137,12 +137,11 @@ fn check_lin(got: &[i32], x: &[i32], r: usize, what: &str) {
 
 fn check_wave(got: &[f32], x: &[f32], r: usize, what: &str) {
     let b = (7 * r + 1) as f32;
-    for i in 0..N {
-        let want = x[i].sin() + b;
+    for (i, (&g, &xi)) in got.iter().zip(x).enumerate() {
+        let want = xi.sin() + b;
         assert!(
-            (got[i] - want).abs() <= 1e-5 * want.abs().max(1.0),
-            "{what}: item {i}: {} vs {want}",
-            got[i]
+            (g - want).abs() <= 1e-5 * want.abs().max(1.0),
+            "{what}: item {i}: {g} vs {want}"
         );
     }
 }
