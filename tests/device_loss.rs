@@ -194,3 +194,52 @@ fn a_lost_device_fails_its_commands_and_nothing_hangs() {
     drop(env);
     done.store(true, Ordering::Release);
 }
+
+/// A real fault, for GPUs only (on lavapipe a wild store is a wild store of this process):
+/// a kernel stores 2^37 ints past its buffer. The GPU faults; clFinish must return
+/// `CL_OUT_OF_RESOURCES` within seconds and the command's status be negative (once this
+/// hung on the H200). Run by hand: `cargo test --test device_loss -- --ignored real_gpu_fault`.
+#[test]
+#[ignore]
+fn real_gpu_fault_ends_in_an_error() {
+    let env = Env::new();
+    let ty: cl_device_type =
+        info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(env.device, CL_DEVICE_TYPE, s, v, r) });
+    if ty & CL_DEVICE_TYPE_GPU == 0 {
+        eprintln!("skipped: not a GPU (a wild store would hit this process)");
+        return;
+    }
+    let done = Arc::new(AtomicBool::new(false));
+    {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(120));
+            if !done.load(Ordering::Acquire) {
+                eprintln!("device_loss: a GPU fault still hangs after 120 s");
+                std::process::abort();
+            }
+        });
+    }
+    let k = env.kern(
+        "__kernel void wild(__global int *p, long off) { p[off + (long)get_global_id(0)] = 1; }",
+        "wild",
+    );
+    let buf = env.zeros::<i32>(64);
+    arg_mem(k, 0, buf);
+    set_arg(k, 1, &(1i64 << 37));
+    let t0 = Instant::now();
+    let (r, e) = launch(env.queue, k, 64, &[]);
+    ok(r);
+    let f = unsafe { cl!(clFinish)(env.queue) };
+    eprintln!(
+        "clFinish after {:?}: {f}, event status {}",
+        t0.elapsed(),
+        status(e)
+    );
+    assert_eq!(f, CL_OUT_OF_RESOURCES);
+    assert!(status(e) < 0);
+    assert!(t0.elapsed() < Duration::from_secs(30));
+    let (r, _) = launch(env.queue, k, 64, &[]);
+    assert_eq!(r, CL_OUT_OF_RESOURCES, "new work after the fault");
+    done.store(true, Ordering::Release);
+}
