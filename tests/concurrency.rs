@@ -103,7 +103,7 @@ fn launch<T: Copy + Default>(
     k: cl_kernel,
     x: &[T],
 ) -> Vec<T> {
-    let (bx, by) = (buffer(ctx, x), buffer(ctx, &vec![T::default(); N]));
+    let (bx, by) = (buffer(ctx, x), buffer(ctx, &[T::default(); N]));
     set_arg(k, 0, &bx);
     set_arg(k, 1, &by);
     let g = N;

@@ -210,7 +210,7 @@ fn equally_gives_as_many_exact_sub_devices_as_fit() {
 fn green_contexts_fine_are_exact_to_2() {
     let Some(d) = cuda_device() else { return };
     let total = units(d);
-    let half = total / 2 & !1;
+    let half = (total / 2) & !1;
     let subs = split(d, &counts(&[half, half], FINE)).unwrap();
     assert_eq!(units(subs[0]), half);
     assert_eq!(units(subs[1]), half);
