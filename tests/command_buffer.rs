@@ -1288,3 +1288,68 @@ fn immutable_buffer_in_command_buffer() {
         cl!(clReleaseMemObject)(other);
     }
 }
+
+/// Recording follows clEnqueueNDRangeKernel's rule (OpenCL 3.0 5.10): a non-uniform range
+/// (global 10, local 4) of a program built without -cl-std (OpenCL C 1.2), or with CL3.0 and
+/// -cl-uniform-work-group-size, is CL_INVALID_WORK_GROUP_SIZE; with CL3.0 it records and runs
+/// groups of 4, 4 and 2 (checked against the host).
+#[test]
+fn non_uniform_recording_needs_cl_std_2_or_later() {
+    let _s = serial();
+    let env = Env::new();
+    const IDS: &str = r#"
+__kernel void ids(__global uint *out) {
+    size_t i = get_global_id(0);
+    out[i] = (uint)(i * 1000 + get_local_size(0) * 10 + get_group_id(0));
+}
+"#;
+    let (g, l) = ([10usize], [4usize]);
+    for (opts, allowed) in [
+        ("", false),
+        ("-cl-std=CL3.0 -cl-uniform-work-group-size", false),
+        ("-cl-std=CL3.0", true),
+    ] {
+        let p = env
+            .try_build(IDS, opts)
+            .unwrap_or_else(|(e, log)| panic!("build failed ({e}):\n{log}"));
+        let k = env.kernel(p, "ids");
+        let out = env.buffer(CL_MEM_READ_WRITE, 40, Some(&[0; 40]));
+        set_arg(k, 0, &out);
+        let cb = create(&env, None).unwrap();
+        let r = unsafe {
+            ext!(clCommandNDRangeKernelKHR)(
+                cb,
+                null_mut(),
+                null(),
+                k,
+                1,
+                null(),
+                g.as_ptr(),
+                l.as_ptr(),
+                0,
+                null(),
+                null_mut(),
+                null_mut(),
+            )
+        };
+        if allowed {
+            assert_eq!(r, CL_SUCCESS, "options {opts:?}");
+            ok(finalize(cb));
+            ok(enqueue(cb));
+            env.finish();
+            let got: Vec<u32> = env.read(out, 10);
+            let want: Vec<u32> = (0..10u32)
+                .map(|i| i * 1000 + if i < 8 { 40 } else { 20 } + i / 4)
+                .collect();
+            assert_eq!(got, want);
+        } else {
+            assert_eq!(r, CL_INVALID_WORK_GROUP_SIZE, "options {opts:?}");
+        }
+        release(cb);
+        unsafe {
+            cl!(clReleaseKernel)(k);
+            cl!(clReleaseMemObject)(out);
+            cl!(clReleaseProgram)(p);
+        }
+    }
+}

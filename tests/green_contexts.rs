@@ -87,26 +87,35 @@ fn split_property_is_parsed_everywhere() {
     release_all(&subs);
 }
 
+/// Every sub-device has exactly the SMs the scheme asks for (OpenCL 3.0 4.3): aligned green
+/// contexts for multiples of 8, explicit ALIGNED refusing other counts rather than rounding
+/// them up, and without the property an odd count on the Vulkan path.
 #[test]
-fn green_contexts_aligned_round_up_to_8() {
+fn green_contexts_aligned_are_exact() {
     let Some(d) = cuda_device() else { return };
     let total = units(d);
     let subs = split(d, &counts(&[8, 16, 32, 64], ALIGNED)).unwrap();
     let got: Vec<u32> = subs.iter().map(|&s| units(s)).collect();
     assert_eq!(got, vec![8, 16, 32, 64]);
     release_all(&subs);
-    // 10 and 3 round up to 16 and 8.
-    let subs = split(d, &counts(&[10, 3], ALIGNED)).unwrap();
+    // 10 and 3 are no multiples of 8: explicit ALIGNED fails (once 16 and 8 were reported).
+    let mut n = 0;
+    let p = counts(&[10, 3], ALIGNED);
+    let r = unsafe { cl!(clCreateSubDevices)(d, p.as_ptr(), 0, null_mut(), &mut n) };
+    assert_eq!(r, CL_DEVICE_PARTITION_FAILED, "{p:?}");
+    // Without the property: exactly 10 and 3 (3 is odd: the Vulkan path).
+    let mut p = vec![CL_DEVICE_PARTITION_BY_COUNTS, 10, 3];
+    p.extend([CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0]);
+    let subs = split(d, &p).unwrap();
     let got: Vec<u32> = subs.iter().map(|&s| units(s)).collect();
-    assert_eq!(got, vec![16, 8]);
+    assert_eq!(got, vec![10, 3]);
     release_all(&subs);
-    // Without the property: aligned too. EQUALLY 5 gives as many 8-SM parts as the driver
-    // can co-schedule (15 of the H200's 132 SMs, measured).
+    // EQUALLY 5 without the property: total / 5 sub-devices of 5.
     let subs = split(d, &[CL_DEVICE_PARTITION_EQUALLY, 5, 0]).unwrap();
-    assert!(!subs.is_empty() && subs.len() as u32 <= total / 8);
-    assert!(subs.iter().all(|&s| units(s) == 8));
+    assert_eq!(subs.len() as u32, total / 5);
+    assert!(subs.iter().all(|&s| units(s) == 5));
     release_all(&subs);
-    // Two halves of an even total round up past it: CL_DEVICE_PARTITION_FAILED.
+    // Two halves of an even total that is no multiple of 16, ALIGNED: CL_DEVICE_PARTITION_FAILED.
     let half = total / 2;
     if half % 8 != 0 {
         let mut n = 0;
@@ -116,11 +125,92 @@ fn green_contexts_aligned_round_up_to_8() {
     }
 }
 
+/// Issue 18, finding 4: EQUALLY 66 on the H200's 132 SMs is two sub-devices of 66 (once one
+/// of 72), the count query agrees, and a kernel runs on each; EQUALLY 64 is two of 64, 8 is
+/// sixteen of 8, 2 is sixty-six of 2, 1 and 3 are 132 of 1 and 44 of 3.
+#[test]
+fn equally_gives_as_many_exact_sub_devices_as_fit() {
+    let Some(d) = cuda_device() else { return };
+    let total = units(d);
+    for n in [total / 2, 64, 8, 2, 1, 3] {
+        if n == 0 || n >= total {
+            continue;
+        }
+        let props = [CL_DEVICE_PARTITION_EQUALLY, n as Prop, 0];
+        let mut count = 0;
+        ok(unsafe { cl!(clCreateSubDevices)(d, props.as_ptr(), 0, null_mut(), &mut count) });
+        assert_eq!(count, total / n, "EQUALLY {n} on {total} SMs: count query");
+        let subs = split(d, &props).unwrap();
+        let got: Vec<u32> = subs.iter().map(|&s| units(s)).collect();
+        assert_eq!(
+            got,
+            vec![n; (total / n) as usize],
+            "EQUALLY {n} on {total} SMs"
+        );
+        if n == total / 2 {
+            for &s in &subs {
+                let (ctx, prog) = context_with_program(&[s], AXPY);
+                let q = queue_of(ctx, s);
+                let len = 4096usize;
+                let x: Vec<f32> = (0..len).map(|i| i as f32).collect();
+                let y: Vec<f32> = (0..len).map(|i| (i % 7) as f32).collect();
+                let mk = |data: &[f32]| unsafe {
+                    let mut err = 0;
+                    let m = cl!(clCreateBuffer)(
+                        ctx,
+                        CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                        data.len() * 4,
+                        data.as_ptr() as *mut c_void,
+                        &mut err,
+                    );
+                    ok(err);
+                    m
+                };
+                let (bx, by, bs) = (mk(&x), mk(&y), mk(&vec![0.0; len / 64]));
+                let mut err = 0;
+                let k = unsafe { cl!(clCreateKernel)(prog, c"axpy".as_ptr(), &mut err) };
+                ok(err);
+                arg_mem(k, 0, by);
+                arg_mem(k, 1, bx);
+                set_arg(k, 2, &2.0f32);
+                arg_mem(k, 3, bs);
+                let (g, l) = ([len], [64usize]);
+                ok(unsafe {
+                    cl!(clEnqueueNDRangeKernel)(
+                        q,
+                        k,
+                        1,
+                        std::ptr::null(),
+                        g.as_ptr(),
+                        l.as_ptr(),
+                        0,
+                        std::ptr::null(),
+                        null_mut(),
+                    )
+                });
+                let got: Vec<f32> = read_buf(q, by, len);
+                let want: Vec<f32> = (0..len).map(|i| 2.0 * x[i] + y[i]).collect();
+                assert_eq!(got, want, "axpy on a sub-device of EQUALLY {n}");
+                unsafe {
+                    cl!(clReleaseKernel)(k);
+                    for m in [bx, by, bs] {
+                        cl!(clReleaseMemObject)(m);
+                    }
+                    cl!(clReleaseCommandQueue)(q);
+                    cl!(clReleaseProgram)(prog);
+                    cl!(clReleaseContext)(ctx);
+                }
+            }
+        }
+        release_all(&subs);
+    }
+}
+
 #[test]
 fn green_contexts_fine_are_exact_to_2() {
     let Some(d) = cuda_device() else { return };
     let total = units(d);
-    let half = total / 2 & !1;
+    let half = (total / 2) & !1;
     let subs = split(d, &counts(&[half, half], FINE)).unwrap();
     assert_eq!(units(subs[0]), half);
     assert_eq!(units(subs[1]), half);
@@ -365,10 +455,11 @@ fn read_buf<T: Copy + Default>(q: cl_command_queue, m: cl_mem, n: usize) -> Vec<
 }
 
 /// Sub-devices of `root` for the tests that run everywhere: EQUALLY 1 (one compute unit each;
-/// on the CUDA path groups of 8 SMs), else one of 16 SMs; None (with the reason printed) when
-/// the device cannot be split.
+/// on the CUDA path EQUALLY 8, aligned green contexts of 8 SMs), else one of 16 SMs; None
+/// (with the reason printed) when the device cannot be split.
 fn small_sub_devices(root: cl_device_id) -> Option<Vec<cl_device_id>> {
-    match split(root, &[CL_DEVICE_PARTITION_EQUALLY, 1, 0]) {
+    let n = if cuda_device().is_some() { 8 } else { 1 };
+    match split(root, &[CL_DEVICE_PARTITION_EQUALLY, n, 0]) {
         Ok(s) if !s.is_empty() => Some(s),
         _ => match split(root, &counts(&[16], ALIGNED)) {
             Ok(s) => Some(s),

@@ -1280,9 +1280,17 @@ fn enqueue_errors() {
         };
         assert_eq!(r, CL_INVALID_WORK_DIMENSION, "work_dim {dim}");
     }
-    // Non-uniform work-groups: a local size that does not divide the global size runs.
-    assert_eq!(env.try_run(k, &[64], Some(&[5]), None), CL_SUCCESS);
-    assert_eq!(env.try_run(k, &[64, 6], Some(&[8, 4]), None), CL_SUCCESS);
+    // An OpenCL C 1.2 program (no -cl-std) must have uniform work-groups (OpenCL 3.0 5.10):
+    // a local size that does not divide the global size is CL_INVALID_WORK_GROUP_SIZE (see
+    // non_uniform_work_groups_need_cl_std_2_or_later for the programs that may).
+    assert_eq!(
+        env.try_run(k, &[64], Some(&[5]), None),
+        CL_INVALID_WORK_GROUP_SIZE
+    );
+    assert_eq!(
+        env.try_run(k, &[64, 6], Some(&[8, 4]), None),
+        CL_INVALID_WORK_GROUP_SIZE
+    );
     assert_eq!(
         env.try_run(k, &[64], Some(&[0]), None),
         CL_INVALID_WORK_GROUP_SIZE,
@@ -4814,5 +4822,117 @@ kernel void addrs(global ulong *r, int k) {
     unsafe {
         cl!(clReleaseMemObject)(out);
         cl!(clReleaseKernel)(k);
+    }
+}
+
+const NON_UNIFORM_IDS: &str = r#"
+__kernel void ids(__global uint *out) {
+    size_t i = get_global_id(0);
+    out[i] = (uint)(i * 1000 + get_local_size(0) * 10 + get_group_id(0));
+}
+"#;
+
+/// OpenCL 3.0 5.10, clEnqueueNDRangeKernel: a program from source supports non-uniform
+/// work-groups only when built with -cl-std=CL2.0 or CL3.0 and without
+/// -cl-uniform-work-group-size. Global 10, local 4: CL_INVALID_WORK_GROUP_SIZE for OpenCL C
+/// 1.2 (no -cl-std, and -cl-std=CL1.2) and for CL3.0 with -cl-uniform-work-group-size; with
+/// CL3.0 alone it runs groups of 4, 4 and 2, checked against the host. A linked program
+/// supports them when its compiled inputs do; a uniform range runs in every case.
+#[test]
+fn non_uniform_work_groups_need_cl_std_2_or_later() {
+    let env = Env::new();
+    let run = |k: cl_kernel| {
+        let out = env.zeros::<u32>(10);
+        arg_mem(k, 0, out);
+        let r = env.try_run(k, &[10], Some(&[4]), None);
+        let got: Vec<u32> = env.read(out, 10);
+        // A uniform range is fine whatever the options.
+        let uni = env.zeros::<u32>(8);
+        arg_mem(k, 0, uni);
+        assert_eq!(env.try_run(k, &[8], Some(&[4]), None), CL_SUCCESS);
+        let want: Vec<u32> = (0..8).map(|i| i * 1000 + 40 + i / 4).collect();
+        assert_eq!(env.read::<u32>(uni, 8), want);
+        unsafe {
+            cl!(clReleaseMemObject)(out);
+            cl!(clReleaseMemObject)(uni);
+        }
+        (r, got)
+    };
+    for opts in [
+        "",
+        "-cl-std=CL1.2",
+        "-cl-std=CL3.0 -cl-uniform-work-group-size",
+    ] {
+        let k = env.kern_opts(NON_UNIFORM_IDS, opts, "ids");
+        let (r, got) = run(k);
+        assert_eq!(r, CL_INVALID_WORK_GROUP_SIZE, "options {opts:?}");
+        assert_eq!(got, vec![0; 10], "nothing ran with options {opts:?}");
+        unsafe { cl!(clReleaseKernel)(k) };
+    }
+    let k = env.kern_opts(NON_UNIFORM_IDS, "-cl-std=CL3.0", "ids");
+    let (r, got) = run(k);
+    assert_eq!(r, CL_SUCCESS);
+    let want: Vec<u32> = (0..10u32)
+        .map(|i| i * 1000 + if i < 8 { 40 } else { 20 } + i / 4)
+        .collect();
+    assert_eq!(got, want);
+    unsafe { cl!(clReleaseKernel)(k) };
+
+    // clCompileProgram + clLinkProgram: the compile options decide.
+    for (opts, allowed) in [("-cl-std=CL3.0", true), ("", false)] {
+        let src = std::ffi::CString::new(NON_UNIFORM_IDS).unwrap();
+        let ptrs = [src.as_ptr()];
+        let mut err = 0;
+        let obj = unsafe {
+            cl!(clCreateProgramWithSource)(
+                env.context,
+                1,
+                ptrs.as_ptr() as *mut *const std::ffi::c_char,
+                null(),
+                &mut err,
+            )
+        };
+        ok(err);
+        let copts = std::ffi::CString::new(opts).unwrap();
+        ok(unsafe {
+            cl!(clCompileProgram)(
+                obj,
+                1,
+                &env.device,
+                copts.as_ptr(),
+                0,
+                null(),
+                null_mut(),
+                None,
+                null_mut(),
+            )
+        });
+        let linked = unsafe {
+            cl!(clLinkProgram)(
+                env.context,
+                1,
+                &env.device,
+                null(),
+                1,
+                &obj,
+                None,
+                null_mut(),
+                &mut err,
+            )
+        };
+        ok(err);
+        let k = env.kernel(linked, "ids");
+        let (r, got) = run(k);
+        if allowed {
+            assert_eq!(r, CL_SUCCESS, "linked from {opts:?}");
+            assert_eq!(got, want);
+        } else {
+            assert_eq!(r, CL_INVALID_WORK_GROUP_SIZE, "linked from {opts:?}");
+        }
+        unsafe {
+            cl!(clReleaseKernel)(k);
+            cl!(clReleaseProgram)(linked);
+            cl!(clReleaseProgram)(obj);
+        }
     }
 }

@@ -122,7 +122,7 @@ pub unsafe extern "C" fn clReleaseDevice(device: cl_device_id) -> cl_int {
 }
 
 /// Reads a clCreateSubDevices property list: the scheme, vkcl's split method
-/// (`CL_DEVICE_PARTITION_SM_SPLIT_VKCL` after the scheme's values; aligned when absent) and
+/// (`CL_DEVICE_PARTITION_SM_SPLIT_VKCL` after the scheme's values; None when absent) and
 /// the list as given (terminating 0 included, for `CL_DEVICE_PARTITION_TYPE`).
 /// Errors: `CL_INVALID_VALUE` for a NULL list, an unknown scheme, a missing value, a second
 /// scheme in the same list, an unknown split method, or a value that cannot be a compute-unit
@@ -132,7 +132,11 @@ pub unsafe extern "C" fn clReleaseDevice(device: cl_device_id) -> cl_int {
 /// `props` must be NULL or a list terminated as the OpenCL API requires.
 unsafe fn partition_properties(
     props: *const cl_device_partition_property,
-) -> ClResult<(Partition, SplitMethod, Vec<cl_device_partition_property>)> {
+) -> ClResult<(
+    Partition,
+    Option<SplitMethod>,
+    Vec<cl_device_partition_property>,
+)> {
     // CL_INVALID_VALUE if values specified in properties are not valid (a NULL list names no scheme).
     if props.is_null() {
         return Err(ClError(CL_INVALID_VALUE));
@@ -176,11 +180,11 @@ unsafe fn partition_properties(
         _ => return Err(ClError(CL_INVALID_VALUE)),
     };
     let mut end = end;
-    let mut method = SplitMethod::Aligned;
+    let mut method = None;
     // vkcl's own property, once, after the scheme's values.
     if at(end) == CL_DEVICE_PARTITION_SM_SPLIT_VKCL {
         // CL_INVALID_VALUE if values specified in properties are not valid (an unknown method).
-        method = split_method(at(end + 1)).ok_or(ClError(CL_INVALID_VALUE))?;
+        method = Some(split_method(at(end + 1)).ok_or(ClError(CL_INVALID_VALUE))?);
         end += 2;
     }
     // CL_INVALID_VALUE if values specified in properties are not valid: "Only one of the listed
@@ -399,7 +403,8 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_HOST_UNIFIED_MEMORY => out.scalar(b(p.unified_memory)),
         CL_DEVICE_PROFILING_TIMER_RESOLUTION => out.scalar(d.timer_resolution_ns()),
         CL_DEVICE_ENDIAN_LITTLE => out.scalar(CL_TRUE),
-        CL_DEVICE_AVAILABLE => out.scalar(CL_TRUE),
+        // CL_FALSE once the device is lost (a GPU fault): its commands fail.
+        CL_DEVICE_AVAILABLE => out.scalar(if d.is_lost() { CL_FALSE } else { CL_TRUE }),
         CL_DEVICE_COMPILER_AVAILABLE | CL_DEVICE_LINKER_AVAILABLE => out.scalar(b(compiler)),
         CL_DEVICE_EXECUTION_CAPABILITIES => {
             out.scalar(CL_EXEC_KERNEL as cl_device_exec_capabilities)

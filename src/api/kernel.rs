@@ -511,9 +511,10 @@ pub(crate) fn check_range(
                 if l[i] == 0 {
                     return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
                 }
-                // CL_INVALID_WORK_GROUP_SIZE if the program was compiled with
-                // -cl-uniform-work-group-size and the global size is not evenly divisible by
-                // the local size (otherwise non-uniform work-groups run the remainder).
+                // CL_INVALID_WORK_GROUP_SIZE if the work-group size must be uniform (built
+                // with -cl-uniform-work-group-size, or from source without -cl-std=CL2.0 or
+                // CL3.0) and the global size is not evenly divisible by the local size
+                // (otherwise non-uniform work-groups run the remainder).
                 if k.uniform_work_groups
                     && r.global[i] != 0
                     && !r.global[i].is_multiple_of(l[i] as u64)
@@ -534,9 +535,8 @@ pub(crate) fn check_range(
         }
         None => {
             if let Some(req) = reqd {
-                // CL_INVALID_WORK_GROUP_SIZE if the program was compiled with
-                // -cl-uniform-work-group-size and the global size is not evenly divisible by
-                // the required work-group size.
+                // CL_INVALID_WORK_GROUP_SIZE if the work-group size must be uniform and the
+                // global size is not evenly divisible by the required work-group size.
                 if k.uniform_work_groups
                     && (0..n).any(|i| !r.global[i].is_multiple_of(req[i] as u64))
                 {

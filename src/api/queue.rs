@@ -186,7 +186,8 @@ pub unsafe extern "C" fn clFlush(queue: cl_command_queue) -> cl_int {
 }
 
 /// clFinish: blocks until every command of the queue has completed.
-/// Errors: `CL_INVALID_COMMAND_QUEUE`.
+/// Errors: `CL_INVALID_COMMAND_QUEUE`; `CL_OUT_OF_RESOURCES` when the queue's device is lost
+/// (a GPU fault: its commands then end with that status too, within seconds).
 ///
 /// # Safety
 /// Any pointer value is accepted.
@@ -194,6 +195,21 @@ pub unsafe extern "C" fn clFinish(queue: cl_command_queue) -> cl_int {
     status(|| {
         let q: Arc<CommandQueue> = lookup(queue as *const c_void)?;
         q.finish();
+        if q.device_lost() {
+            return Err(ClError(CL_OUT_OF_RESOURCES));
+        }
         Ok(())
     })
+}
+
+/// Debug fault injection for tests (not an OpenCL entry point): the next device submission
+/// of any queue is treated as a GPU fault. It is not made, its device is marked lost, and its
+/// timeline value never comes, as on a GPU that faulted, so the command's event ends with
+/// `CL_OUT_OF_RESOURCES`, clFinish returns it, waits on dependants end with
+/// `CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST` or `CL_OUT_OF_RESOURCES`, and every later
+/// enqueue on the device is refused with `CL_OUT_OF_RESOURCES`. The loss lasts for the
+/// process (the device cannot come back).
+#[no_mangle]
+pub extern "C" fn vkcl_debug_inject_device_loss() {
+    crate::core::device::inject_device_loss();
 }

@@ -49,8 +49,12 @@ fn opt_pipeline(tools: &Tools) -> String {
         "-disable-output".to_string(),
         "-".to_string(),
     ];
-    let printed = run(&tools.opt, &args, Some(b""))
-        .ok()
+    let Ok(out) = run(&tools.opt, &args, Some(b"")) else {
+        // opt could not be started (a transient failure under load): the fallback for this
+        // build only, not remembered for the process.
+        return OPT_PIPELINE.to_string();
+    };
+    let printed = Some(out)
         .filter(|o| o.success)
         .map(|o| o.stdout.trim().to_string());
     let pipeline = match printed {

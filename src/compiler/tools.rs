@@ -148,9 +148,29 @@ pub(crate) fn run(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     tracing::debug!(?program, ?args, "running compiler tool");
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
+    // Many threads building at once on a loaded machine can meet a transient fork or exec
+    // failure (EAGAIN at the process limit, EINTR, ETXTBSY): retried a few times, backing
+    // off, before the build fails with it.
+    let mut tries = 0;
+    let mut child = loop {
+        match cmd.spawn() {
+            Ok(c) => break c,
+            Err(e)
+                if tries < 6
+                    && matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock
+                            | std::io::ErrorKind::Interrupted
+                            | std::io::ErrorKind::ExecutableFileBusy
+                    ) =>
+            {
+                tracing::debug!(?program, "spawn failed ({e}), retrying");
+                std::thread::sleep(std::time::Duration::from_millis(10 << tries));
+                tries += 1;
+            }
+            Err(e) => return Err(format!("cannot run {}: {e}", program.display())),
+        }
+    };
     let pipe = child.stdin.take();
     let out = std::thread::scope(|scope| {
         if let (Some(input), Some(mut pipe)) = (stdin, pipe) {

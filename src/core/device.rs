@@ -7,6 +7,7 @@
 use super::error::{refused, ClError, ClResult};
 use super::make_version;
 use super::object::{self, ClObject, Header, Kind};
+use super::partition::{plan_sm_split, SplitVia};
 pub use crate::backend::cuda::SplitMethod;
 use crate::backend::cuda::{self, CudaDevice, GreenContext, SmResource, SplitRequest};
 use crate::backend::error::BackendError;
@@ -81,100 +82,12 @@ pub struct Device {
     pub cuda: Option<CudaSide>,
 }
 
-/// A partition scheme of clCreateSubDevices, decoded from its property list.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Partition {
-    /// `CL_DEVICE_PARTITION_EQUALLY`: as many sub-devices of `n` compute units as fit.
-    Equally(u32),
-    /// `CL_DEVICE_PARTITION_BY_COUNTS`: one sub-device per count, in order.
-    ByCounts(Vec<u32>),
-    /// `CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN` with one `CL_DEVICE_AFFINITY_DOMAIN_*` bit.
-    ByAffinityDomain(cl_device_affinity_domain),
-}
+pub use super::partition::{plan_partition, Partition, ALL_AFFINITY_DOMAINS};
 
-/// Every affinity domain the spec defines (`CL_DEVICE_AFFINITY_DOMAIN_*`).
-pub const ALL_AFFINITY_DOMAINS: cl_device_affinity_domain = CL_DEVICE_AFFINITY_DOMAIN_NUMA
-    | CL_DEVICE_AFFINITY_DOMAIN_L4_CACHE
-    | CL_DEVICE_AFFINITY_DOMAIN_L3_CACHE
-    | CL_DEVICE_AFFINITY_DOMAIN_L2_CACHE
-    | CL_DEVICE_AFFINITY_DOMAIN_L1_CACHE
-    | CL_DEVICE_AFFINITY_DOMAIN_NEXT_PARTITIONABLE;
-
-/// Splits `units` compute units by `scheme` into (first unit, count) pairs, offsets relative
-/// to the device being partitioned; `domains` are the affinity domains the device has
-/// (`CL_DEVICE_PARTITION_AFFINITY_DOMAIN`).
-///
-/// Errors (OpenCL 3.0 section 4.3, clCreateSubDevices): `CL_INVALID_VALUE` for values that are
-/// not valid or not supported by the device; `CL_DEVICE_PARTITION_FAILED` when the scheme is
-/// supported but the device cannot be split that way; `CL_INVALID_DEVICE_PARTITION_COUNT` for
-/// BY_COUNTS lists that ask for too many sub-devices or compute units.
-pub fn plan_partition(
-    units: u32,
-    domains: cl_device_affinity_domain,
-    scheme: &Partition,
-) -> ClResult<Vec<(u32, u32)>> {
-    match scheme {
-        Partition::Equally(n) => {
-            // CL_INVALID_VALUE if values specified in properties are not valid (n compute units, n >= 1).
-            if *n == 0 {
-                return Err(ClError(CL_INVALID_VALUE));
-            }
-            // CL_INVALID_DEVICE_PARTITION_COUNT if the total number of compute units requested
-            // exceeds CL_DEVICE_MAX_COMPUTE_UNITS for in_device.
-            if *n > units {
-                return Err(ClError(CL_INVALID_DEVICE_PARTITION_COUNT));
-            }
-            // CL_DEVICE_PARTITION_FAILED if the partition name is supported by the implementation
-            // but in_device could not be further partitioned: n = all its compute units leaves no
-            // smaller device to make (the CTS's negative_create_sub_devices reads it so).
-            if *n == units {
-                return Err(ClError(CL_DEVICE_PARTITION_FAILED));
-            }
-            Ok((0..units / n).map(|i| (i * n, *n)).collect())
-        }
-        Partition::ByCounts(counts) => {
-            // CL_INVALID_VALUE if values specified in properties are not valid (an empty list).
-            if counts.is_empty() {
-                return Err(ClError(CL_INVALID_VALUE));
-            }
-            // CL_INVALID_DEVICE_PARTITION_COUNT if ... the number of sub-devices requested exceeds
-            // CL_DEVICE_PARTITION_MAX_SUB_DEVICES ... or exceeds CL_DEVICE_MAX_COMPUTE_UNITS.
-            if counts.len() as u64 > u64::from(units) {
-                return Err(ClError(CL_INVALID_DEVICE_PARTITION_COUNT));
-            }
-            // CL_INVALID_DEVICE_PARTITION_COUNT if ... the number of compute units requested for one
-            // or more sub-devices is less than zero (a sub-device needs one unit: 0 is refused too).
-            if counts.contains(&0) {
-                return Err(ClError(CL_INVALID_DEVICE_PARTITION_COUNT));
-            }
-            // CL_INVALID_DEVICE_PARTITION_COUNT if ... the total number of compute units requested
-            // exceeds CL_DEVICE_MAX_COMPUTE_UNITS for in_device.
-            if counts.iter().map(|&c| u64::from(c)).sum::<u64>() > u64::from(units) {
-                return Err(ClError(CL_INVALID_DEVICE_PARTITION_COUNT));
-            }
-            let mut first = 0;
-            Ok(counts
-                .iter()
-                .map(|&c| {
-                    first += c;
-                    (first - c, c)
-                })
-                .collect())
-        }
-        Partition::ByAffinityDomain(d) => {
-            // CL_INVALID_VALUE if values specified in properties are not valid (exactly one domain).
-            if d & ALL_AFFINITY_DOMAINS != *d || d.count_ones() != 1 {
-                return Err(ClError(CL_INVALID_VALUE));
-            }
-            // CL_INVALID_VALUE if values specified in properties are valid but not supported by the
-            // device (vkcl's devices report no affinity domains: see README).
-            if domains & d == 0 {
-                return Err(ClError(CL_INVALID_VALUE));
-            }
-            // No device offers a domain yet; one that does splits here along it.
-            Err(ClError(CL_DEVICE_PARTITION_FAILED))
-        }
-    }
+/// Debug fault injection (`vkcl_debug_inject_device_loss`): the next device submission of any
+/// queue is treated as a GPU fault (the backend's `inject_device_loss`).
+pub fn inject_device_loss() {
+    vulkan::device::inject_device_loss();
 }
 
 impl ClObject for Device {
@@ -300,22 +213,40 @@ impl Device {
     /// `create` is set, makes the sub-devices (`partition_type` is the list as given, with its
     /// terminating 0). Returns the number of sub-devices and those created.
     ///
-    /// On the CUDA path the SMs are split by the driver as `method` says and each sub-device
-    /// is a green context whose real SM count is its `CL_DEVICE_MAX_COMPUTE_UNITS` (aligned
-    /// counts round up to 8); elsewhere `method` has no effect.
+    /// Every sub-device has exactly the compute units the scheme gives it (OpenCL 3.0 4.3).
+    /// On the CUDA path [`plan_sm_split`] picks how (`method`: vkcl's split property, None
+    /// when absent): green contexts of an aligned or fine driver split whose parts have
+    /// exactly those SMs, else (odd counts, or a driver split that does not give them) Vulkan
+    /// sub-devices without a green context; elsewhere `method` has no effect.
     /// Errors: as [`plan_partition`]; on the CUDA path also `CL_DEVICE_PARTITION_FAILED` when
-    /// the rounded parts do not fit in the device's SMs, `CL_OUT_OF_RESOURCES` when the driver
+    /// an explicit method cannot give the counts, `CL_OUT_OF_RESOURCES` when the driver
     /// refuses a split or a green context.
     pub fn partition(
         self: &Arc<Self>,
         scheme: &Partition,
-        method: SplitMethod,
+        method: Option<SplitMethod>,
         partition_type: &[cl_device_partition_property],
         create: bool,
     ) -> ClResult<(usize, Vec<Arc<Device>>)> {
         let plan = plan_partition(self.compute_units, self.affinity_domains(), scheme)?;
         if let Some(side) = &self.cuda {
-            return self.partition_cuda(side, scheme, &plan, method, partition_type, create);
+            let align = side.sm.granularity(SplitMethod::Aligned);
+            let split = plan_sm_split(self.compute_units, align, scheme, method)?;
+            if let SplitVia::Green(m) = split.via {
+                let exact = m != SplitMethod::Backfill;
+                match self.partition_cuda(side, scheme, &plan, m, exact, partition_type, create)? {
+                    Some(r) => return Ok(r),
+                    // CL_DEVICE_PARTITION_FAILED if the partition name is supported by the
+                    // implementation but in_device could not be further partitioned (the
+                    // method asked for does not give these counts).
+                    None if method.is_some() => return Err(ClError(CL_DEVICE_PARTITION_FAILED)),
+                    None => tracing::info!(
+                        "no green-context split of {} SMs gives {:?}: Vulkan sub-devices",
+                        self.compute_units,
+                        scheme
+                    ),
+                }
+            }
         }
         let subs = if create {
             plan.iter()
@@ -327,16 +258,20 @@ impl Device {
         Ok((plan.len(), subs))
     }
 
-    /// [`Device::partition`] on the CUDA path: the driver's split of this device's SMs.
+    /// [`Device::partition`] on the CUDA path: the driver's split of this device's SMs by
+    /// `method` into the counts of `plan`. `Ok(None)` when the parts do not fit or (`exact`)
+    /// a part's SMs differ from its count.
+    #[allow(clippy::too_many_arguments)]
     fn partition_cuda(
         self: &Arc<Self>,
         side: &CudaSide,
         scheme: &Partition,
         plan: &[(u32, u32)],
         method: SplitMethod,
+        exact: bool,
         partition_type: &[cl_device_partition_property],
         create: bool,
-    ) -> ClResult<(usize, Vec<Arc<Device>>)> {
+    ) -> ClResult<Option<(usize, Vec<Arc<Device>>)>> {
         let request = match scheme {
             Partition::Equally(n) => SplitRequest::Equally {
                 size: *n,
@@ -350,15 +285,21 @@ impl Device {
             tracing::warn!("green-context partition: {e}");
             ClError(CL_OUT_OF_RESOURCES)
         };
-        // CL_DEVICE_PARTITION_FAILED if the partition name is supported by the implementation
-        // but in_device could not be further partitioned (the rounded parts do not fit).
-        let parts = side
-            .sm
-            .split(&request, method)
-            .map_err(out_of_resources)?
-            .ok_or(ClError(CL_DEVICE_PARTITION_FAILED))?;
+        let Some(parts) = side.sm.split(&request, method).map_err(out_of_resources)? else {
+            return Ok(None);
+        };
+        let got: Vec<u32> = parts.iter().map(|p| cuda::sm_count_of(p)).collect();
+        if parts.len() != plan.len()
+            || (exact && got.iter().zip(plan).any(|(&g, &(_, want))| g != want))
+        {
+            tracing::info!(
+                "{method:?} split of {} SMs gave {got:?}, not {plan:?}",
+                side.sm.sm_count()
+            );
+            return Ok(None);
+        }
         if !create {
-            return Ok((parts.len(), Vec::new()));
+            return Ok(Some((parts.len(), Vec::new())));
         }
         let mut subs = Vec::with_capacity(parts.len());
         let mut first = 0;
@@ -379,7 +320,7 @@ impl Device {
             ));
             first += units;
         }
-        Ok((subs.len(), subs))
+        Ok(Some((subs.len(), subs)))
     }
 
     /// The green context of a sub-device on the CUDA path.
@@ -423,6 +364,12 @@ impl Device {
             .get_or_init(|| vulkan::Device::new(self.instance, self.phys.clone()))
             .as_ref()
             .map_err(|e| refused("device creation", e.clone()))
+    }
+
+    /// Whether the device's Vulkan device was created and is lost (a GPU fault): its
+    /// commands fail with `CL_OUT_OF_RESOURCES` (`CL_DEVICE_AVAILABLE` false).
+    pub fn is_lost(&self) -> bool {
+        matches!(self.root().vk.get(), Some(Ok(vk)) if vk.is_lost())
     }
 
     /// Saves the Vulkan pipeline cache of the device (its root's) to disk if it has grown;

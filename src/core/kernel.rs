@@ -33,8 +33,9 @@ pub struct Kernel {
     compiled: Arc<CompiledProgram>,
     index: usize,
     pub args: Mutex<Vec<Option<ArgValue>>>,
-    /// Whether the program was built with `-cl-uniform-work-group-size`: every NDRange of
-    /// this kernel must then have uniform work-groups.
+    /// Whether every NDRange of this kernel must have uniform work-groups: its program was
+    /// built with `-cl-uniform-work-group-size`, or from OpenCL C source without
+    /// `-cl-std=CL2.0`/`CL3.0` (OpenCL 3.0 5.10, clEnqueueNDRangeKernel).
     pub uniform_work_groups: bool,
 }
 
@@ -61,10 +62,7 @@ impl Kernel {
         let (compiled, index) = program.kernel_info(name)?;
         let n = compiled.kernels[index].args.len();
         program.kernel_count.fetch_add(1, Ordering::AcqRel);
-        let uniform_work_groups = program
-            .executable_options()
-            .split_whitespace()
-            .any(|o| o == "-cl-uniform-work-group-size");
+        let uniform_work_groups = !program.executable_non_uniform();
         Ok(Kernel {
             header: Header::new(Kind::Kernel),
             program,

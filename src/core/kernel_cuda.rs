@@ -386,7 +386,11 @@ pub(crate) fn green_work(
                 return failed(e);
             }
         }
-        ForeignOutcome::Enqueued
+        // A fault on the device never signals the value: the completion's wait asks the
+        // streams for their errors.
+        let probe: crate::backend::vulkan::queue::Probe =
+            Box::new(move || green.check_streams().map_err(|e| e.to_string()));
+        ForeignOutcome::Enqueued(Some(probe))
     }))
 }
 

@@ -11,6 +11,7 @@ pub mod kernel;
 pub(crate) mod kernel_cuda;
 pub mod memory;
 pub mod object;
+pub mod partition;
 pub mod platform;
 pub mod printf;
 pub mod program;

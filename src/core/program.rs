@@ -44,6 +44,27 @@ pub struct BuildState {
     /// with `-cl-kernel-arg-info`, or linked from an object or library that was (OpenCL 3.0
     /// 5.10.11: the option may be given to clCompileProgram).
     pub arg_info: bool,
+    /// Whether kernels of this build may run non-uniform work-groups (see
+    /// [`supports_non_uniform`]; for a link, every input must).
+    pub non_uniform: bool,
+}
+
+/// Whether a build or compile with `options` supports non-uniform work-groups (OpenCL 3.0
+/// section 5.10, clEnqueueNDRangeKernel): from OpenCL C source (`from_source`) only with
+/// `-cl-std=CL2.0` or `-cl-std=CL3.0`; from IL or a binary always; in both cases never with
+/// `-cl-uniform-work-group-size`. Launches of a kernel whose build does not must have uniform
+/// work-groups (`CL_INVALID_WORK_GROUP_SIZE` otherwise).
+pub fn supports_non_uniform(from_source: bool, options: &str) -> bool {
+    let mut cl2_or_later = false;
+    for o in options.split_whitespace() {
+        match o {
+            "-cl-uniform-work-group-size" => return false,
+            "-cl-std=CL2.0" | "-cl-std=CL3.0" => cl2_or_later = true,
+            _ if o.starts_with("-cl-std=") => cl2_or_later = false,
+            _ => {}
+        }
+    }
+    cl2_or_later || !from_source
 }
 
 /// Which entry point builds: decides the error codes of a failure.
@@ -159,6 +180,7 @@ impl Program {
             ),
             _ => (CL_PROGRAM_BINARY_TYPE_NONE as cl_program_binary_type, None),
         };
+        let from_binary = matches!(&source, ProgramSource::Binary(_));
         Program {
             header: Header::new(Kind::Program),
             context,
@@ -172,6 +194,9 @@ impl Program {
                     compiled: None,
                     object,
                     arg_info: false,
+                    // An object or library from a binary, linked as it is (OpenCL 3.0 5.10:
+                    // a program from a binary supports non-uniform work-groups).
+                    non_uniform: from_binary,
                 };
                 devices.len()
             ]),
@@ -294,6 +319,15 @@ impl Program {
             .unwrap_or_default()
     }
 
+    /// Whether kernels of the executable that [`Program::compiled`] returns may run
+    /// non-uniform work-groups (see [`BuildState::non_uniform`]); false when there is none.
+    pub fn executable_non_uniform(&self) -> bool {
+        self.lock()
+            .iter()
+            .find(|s| s.compiled.is_some())
+            .is_some_and(|s| s.non_uniform)
+    }
+
     /// Whether the executable that [`Program::compiled`] returns has argument information
     /// (see [`BuildState::arg_info`]).
     pub fn executable_arg_info(&self) -> bool {
@@ -385,6 +419,14 @@ impl Program {
         let inputs_arg_info = inputs
             .iter()
             .any(|p| p.lock().iter().any(|s| s.object.is_some() && s.arg_info));
+        // clEnqueueNDRangeKernel: a linked program supports non-uniform work-groups when all
+        // its input programs do.
+        let inputs_non_uniform = inputs.iter().all(|p| {
+            p.lock()
+                .iter()
+                .filter(|s| s.object.is_some())
+                .all(|s| s.non_uniform)
+        });
         let all: Vec<usize> = (0..self.devices.len()).collect();
         let linked = self.run_step(BuildStep::Link, &all, options, true, |env| {
             let o = compiler::parse_link_options(options).map_err(BuildFailure::options)?;
@@ -396,9 +438,10 @@ impl Program {
                 compiler::link_executable(env, &refs, &sources).map(Outcome::Executable)
             }
         });
-        if linked.is_ok() && inputs_arg_info {
+        if linked.is_ok() {
             for s in self.lock().iter_mut() {
-                s.arg_info = true;
+                s.arg_info |= inputs_arg_info;
+                s.non_uniform = inputs_non_uniform;
             }
         }
         linked
@@ -447,11 +490,37 @@ impl Program {
         let key = device_key(first);
         {
             let mut all = self.lock();
+            // CL_INVALID_OPERATION if the build of a program executable for any of the devices
+            // listed in device_list by a previous call to clBuildProgram for program has not
+            // completed (a build from another thread at the same time: checked and marked
+            // under one lock, so two builds of one program never interleave their states).
+            if targets
+                .iter()
+                .any(|&i| all[i].status == CL_BUILD_IN_PROGRESS)
+            {
+                return Err(ClError(CL_INVALID_OPERATION));
+            }
             for &i in targets {
                 all[i].status = CL_BUILD_IN_PROGRESS;
                 all[i].options = options.to_string();
             }
         }
+        // A panic in the step (caught at the API boundary) must not leave the states in
+        // progress for ever: they become errors.
+        struct InProgress<'a>(&'a Program, &'a [usize], bool);
+        impl Drop for InProgress<'_> {
+            fn drop(&mut self) {
+                if !self.2 {
+                    let mut all = self.0.lock();
+                    for &i in self.1 {
+                        if all[i].status == CL_BUILD_IN_PROGRESS {
+                            all[i].status = CL_BUILD_ERROR;
+                        }
+                    }
+                }
+            }
+        }
+        let mut guard = InProgress(self, targets, false);
         let tools = match compiler::find_tools() {
             Ok(t) => t,
             Err(_) if !needs_tools => compiler::Tools::absent(),
@@ -482,6 +551,8 @@ impl Program {
         let arg_info = options
             .split_whitespace()
             .any(|o| o == "-cl-kernel-arg-info");
+        let non_uniform =
+            supports_non_uniform(matches!(self.source, ProgramSource::Source(_)), options);
         let mut all = self.lock();
         let (state, r) = match result {
             Ok(Outcome::Executable(p)) => (
@@ -493,6 +564,7 @@ impl Program {
                     compiled: Some(Arc::new(p)),
                     object: None,
                     arg_info,
+                    non_uniform,
                 },
                 Ok(()),
             ),
@@ -505,6 +577,7 @@ impl Program {
                     compiled: None,
                     object: Some(Arc::new(bitcode)),
                     arg_info,
+                    non_uniform,
                 },
                 Ok(()),
             ),
@@ -517,6 +590,7 @@ impl Program {
                     compiled: None,
                     object: None,
                     arg_info,
+                    non_uniform,
                 },
                 Err(step.error(f.kind)),
             ),
@@ -524,6 +598,7 @@ impl Program {
         for &i in targets {
             all[i] = state.clone();
         }
+        guard.2 = true;
         r
     }
 

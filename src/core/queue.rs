@@ -122,14 +122,27 @@ impl CommandQueue {
         self.properties.load(Ordering::Acquire)
     }
 
-    /// clFinish: blocks until every command enqueued so far has completed.
+    /// clFinish: blocks until every command enqueued so far has completed (or failed: on a
+    /// lost device within about [`crate::backend::vulkan::timeline::CHECK`]).
     pub fn finish(&self) {
         self.engine.finish();
     }
 
-    /// Checks a wait list: every event of this queue's context.
-    /// Errors: `CL_INVALID_CONTEXT` for an event of another context.
+    /// Whether the queue's device is lost (a GPU fault, `VK_ERROR_DEVICE_LOST`, a CUDA error
+    /// on a green context's stream): its commands failed or will fail with
+    /// `CL_OUT_OF_RESOURCES`, and new ones are refused.
+    pub fn device_lost(&self) -> bool {
+        self.engine.timeline.device_lost()
+    }
+
+    /// Checks a wait list (every enqueue does, before it enqueues): every event of this
+    /// queue's context, and the queue's device not lost.
+    /// Errors: `CL_INVALID_CONTEXT` for an event of another context; `CL_OUT_OF_RESOURCES`
+    /// once the device is lost ([`CommandQueue::device_lost`]).
     pub fn check_wait_list(&self, events: &[Arc<Event>]) -> ClResult<()> {
+        if self.device_lost() {
+            return Err(ClError(CL_OUT_OF_RESOURCES));
+        }
         if events
             .iter()
             .any(|e| !Arc::ptr_eq(&e.context, &self.context))

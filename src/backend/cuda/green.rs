@@ -459,6 +459,26 @@ impl GreenContext {
         check(unsafe { sys::cuCtxSetCurrent(self.ctx) }, "cuCtxSetCurrent")
     }
 
+    /// Checks the work enqueued on the green context's stream and on its bridge stream
+    /// (`cuStreamQuery`, without waiting): `Err` with the driver's error once it failed (a
+    /// fault in a kernel leaves the context's sticky error), `Ok` while it runs or is done.
+    pub fn check_streams(&self) -> Result<(), CuError> {
+        for (ctx, stream) in [
+            (self.ctx, self.stream),
+            (self.bridge.primary, self.bridge.stream),
+        ] {
+            // SAFETY: live contexts and streams.
+            let r = unsafe {
+                check(sys::cuCtxSetCurrent(ctx), "cuCtxSetCurrent")?;
+                sys::cuStreamQuery(stream)
+            };
+            if r != sys::CUresult::CUDA_ERROR_NOT_READY {
+                check(r, "cuStreamQuery")?;
+            }
+        }
+        Ok(())
+    }
+
     /// Waits for everything enqueued on the green context's stream.
     pub fn synchronize(&self) -> Result<(), CuError> {
         // SAFETY: a live stream.

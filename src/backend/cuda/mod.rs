@@ -15,7 +15,8 @@ use std::ffi::{c_char, c_int, CStr};
 use std::sync::OnceLock;
 
 pub use green::{
-    DeviceMemory, Event, Graph, GreenContext, Module, SmResource, SplitMethod, SplitRequest, Stream,
+    sm_count_of, DeviceMemory, Event, Graph, GreenContext, Module, SmResource, SplitMethod,
+    SplitRequest, Stream,
 };
 
 /// A failed driver call: the `CUresult` and the function's name.
@@ -75,6 +76,7 @@ const REQUIRED: &[&str] = &[
     "cuCtxFromGreenCtx",
     "cuStreamDestroy_v2",
     "cuStreamSynchronize",
+    "cuStreamQuery",
     "cuModuleLoadData",
     "cuModuleUnload",
     "cuModuleGetFunction",

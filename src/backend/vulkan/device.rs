@@ -35,6 +35,25 @@ pub struct Device {
     pub semaphore_fd: Option<ash::khr::external_semaphore_fd::Device>,
     /// The physical device's memory types (exportable allocations choose their own).
     pub memory_properties: vk::PhysicalDeviceMemoryProperties,
+    /// Set once the device is lost (`VK_ERROR_DEVICE_LOST` from any call, a CUDA error on a
+    /// green context's stream, or [`inject_device_loss`]): from then on every wait on its
+    /// timelines ends with that error and every new command fails (see [`Device::lost`]).
+    lost: std::sync::atomic::AtomicBool,
+}
+
+/// Debug fault injection (`vkcl_debug_inject_device_loss`): the next device submission of any
+/// engine is not made and its device is marked lost, as a GPU fault leaves it: its timeline
+/// value is never signalled.
+static INJECT_LOSS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Arms [`INJECT_LOSS`] for the next device submission (tests of the device-loss path).
+pub fn inject_device_loss() {
+    INJECT_LOSS.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Takes an armed [`INJECT_LOSS`] (true once per arming).
+pub fn take_injected_loss() -> bool {
+    INJECT_LOSS.swap(false, std::sync::atomic::Ordering::SeqCst)
 }
 
 // SAFETY: ash's Device is a function table plus a handle; vkcl synchronises queue access and
@@ -146,8 +165,33 @@ impl Device {
             allocator: Mutex::new(allocator),
             enabled_extensions,
             pipeline_cache,
+            lost: std::sync::atomic::AtomicBool::new(false),
         });
         Ok(device)
+    }
+
+    /// Whether the device is lost (see the `lost` field): its commands fail with
+    /// `CL_OUT_OF_RESOURCES` and `CL_DEVICE_AVAILABLE` is false.
+    pub fn is_lost(&self) -> bool {
+        self.lost.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Marks the device lost (logged once, naming `why`).
+    pub fn mark_lost(&self, why: &str) {
+        if !self.lost.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            tracing::error!(
+                device = %self.phys.name,
+                "device lost ({why}): its pending and new commands fail with CL_OUT_OF_RESOURCES"
+            );
+        }
+    }
+
+    /// Passes `r` through, marking the device lost when it is `VK_ERROR_DEVICE_LOST`.
+    pub fn note<T>(&self, r: Result<T, vk::Result>, what: &str) -> Result<T, vk::Result> {
+        if r.as_ref().err() == Some(&vk::Result::ERROR_DEVICE_LOST) {
+            self.mark_lost(what);
+        }
+        r
     }
 
     /// Leases a queue of the compute family for a new command queue: the one with the fewest

@@ -8,6 +8,7 @@ pub mod pipeline;
 pub mod pipeline_cache;
 pub mod queue;
 pub mod secondary;
+pub mod timeline;
 
 pub use device::Device;
 pub use instance::{Instance, PhysicalDevice};

@@ -13,176 +13,13 @@
 
 use super::device::Device;
 use super::memory::Buffer;
-use crate::backend::cuda::ExternalSemaphore;
+pub use super::timeline::{Probe, Timeline, POLL, SPIN};
 use crate::backend::error::BackendError;
 use ash::vk;
 use std::any::Any;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
-
-/// A timeline semaphore.
-pub struct Timeline {
-    device: Arc<Device>,
-    pub raw: vk::Semaphore,
-    /// The index of the `VkQueue` whose submissions alone signal this timeline; None when
-    /// another API (CUDA) signals it too, so that every wait on it is a semaphore wait.
-    pub queue_index: Option<usize>,
-    /// Whether it was created exportable (`VK_KHR_external_semaphore_fd`, opaque fd).
-    exportable: bool,
-    /// The semaphore imported into CUDA, at the first [`Timeline::cuda_semaphore`].
-    cuda: std::sync::OnceLock<Option<ExternalSemaphore>>,
-}
-
-impl Timeline {
-    /// Creates a timeline semaphore at value 0, signalled by submissions to queue
-    /// `queue_index` only (None: by other APIs too). On a device of the CUDA path it is created
-    /// exportable, so CUDA can wait on it; where the driver refuses that, a plain one.
-    /// Errors: `vkCreateSemaphore`'s result.
-    pub fn new(
-        device: &Arc<Device>,
-        queue_index: Option<usize>,
-    ) -> Result<Arc<Timeline>, vk::Result> {
-        let create = |export: bool| {
-            let mut ty = vk::SemaphoreTypeCreateInfo::default()
-                .semaphore_type(vk::SemaphoreType::TIMELINE)
-                .initial_value(0);
-            let mut ex = vk::ExportSemaphoreCreateInfo::default()
-                .handle_types(vk::ExternalSemaphoreHandleTypeFlags::OPAQUE_FD);
-            let mut info = vk::SemaphoreCreateInfo::default().push_next(&mut ty);
-            if export {
-                info = info.push_next(&mut ex);
-            }
-            // SAFETY: valid create info on a live device (the export structure only where
-            // VK_KHR_external_semaphore_fd is enabled).
-            unsafe { device.raw.create_semaphore(&info, None) }
-        };
-        let want_export = device.semaphore_fd.is_some();
-        let (raw, exportable) = match create(want_export) {
-            Ok(raw) => (raw, want_export),
-            Err(e) if want_export => {
-                tracing::warn!("exportable timeline semaphore refused ({e}): a plain one");
-                (create(false)?, false)
-            }
-            Err(e) => return Err(e),
-        };
-        Ok(Arc::new(Timeline {
-            device: device.clone(),
-            raw,
-            queue_index,
-            exportable,
-            cuda: std::sync::OnceLock::new(),
-        }))
-    }
-
-    /// This timeline imported into CUDA (exported with `vkGetSemaphoreFdKHR` and imported at
-    /// the first call, once), for CUDA streams to wait on and signal; None off the CUDA path or
-    /// where the export or import failed (logged once).
-    pub fn cuda_semaphore(&self) -> Option<&ExternalSemaphore> {
-        if !self.exportable {
-            return None;
-        }
-        let fd_loader = self.device.semaphore_fd.as_ref()?;
-        let (cuda, _) = self.device.cuda.as_ref()?;
-        self.cuda
-            .get_or_init(|| {
-                let info = vk::SemaphoreGetFdInfoKHR::default()
-                    .semaphore(self.raw)
-                    .handle_type(vk::ExternalSemaphoreHandleTypeFlags::OPAQUE_FD);
-                // SAFETY: an exportable semaphore of this device.
-                let fd = match unsafe { fd_loader.get_semaphore_fd(&info) } {
-                    Ok(fd) => fd,
-                    Err(e) => {
-                        tracing::warn!("vkGetSemaphoreFdKHR: {e}");
-                        return None;
-                    }
-                };
-                match ExternalSemaphore::import_timeline_fd(cuda, fd) {
-                    Ok(s) => Some(s),
-                    Err(e) => {
-                        // SAFETY: the import failed, so the fd is still ours to close.
-                        unsafe { libc::close(fd) };
-                        tracing::warn!("timeline import into CUDA: {e}");
-                        None
-                    }
-                }
-            })
-            .as_ref()
-    }
-
-    /// The current counter value.
-    pub fn value(&self) -> u64 {
-        // SAFETY: live timeline semaphore of this device.
-        unsafe { self.device.raw.get_semaphore_counter_value(self.raw) }.unwrap_or(0)
-    }
-
-    /// Blocks until the counter reaches `value`. Errors: device loss.
-    ///
-    /// On a GPU it polls the counter: spinning for [`SPIN`], then yielding the CPU between
-    /// polls until [`POLL`] has passed, then sleeping between polls (100 us, growing to 1 ms
-    /// after a second): a blocking `vkWaitSemaphores` wakes from tens of microseconds to
-    /// several milliseconds after the signal on NVIDIA's driver (measured on the H200; worse
-    /// for values CUDA signals), which every command's completion would otherwise wait for.
-    /// On a CPU device (lavapipe) it blocks at once, leaving the cores to the device's threads.
-    pub fn wait(&self, value: u64) -> Result<(), vk::Result> {
-        if self.device.phys.device_type != vk::PhysicalDeviceType::CPU {
-            let start = std::time::Instant::now();
-            loop {
-                // SAFETY: live timeline semaphore of this device. An error (device loss) ends
-                // the wait.
-                if unsafe { self.device.raw.get_semaphore_counter_value(self.raw) }? >= value {
-                    return Ok(());
-                }
-                let t = start.elapsed();
-                if t < SPIN {
-                    std::hint::spin_loop();
-                } else if t < POLL {
-                    std::thread::yield_now();
-                } else if t < std::time::Duration::from_secs(1) {
-                    std::thread::sleep(std::time::Duration::from_micros(100));
-                } else {
-                    std::thread::sleep(std::time::Duration::from_millis(1));
-                }
-            }
-        }
-        let sems = [self.raw];
-        let values = [value];
-        let info = vk::SemaphoreWaitInfo::default()
-            .semaphores(&sems)
-            .values(&values);
-        loop {
-            // SAFETY: live semaphore; the info outlives the call.
-            match unsafe { self.device.raw.wait_semaphores(&info, 1_000_000_000) } {
-                Ok(()) => return Ok(()),
-                Err(vk::Result::TIMEOUT) => continue,
-                Err(e) => return Err(e),
-            }
-        }
-    }
-
-    /// Signals `value` from the host (it must be above the current value).
-    pub fn signal(&self, value: u64) -> Result<(), vk::Result> {
-        let info = vk::SemaphoreSignalInfo::default()
-            .semaphore(self.raw)
-            .value(value);
-        // SAFETY: live semaphore; callers keep values increasing.
-        unsafe { self.device.raw.signal_semaphore(&info) }
-    }
-}
-
-impl Drop for Timeline {
-    fn drop(&mut self) {
-        // CUDA's import goes first: it must not outlive the Vulkan semaphore.
-        drop(self.cuda.take());
-        // SAFETY: no pending submission references the semaphore once its last owner drops it.
-        unsafe { self.device.raw.destroy_semaphore(self.raw, None) };
-    }
-}
-
-/// How long [`Timeline::wait`] spins on a GPU's timeline.
-pub const SPIN: std::time::Duration = std::time::Duration::from_micros(100);
-/// How long [`Timeline::wait`] polls a GPU's timeline (yielding) before it blocks.
-pub const POLL: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// Records commands into a job's command buffer.
 pub struct Recorder<'a> {
@@ -411,8 +248,10 @@ pub enum Work {
 
 /// What [`Work::Foreign`] did.
 pub enum ForeignOutcome {
-    /// The work and the signal of its timeline value are enqueued on the device.
-    Enqueued,
+    /// The work and the signal of its timeline value are enqueued on the device; the probe,
+    /// if any, is run while the value is waited for and reports the foreign API's errors
+    /// (see [`Timeline::wait_probed`]).
+    Enqueued(Option<Probe>),
     /// The work ran to completion on the calling thread (or failed before enqueuing the
     /// signal) with this status; the engine signals the value from the host.
     Completed(i32),
@@ -454,6 +293,8 @@ struct Done {
     gpu: Option<vk::CommandBuffer>,
     observer: Arc<dyn JobObserver>,
     keep: Vec<Arc<dyn Any + Send + Sync>>,
+    /// Foreign work's error check while its value is waited for.
+    probe: Option<Probe>,
 }
 
 impl Done {
@@ -476,6 +317,7 @@ impl Done {
             gpu,
             observer,
             keep,
+            probe: None,
         }
     }
 }
@@ -626,18 +468,25 @@ fn worker(
                 Err(()) => failed = true,
             }
         }
+        // Ends a job on the host: its value is signalled after the previous one, unless the
+        // device is lost (the previous value may never come; a later signal would make it
+        // look reached), which fails the job.
         let host_done = |status: i32, start: u64, keep| {
-            let _ = timeline.wait(value - 1);
-            let _ = timeline.signal(value);
+            let signalled = timeline.wait(value - 1).is_ok() && timeline.signal(value).is_ok();
             Done {
                 value,
-                status,
+                status: if signalled {
+                    status
+                } else {
+                    status.min(CL_OUT_OF_RESOURCES)
+                },
                 start,
                 waits: Vec::new(),
                 device_signal: false,
                 gpu: None,
                 observer: observer.clone(),
                 keep,
+                probe: None,
             }
         };
         tracing::debug!(
@@ -653,6 +502,11 @@ fn worker(
                 now,
                 keep,
             ));
+            continue;
+        }
+        // A lost device runs nothing more: the job fails at once.
+        if device.is_lost() {
+            let _ = done_tx.send(host_done(CL_OUT_OF_RESOURCES, host_ns(), keep));
             continue;
         }
         match work {
@@ -712,9 +566,10 @@ fn worker(
                         t.queue_index != Some(queue_index)
                     }
                 };
+                let mut lost = false;
                 if host_cross_waits {
                     for (t, v) in waits.iter().filter(|(t, _)| other(t)) {
-                        let _ = t.wait(*v);
+                        lost |= t.wait(*v).is_err();
                     }
                 }
                 let sem_waits: Vec<&TimelinePoint> = waits
@@ -737,13 +592,30 @@ fn worker(
                     .signal_semaphores(&signal_sems)
                     .push_next(&mut tl);
                 let start = host_ns();
-                let submitted = ok && {
+                // Fault injection (vkcl_debug_inject_device_loss): the submission is not made
+                // and the device is lost, as after a GPU fault: the value never comes.
+                if ok && !lost && super::device::take_injected_loss() {
+                    device.mark_lost("injected by vkcl_debug_inject_device_loss");
+                    drop(sem_waits);
+                    observer.submitted(start, true);
+                    let _ = done_tx.send(Done::on_device(
+                        value,
+                        start,
+                        waits,
+                        Some(cmd),
+                        observer,
+                        keep,
+                    ));
+                    continue;
+                }
+                let submitted = ok && !lost && !device.is_lost() && {
                     let q = device.queues[queue_index]
                         .lock()
                         .unwrap_or_else(|e| e.into_inner());
                     super::counters::count_submit();
                     // SAFETY: the queue is externally synchronised by the lock; all handles live.
-                    unsafe { device.raw.queue_submit(*q, &[submit], vk::Fence::null()) }.is_ok()
+                    let r = unsafe { device.raw.queue_submit(*q, &[submit], vk::Fence::null()) };
+                    device.note(r, "vkQueueSubmit").is_ok()
                 };
                 drop(sem_waits);
                 tracing::debug!(value, submitted, "job submitted to the device");
@@ -763,14 +635,16 @@ fn worker(
                 }
             }
             Work::Host(run) => {
+                let mut lost = false;
                 for (t, v) in &waits {
-                    let _ = t.wait(*v);
+                    lost |= t.wait(*v).is_err();
                 }
-                let _ = timeline.wait(value - 1);
+                lost |= timeline.wait(value - 1).is_err();
                 let start = host_ns();
                 observer.submitted(start, false);
                 observer.running(start);
-                let status = run();
+                // What it would read or write was never computed (the device is lost).
+                let status = if lost { CL_OUT_OF_RESOURCES } else { run() };
                 let _ = done_tx.send(host_done(status, start, keep));
             }
             Work::Foreign(run) => {
@@ -779,12 +653,21 @@ fn worker(
                 }
                 waits.retain(|(t, v)| t.value() < *v);
                 let start = host_ns();
-                match run(&waits, &(timeline.clone(), value)) {
-                    ForeignOutcome::Enqueued => {
+                // Fault injection: as for device work, but the loss is the foreign API's,
+                // found by the probe while the value is waited for.
+                let outcome = if super::device::take_injected_loss() {
+                    let probe: Probe = Box::new(|| Err("injected foreign-work fault".into()));
+                    ForeignOutcome::Enqueued(Some(probe))
+                } else {
+                    run(&waits, &(timeline.clone(), value))
+                };
+                match outcome {
+                    ForeignOutcome::Enqueued(probe) => {
                         after_foreign = true;
                         observer.submitted(start, true);
-                        let _ = done_tx
-                            .send(Done::on_device(value, start, waits, None, observer, keep));
+                        let mut done = Done::on_device(value, start, waits, None, observer, keep);
+                        done.probe = probe;
+                        let _ = done_tx.send(done);
                     }
                     ForeignOutcome::Completed(status) => {
                         observer.submitted(start, false);
@@ -794,13 +677,16 @@ fn worker(
                 }
             }
             Work::Nop => {
+                let mut status = 0;
                 for (t, v) in &waits {
-                    let _ = t.wait(*v);
+                    if t.wait(*v).is_err() {
+                        status = CL_OUT_OF_RESOURCES;
+                    }
                 }
                 let start = host_ns();
                 observer.submitted(start, false);
                 observer.running(start);
-                let _ = done_tx.send(host_done(0, start, keep));
+                let _ = done_tx.send(host_done(status, start, keep));
             }
         }
     }
@@ -828,7 +714,8 @@ fn completer(
             start = host_ns().max(done.start);
             tracing::debug!(value = done.value, "job running");
             done.observer.running(start);
-            if timeline.wait(done.value).is_err() {
+            if let Err(e) = timeline.wait_probed(done.value, done.probe.as_ref()) {
+                tracing::error!(value = done.value, "command failed: {e}");
                 status = CL_OUT_OF_RESOURCES;
             }
         }
