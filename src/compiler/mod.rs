@@ -111,12 +111,13 @@
 //! llvmpipe (Mesa 22.3.6, `lp_bld_ir_common.c`) gives each shader call (one SIMD vector of
 //! invocations, 8 on AVX2) one counter of 65535 loop passes, shared by every loop of the
 //! shader and never reset, and leaves any loop once it is spent: later results are silently
-//! wrong. No loop shape avoids it. On such a device the runtime creates the pipeline from
-//! [`loop_guard_variant`] of a module with loops: before each return of `main` a canary loop
-//! of `work_dim + 1` passes that the limiter cuts only once the counter is spent, then a store
-//! of 1 into the header's `loop_limit_hit`; a loop whose merge is unreachable gets a
-//! never-taken exit whose merge stores the flag. The runtime fails the command with
-//! `CL_OUT_OF_RESOURCES` when the flag is set after it completes.
+//! wrong. No loop shape avoids it. The same driver also leaves loops that follow a loop with a
+//! data-dependent exit after one pass. On such a device the runtime creates the pipeline from
+//! [`loop_guard_variant`] of a module with loops: each loop marks, in a private word, whether
+//! an invocation left it through one of its exits, and its merge block stores 1 into the
+//! header's `loop_limit_hit` when not; a loop whose merge is unreachable gets a never-taken
+//! exit whose merge stores the flag. The runtime fails the command with `CL_OUT_OF_RESOURCES`
+//! when the flag is set after it completes.
 //!
 //! ## Memory model
 //! Global and constant memory: `PhysicalStorageBuffer` pointers with `Aligned` accesses.

@@ -226,16 +226,17 @@ pub struct LoopCheck {
 
 impl LoopCheck {
     /// After the launch completed: `CL_SUCCESS`, or `CL_OUT_OF_RESOURCES` (with an error log
-    /// naming the kernel and the limit) when an invocation's loops were cut by the driver's
-    /// limit, so the results are incomplete.
+    /// naming the kernel and the limit) when the loop-guard variant found a loop that an
+    /// invocation left without taking an exit (the driver cut it), so the results are
+    /// incomplete.
     pub fn status(&self) -> cl_int {
         let off = crate::compiler::LOOP_FLAG_OFFSET;
         let mut flag = [0u8; 4];
         if self.buf.read_bytes(off, &mut flag) && u32::from_le_bytes(flag) != 0 {
             tracing::error!(
-                "kernel `{}`: llvmpipe ended its loops after {} passes in one shader call (the \
-                 driver's loop limit, lavapipe before Mesa 25), so its results are incomplete; \
-                 the command fails with CL_OUT_OF_RESOURCES",
+                "kernel `{}`: a loop was left without taking any of its exits (llvmpipe's \
+                 loop limit of {} passes per shader call, lavapipe before Mesa 25), so the \
+                 results are incomplete; the command fails with CL_OUT_OF_RESOURCES",
                 self.kernel,
                 self.limit
             );

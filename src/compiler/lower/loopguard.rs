@@ -11,24 +11,31 @@
 //! the count. No loop shape escapes it: Vulkan drivers inline every function, and all NIR
 //! loops go through `lp_exec_endloop`.
 //!
+//! On the same lavapipe a loop that follows a loop whose exit depends on loaded data (`do
+//! { s += in[s]; } while (s < n); for (j = 0; j < m; j++) ...`, or any loop over a volatile
+//! location) is also left after one pass, with no 65535 passes spent (measured, issue 18): the
+//! second loop's results are silently wrong. The guard catches that too.
+//!
 //! The variant does not change what a kernel computes; it makes a cut visible:
-//! - Before every `OpReturn` of the entry point it runs a canary loop of `work_dim + 3` passes
-//!   (4 to 6, read from the launch header so no compiler can count them). While the counter
-//!   lasts the canary finishes; once it is spent the canary leaves after one pass, and the
-//!   kernel stores 1 into the header's `loop_limit_hit` word. (One pass more than two would
-//!   do: should NIR peel a pass off the loop, a cut canary still ends short.)
+//! - Every loop with a reachable merge gets a private mark (a `u32[2]` Function array read
+//!   and written at an index of 0 computed from the launch header, `work_dim >> 8`, so no
+//!   compiler folds it): 0 at each pass through the header, 1 on each edge to the merge (for
+//!   a conditional branch: whether it goes there). The merge block reads the mark first; 0
+//!   means the invocation arrived without taking any exit, so the driver cut the loop, and it
+//!   stores 1 into the header's `loop_limit_hit` word. A merge that heads another loop is not
+//!   checked, nor are edges of an `OpSwitch` (vkcl's structurizer emits neither in practice).
 //! - A loop whose merge block is unreachable (`for (;;)` left only by `return`, or never) gets
 //!   a latch that also branches to the merge when `work_dim == 0` (never true), and the merge,
 //!   reached only when llvmpipe cuts the loop, stores the flag and returns. Without that the
 //!   code after the loop is dead and a cut loop would end the invocation silently.
 //!
-//! The runtime turns the flag into `CL_OUT_OF_RESOURCES` on the command's event. A kernel that
-//! spends within a few passes of 65535 without being cut may be reported too (the canary's
-//! own passes: measured, a loop of 65,530 iterations passes and one of 65,531 fails); below
-//! that no error, above it no silent result.
+//! The runtime turns the flag into `CL_OUT_OF_RESOURCES` on the command's event. Measured on
+//! Mesa 22.3.6: a loop of 65,535 iterations passes, one of 65,536 fails; nested 200 x 200
+//! passes, 400 x 400 fails. A cut that happens to leave right results (a loop cut in the pass
+//! where it would have left anyway) is not reported.
 
 use rspirv::dr::{Block, Instruction, Operand};
-use rspirv::spirv::{LoopControl, MemoryAccess, Op, SelectionControl, StorageClass, Word};
+use rspirv::spirv::{MemoryAccess, Op, SelectionControl, StorageClass, Word};
 
 use super::ctx::Ctx;
 use crate::compiler::spv::{id_operand, inst};
@@ -55,7 +62,6 @@ struct Ids {
     pc_var: Word,
     c0: Word,
     c1: Word,
-    c3: Word,
     flag_off: Word,
 }
 
@@ -144,12 +150,9 @@ pub(crate) fn guard_loops(ctx: &mut Ctx) -> Result<(), String> {
     if !has_loops(ctx) {
         return Ok(());
     }
-    let entry = ctx
-        .module
-        .entry_points
-        .first()
-        .and_then(|e| id_operand(e, 1))
-        .ok_or("no entry point")?;
+    if ctx.module.entry_points.is_empty() {
+        return Err("no entry point".into());
+    }
     let u32t = ctx.t_int(32);
     let u64t = ctx.t_int(64);
     let boolt = ctx.t_bool();
@@ -183,15 +186,9 @@ pub(crate) fn guard_loops(ctx: &mut Ctx) -> Result<(), String> {
         pc_var,
         c0: ctx.c_u32(0),
         c1: ctx.c_u32(1),
-        c3: ctx.c_u32(3),
         flag_off: ctx.c_u64(LOOP_FLAG),
     };
     for f in 0..ctx.module.functions.len() {
-        let is_entry = ctx.module.functions[f]
-            .def
-            .as_ref()
-            .and_then(|d| d.result_id)
-            == Some(entry);
         let ret_ty = ctx.module.functions[f]
             .def
             .as_ref()
@@ -199,9 +196,7 @@ pub(crate) fn guard_loops(ctx: &mut Ctx) -> Result<(), String> {
             .unwrap_or(0);
         let mut blocks = std::mem::take(&mut ctx.module.functions[f].blocks);
         open_unreachable_merges(ctx, &ids, &mut blocks, ret_ty);
-        if is_entry {
-            blocks = add_canaries(ctx, &ids, blocks);
-        }
+        blocks = mark_exits(ctx, &ids, blocks);
         ctx.module.functions[f].blocks = blocks;
     }
     let bound = ctx.bound();
@@ -327,116 +322,255 @@ fn open_unreachable_merges(ctx: &mut Ctx, ids: &Ids, blocks: &mut Vec<Block>, re
     }
 }
 
-/// Puts the canary loop before every `OpReturn` of the entry function (module doc).
-fn add_canaries(ctx: &mut Ctx, ids: &Ids, blocks: Vec<Block>) -> Vec<Block> {
-    let mut out = Vec::with_capacity(blocks.len() + 6);
-    for mut b in blocks {
-        if b.instructions.last().map(|t| t.class.opcode) != Some(Op::Return) {
-            out.push(b);
+/// Branch targets of the terminators of `blocks`.
+fn branch_targets(blocks: &[Block]) -> std::collections::HashSet<Word> {
+    blocks
+        .iter()
+        .filter_map(|b| b.instructions.last())
+        .flat_map(targets_of)
+        .collect()
+}
+
+fn targets_of(t: &Instruction) -> Vec<Word> {
+    match t.class.opcode {
+        Op::Branch => id_operand(t, 0).into_iter().collect(),
+        Op::BranchConditional => [1, 2].iter().filter_map(|&k| id_operand(t, k)).collect(),
+        Op::Switch => t
+            .operands
+            .iter()
+            .enumerate()
+            .filter_map(|(k, o)| match o {
+                Operand::IdRef(w) if k > 0 => Some(*w),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Index of the first instruction of `b` after its `OpPhi`s (and `OpVariable`s).
+fn after_phis(b: &Block) -> usize {
+    b.instructions
+        .iter()
+        .take_while(|i| matches!(i.class.opcode, Op::Phi | Op::Variable))
+        .count()
+}
+
+/// Index where code goes before `b`'s terminator and its merge instruction.
+fn before_terminator(b: &Block) -> usize {
+    let n = b.instructions.len();
+    match b
+        .instructions
+        .get(n.wrapping_sub(2))
+        .map(|i| i.class.opcode)
+    {
+        Some(Op::SelectionMerge | Op::LoopMerge) => n - 2,
+        _ => n.saturating_sub(1),
+    }
+}
+
+/// Marks every legitimate exit of every loop with a reachable merge and checks the mark at
+/// the merge (module doc): `mark[opaque 0] = 0` at each pass through the header, `= 1` on
+/// each edge to the merge, and the merge raises the flag when it finds 0 (a lane that left
+/// the loop without taking an exit: llvmpipe cut it).
+fn mark_exits(ctx: &mut Ctx, ids: &Ids, mut blocks: Vec<Block>) -> Vec<Block> {
+    let targets = branch_targets(&blocks);
+    let loops: Vec<(Word, Word)> = blocks
+        .iter()
+        .filter_map(|b| {
+            let n = b.instructions.len();
+            let lm = b.instructions.get(n.checked_sub(2)?)?;
+            let merge = id_operand(lm, 0)?;
+            (lm.class.opcode == Op::LoopMerge).then_some((label_of(b), merge))
+        })
+        .filter(|(_, m)| targets.contains(m))
+        .collect();
+    if loops.is_empty() || blocks.is_empty() {
+        return blocks;
+    }
+    let c2 = ctx.c_u32(2);
+    let c8 = ctx.c_u32(8);
+    let arr = ctx.global(
+        Op::TypeArray,
+        None,
+        vec![Operand::IdRef(ids.u32t), Operand::IdRef(c2)],
+    );
+    let parr = ctx.t_ptr(StorageClass::Function, arr);
+    let pu32 = ctx.t_ptr(StorageClass::Function, ids.u32t);
+    // Function start: one mark array per loop, the opaque index 0 (work_dim >> 8) and the
+    // launch header's address.
+    let vars: Vec<Word> = loops.iter().map(|_| ctx.id()).collect();
+    let mut code = Vec::new();
+    let (wd, header) = load_work_dim(ctx, ids, &mut code);
+    let oi = ctx.id();
+    code.push(inst(
+        Op::ShiftRightLogical,
+        Some(ids.u32t),
+        Some(oi),
+        vec![Operand::IdRef(wd), Operand::IdRef(c8)],
+    ));
+    let nvars = blocks[0]
+        .instructions
+        .iter()
+        .take_while(|i| i.class.opcode == Op::Variable)
+        .count();
+    let decls = vars.iter().map(|&v| {
+        inst(
+            Op::Variable,
+            Some(parr),
+            Some(v),
+            vec![Operand::StorageClass(StorageClass::Function)],
+        )
+    });
+    let first = &mut blocks[0].instructions;
+    let tail = first.split_off(nvars);
+    first.extend(decls);
+    first.extend(code);
+    first.extend(tail);
+
+    let chain = |ctx: &mut Ctx, var: Word, out: &mut Vec<Instruction>| {
+        let p = ctx.id();
+        out.push(inst(
+            Op::AccessChain,
+            Some(pu32),
+            Some(p),
+            vec![Operand::IdRef(var), Operand::IdRef(oi)],
+        ));
+        p
+    };
+    let store = |p: Word, v: Word| {
+        inst(
+            Op::Store,
+            None,
+            None,
+            vec![Operand::IdRef(p), Operand::IdRef(v)],
+        )
+    };
+    for (&(h, m), &var) in loops.iter().zip(&vars) {
+        // Every pass through the header: mark = 0.
+        if let Some(hb) = blocks.iter_mut().position(|b| label_of(b) == h) {
+            let mut c = Vec::new();
+            let p = chain(ctx, var, &mut c);
+            c.push(store(p, ids.c0));
+            let at = after_phis(&blocks[hb]);
+            blocks[hb].instructions.splice(at..at, c);
+        }
+        // Every edge to the merge: mark = 1 (for a conditional branch, whether it is taken).
+        for k in 0..blocks.len() {
+            if label_of(&blocks[k]) == m {
+                continue;
+            }
+            let Some(t) = blocks[k].instructions.last() else {
+                continue;
+            };
+            let value = match t.class.opcode {
+                Op::Branch if id_operand(t, 0) == Some(m) => Some((None, true)),
+                Op::BranchConditional => {
+                    let (c, tt, ff) = (id_operand(t, 0), id_operand(t, 1), id_operand(t, 2));
+                    match (tt == Some(m), ff == Some(m)) {
+                        (true, true) => Some((None, true)),
+                        (true, false) => c.map(|c| (Some(c), true)),
+                        (false, true) => c.map(|c| (Some(c), false)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            let Some((cond, when_true)) = value else {
+                continue;
+            };
+            let mut c = Vec::new();
+            let v = match cond {
+                None => ids.c1,
+                Some(cond) => {
+                    let v = ctx.id();
+                    let (a, b) = if when_true {
+                        (ids.c1, ids.c0)
+                    } else {
+                        (ids.c0, ids.c1)
+                    };
+                    c.push(inst(
+                        Op::Select,
+                        Some(ids.u32t),
+                        Some(v),
+                        vec![Operand::IdRef(cond), Operand::IdRef(a), Operand::IdRef(b)],
+                    ));
+                    v
+                }
+            };
+            let p = chain(ctx, var, &mut c);
+            c.push(store(p, v));
+            let at = before_terminator(&blocks[k]);
+            blocks[k].instructions.splice(at..at, c);
+        }
+        // The merge: check the mark, then the merge's own code in a new block.
+        let Some(mk) = blocks.iter().position(|b| label_of(b) == m) else {
+            continue;
+        };
+        if blocks[mk]
+            .instructions
+            .iter()
+            .any(|i| i.class.opcode == Op::LoopMerge)
+        {
+            // The merge heads another loop: left unchecked (documented).
             continue;
         }
-        b.instructions.pop();
-        let from = label_of(&b);
-        let (lh, lc, lm, lr, le) = (ctx.id(), ctx.id(), ctx.id(), ctx.id(), ctx.id());
-        let (wd, header) = load_work_dim(ctx, ids, &mut b.instructions);
-        let passes = ctx.id();
-        b.instructions.push(inst(
-            Op::IAdd,
+        let (m2, lr) = (ctx.id(), ctx.id());
+        let at = after_phis(&blocks[mk]);
+        let rest = blocks[mk].instructions.split_off(at);
+        let mut c = Vec::new();
+        let p = chain(ctx, var, &mut c);
+        let (v, bad) = (ctx.id(), ctx.id());
+        c.push(inst(
+            Op::Load,
             Some(ids.u32t),
-            Some(passes),
-            vec![Operand::IdRef(wd), Operand::IdRef(ids.c3)],
+            Some(v),
+            vec![Operand::IdRef(p)],
         ));
-        b.instructions.push(branch(lh));
-        out.push(b);
-        let (i, i1, done, short) = (ctx.id(), ctx.id(), ctx.id(), ctx.id());
-        out.push(block(
-            lh,
+        c.push(inst(
+            Op::IEqual,
+            Some(ids.boolt),
+            Some(bad),
+            vec![Operand::IdRef(v), Operand::IdRef(ids.c0)],
+        ));
+        c.push(inst(
+            Op::SelectionMerge,
+            None,
+            None,
             vec![
-                inst(
-                    Op::Phi,
-                    Some(ids.u32t),
-                    Some(i),
-                    vec![
-                        Operand::IdRef(ids.c0),
-                        Operand::IdRef(from),
-                        Operand::IdRef(i1),
-                        Operand::IdRef(lc),
-                    ],
-                ),
-                inst(
-                    Op::LoopMerge,
-                    None,
-                    None,
-                    vec![
-                        Operand::IdRef(lm),
-                        Operand::IdRef(lc),
-                        Operand::LoopControl(LoopControl::DONT_UNROLL),
-                    ],
-                ),
-                branch(lc),
+                Operand::IdRef(m2),
+                Operand::SelectionControl(SelectionControl::NONE),
             ],
         ));
-        // The exit test sits in the latch (the shape LLVM gives a counted loop): with the
-        // test in a body block and an empty latch, NIR peels the first pass off the loop.
-        out.push(block(
-            lc,
-            vec![
-                inst(
-                    Op::IAdd,
-                    Some(ids.u32t),
-                    Some(i1),
-                    vec![Operand::IdRef(i), Operand::IdRef(ids.c1)],
-                ),
-                inst(
-                    Op::UGreaterThanEqual,
-                    Some(ids.boolt),
-                    Some(done),
-                    vec![Operand::IdRef(i1), Operand::IdRef(passes)],
-                ),
-                inst(
-                    Op::BranchConditional,
-                    None,
-                    None,
-                    vec![Operand::IdRef(done), Operand::IdRef(lm), Operand::IdRef(lh)],
-                ),
-            ],
+        c.push(inst(
+            Op::BranchConditional,
+            None,
+            None,
+            vec![Operand::IdRef(bad), Operand::IdRef(lr), Operand::IdRef(m2)],
         ));
-        // Left early (i1 != passes) only when llvmpipe cut the canary.
-        out.push(block(
-            lm,
-            vec![
-                inst(
-                    Op::INotEqual,
-                    Some(ids.boolt),
-                    Some(short),
-                    vec![Operand::IdRef(i1), Operand::IdRef(passes)],
-                ),
-                inst(
-                    Op::SelectionMerge,
-                    None,
-                    None,
-                    vec![
-                        Operand::IdRef(le),
-                        Operand::SelectionControl(SelectionControl::NONE),
-                    ],
-                ),
-                inst(
-                    Op::BranchConditional,
-                    None,
-                    None,
-                    vec![
-                        Operand::IdRef(short),
-                        Operand::IdRef(lr),
-                        Operand::IdRef(le),
-                    ],
-                ),
-            ],
-        ));
-        let mut raise_code = Vec::new();
-        raise(ctx, ids, header, &mut raise_code);
-        raise_code.push(branch(le));
-        out.push(block(lr, raise_code));
-        out.push(block(le, vec![inst(Op::Return, None, None, vec![])]));
+        blocks[mk].instructions.extend(c);
+        let mut r = Vec::new();
+        raise(ctx, ids, header, &mut r);
+        r.push(branch(m2));
+        // Phis that named the merge as a predecessor now see its second half.
+        for (k, b) in blocks.iter_mut().enumerate() {
+            if k == mk {
+                continue;
+            }
+            for i in b
+                .instructions
+                .iter_mut()
+                .filter(|i| i.class.opcode == Op::Phi)
+            {
+                for (j, o) in i.operands.iter_mut().enumerate() {
+                    if j % 2 == 1 && *o == Operand::IdRef(m) {
+                        *o = Operand::IdRef(m2);
+                    }
+                }
+            }
+        }
+        blocks.insert(mk + 1, block(lr, r));
+        blocks.insert(mk + 2, block(m2, rest));
     }
-    out
+    blocks
 }
