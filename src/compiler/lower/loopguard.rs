@@ -17,12 +17,13 @@
 //! second loop's results are silently wrong. The guard catches that too.
 //!
 //! The variant does not change what a kernel computes; it makes a cut visible:
-//! - Every loop with a reachable merge gets a private mark (a `u32[2]` Function array read
-//!   and written at an index of 0 computed from the launch header, `work_dim >> 8`, so no
-//!   compiler folds it): 0 at each pass through the header, 1 on each edge to the merge (for
-//!   a conditional branch: whether it goes there). The merge block reads the mark first; 0
-//!   means the invocation arrived without taking any exit, so the driver cut the loop, and it
-//!   stores 1 into the header's `loop_limit_hit` word. A merge that heads another loop is not
+//! - Every loop with a reachable merge gets a private mark (a Function variable): at each
+//!   pass through the header it gets `work_dim >> 8` (0), on each edge to the merge
+//!   `work_dim` (not 0; for a conditional branch, a select on whether it goes there). Both
+//!   come from the launch header, so no compiler can fold the check. The merge block reads
+//!   the mark first; `work_dim >> 8` there means the invocation arrived without taking any
+//!   exit, so the driver cut the loop, and it stores 1 into the header's `loop_limit_hit`.
+//!   (A `u32[2]` array at an opaque index lost values of the loop on lavapipe 22.3.6.) A merge that heads another loop is not
 //!   checked, nor are edges of an `OpSwitch` (vkcl's structurizer emits neither in practice).
 //! - A loop whose merge block is unreachable (`for (;;)` left only by `return`, or never) gets
 //!   a latch that also branches to the merge when `work_dim == 0` (never true), and the merge,
@@ -30,9 +31,10 @@
 //!   code after the loop is dead and a cut loop would end the invocation silently.
 //!
 //! The runtime turns the flag into `CL_OUT_OF_RESOURCES` on the command's event. Measured on
-//! Mesa 22.3.6: a loop of 65,535 iterations passes, one of 65,536 fails; nested 200 x 200
-//! passes, 400 x 400 fails. A cut that happens to leave right results (a loop cut in the pass
-//! where it would have left anyway) is not reported.
+//! Mesa 22.3.6: a loop of 65,534 iterations passes, one of 65,535 (right, but cut in its last
+//! pass) or 65,536 fails; nested 200 x 200 passes, 400 x 400 fails; a `while (1)` loop left
+//! by `break` after 5 passes passes. A cut in the pass where the loop would have left anyway
+//! is reported too (its results happen to be right).
 
 use rspirv::dr::{Block, Instruction, Operand};
 use rspirv::spirv::{MemoryAccess, Op, SelectionControl, StorageClass, Word};
@@ -388,17 +390,10 @@ fn mark_exits(ctx: &mut Ctx, ids: &Ids, mut blocks: Vec<Block>) -> Vec<Block> {
     if loops.is_empty() || blocks.is_empty() {
         return blocks;
     }
-    let c2 = ctx.c_u32(2);
     let c8 = ctx.c_u32(8);
-    let arr = ctx.global(
-        Op::TypeArray,
-        None,
-        vec![Operand::IdRef(ids.u32t), Operand::IdRef(c2)],
-    );
-    let parr = ctx.t_ptr(StorageClass::Function, arr);
     let pu32 = ctx.t_ptr(StorageClass::Function, ids.u32t);
-    // Function start: one mark array per loop, the opaque index 0 (work_dim >> 8) and the
-    // launch header's address.
+    // Function start: one mark per loop, an opaque 0 (`work_dim >> 8`) and an opaque non-zero
+    // (`work_dim`), and the launch header's address.
     let vars: Vec<Word> = loops.iter().map(|_| ctx.id()).collect();
     let mut code = Vec::new();
     let (wd, header) = load_work_dim(ctx, ids, &mut code);
@@ -417,7 +412,7 @@ fn mark_exits(ctx: &mut Ctx, ids: &Ids, mut blocks: Vec<Block>) -> Vec<Block> {
     let decls = vars.iter().map(|&v| {
         inst(
             Op::Variable,
-            Some(parr),
+            Some(pu32),
             Some(v),
             vec![Operand::StorageClass(StorageClass::Function)],
         )
@@ -428,16 +423,10 @@ fn mark_exits(ctx: &mut Ctx, ids: &Ids, mut blocks: Vec<Block>) -> Vec<Block> {
     first.extend(code);
     first.extend(tail);
 
-    let chain = |ctx: &mut Ctx, var: Word, out: &mut Vec<Instruction>| {
-        let p = ctx.id();
-        out.push(inst(
-            Op::AccessChain,
-            Some(pu32),
-            Some(p),
-            vec![Operand::IdRef(var), Operand::IdRef(oi)],
-        ));
-        p
-    };
+    // The marks are plain variables; what they hold are opaque values, so that no compiler
+    // can tell at the merge that every exit stored "left" (a constant would fold the check).
+    let (zero, one) = (oi, wd);
+    let chain = |_: &mut Ctx, var: Word, _: &mut Vec<Instruction>| var;
     let store = |p: Word, v: Word| {
         inst(
             Op::Store,
@@ -451,7 +440,7 @@ fn mark_exits(ctx: &mut Ctx, ids: &Ids, mut blocks: Vec<Block>) -> Vec<Block> {
         if let Some(hb) = blocks.iter_mut().position(|b| label_of(b) == h) {
             let mut c = Vec::new();
             let p = chain(ctx, var, &mut c);
-            c.push(store(p, ids.c0));
+            c.push(store(p, zero));
             let at = after_phis(&blocks[hb]);
             blocks[hb].instructions.splice(at..at, c);
         }
@@ -481,7 +470,7 @@ fn mark_exits(ctx: &mut Ctx, ids: &Ids, mut blocks: Vec<Block>) -> Vec<Block> {
             };
             let mut c = Vec::new();
             let v = match cond {
-                None => ids.c1,
+                None => one,
                 Some(cond) => {
                     let v = ctx.id();
                     let (a, b) = if when_true {
@@ -531,7 +520,7 @@ fn mark_exits(ctx: &mut Ctx, ids: &Ids, mut blocks: Vec<Block>) -> Vec<Block> {
             Op::IEqual,
             Some(ids.boolt),
             Some(bad),
-            vec![Operand::IdRef(v), Operand::IdRef(ids.c0)],
+            vec![Operand::IdRef(v), Operand::IdRef(zero)],
         ));
         c.push(inst(
             Op::SelectionMerge,
