@@ -290,3 +290,37 @@ fn private_arrays_filled_through_a_counter() {
         );
     }
 }
+
+const AFTER_DATA_LOOP: &str = r#"
+// A loop whose exit depends on loaded data, then a counted loop: lavapipe 22.3.6 left the
+// second loop after one pass (silently, with no 65535 passes spent).
+kernel void after_data_loop(global int *buf, int n, int m) {
+    global int *in = buf + 8;
+    int s = 0;
+    do { s += in[s]; } while (s < n);
+    for (int j = 0; j < m; j++) buf[1 + j] = in[j] + s;
+    buf[0] = s;
+}
+"#;
+
+#[test]
+fn loop_after_a_data_dependent_loop_is_right_or_fails() {
+    let env = Env::new();
+    let (n, m) = (5i32, 4i32);
+    let mut data = vec![0i32; 8];
+    data.extend([1; 6]);
+    let buf = env.buf(&data);
+    let k = env.kern(AFTER_DATA_LOOP, "after_data_loop");
+    arg_mem(k, 0, buf);
+    set_arg(k, 1, &n);
+    set_arg(k, 2, &m);
+    let (waited, status) = run_status(&env, k, 1, 1);
+    let got: Vec<i32> = env.read(buf, 5);
+    if status == CL_COMPLETE {
+        assert_eq!(waited, CL_SUCCESS);
+        assert_eq!(got, vec![5, 6, 6, 6, 6], "success with wrong data");
+    } else {
+        assert_eq!(status, CL_OUT_OF_RESOURCES);
+        assert_eq!(waited, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    }
+}
