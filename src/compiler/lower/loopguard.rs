@@ -445,11 +445,11 @@ fn mark_exits(ctx: &mut Ctx, ids: &Ids, mut blocks: Vec<Block>) -> Vec<Block> {
             blocks[hb].instructions.splice(at..at, c);
         }
         // Every edge to the merge: mark = 1 (for a conditional branch, whether it is taken).
-        for k in 0..blocks.len() {
-            if label_of(&blocks[k]) == m {
+        for b in blocks.iter_mut() {
+            if label_of(b) == m {
                 continue;
             }
-            let Some(t) = blocks[k].instructions.last() else {
+            let Some(t) = b.instructions.last() else {
                 continue;
             };
             let value = match t.class.opcode {
@@ -489,8 +489,8 @@ fn mark_exits(ctx: &mut Ctx, ids: &Ids, mut blocks: Vec<Block>) -> Vec<Block> {
             };
             let p = chain(ctx, var, &mut c);
             c.push(store(p, v));
-            let at = before_terminator(&blocks[k]);
-            blocks[k].instructions.splice(at..at, c);
+            let at = before_terminator(b);
+            b.instructions.splice(at..at, c);
         }
         // The merge: check the mark, then the merge's own code in a new block.
         let Some(mk) = blocks.iter().position(|b| label_of(b) == m) else {
