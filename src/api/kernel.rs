@@ -622,16 +622,24 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
             q.enqueue(CL_COMMAND_NDRANGE_KERNEL, &waits, Work::Nop, Vec::new())
         } else {
             let launch = k.launch(&q.device, range)?;
-            match launch.printf {
-                // The kernel's output is printed when the command completes.
-                Some(p) => q.enqueue_then(
+            match (launch.printf, launch.loop_check) {
+                (None, None) => {
+                    q.enqueue(CL_COMMAND_NDRANGE_KERNEL, &waits, launch.work, launch.keep)
+                }
+                // The kernel's output is printed when the command completes; a loop cut by
+                // the driver's limit fails the command (core::kernel::LoopCheck).
+                (printf, check) => q.enqueue_checked(
                     CL_COMMAND_NDRANGE_KERNEL,
                     &waits,
                     launch.work,
                     launch.keep,
-                    Box::new(move || p.print()),
+                    Box::new(move || {
+                        if let Some(p) = printf {
+                            p.print();
+                        }
+                        check.map_or(CL_SUCCESS, |c| c.status())
+                    }),
                 ),
-                None => q.enqueue(CL_COMMAND_NDRANGE_KERNEL, &waits, launch.work, launch.keep),
             }
         };
         // SAFETY: forwarded.

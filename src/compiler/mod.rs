@@ -27,10 +27,11 @@
 //! | 16     | `u32[3]`  | `group_offset`: added to `WorkgroupId` (grids split over dispatches) |
 //! | 28     | `u32`     | padding                                                          |
 //!
-//! ## Launch header (device memory, read-only, 96 bytes, 8-byte aligned)
+//! ## Launch header (device memory, 96 bytes, 8-byte aligned; read-only but for `loop_limit_hit`)
 //! | offset | type      | meaning                                                |
 //! |--------|-----------|--------------------------------------------------------|
 //! | 0      | `u32`     | `work_dim` (1..=3)                                      |
+//! | 4      | `u32`     | `loop_limit_hit`: 0 from the runtime; the loop-guard variant stores 1 |
 //! | 8      | `u64[3]`  | `global_offset`                                        |
 //! | 32     | `u64[3]`  | `global_size` (of the whole NDRange)                   |
 //! | 56     | `u32[3]`  | `local_size` (enqueued)                                |
@@ -105,6 +106,18 @@
 //! lavapipe does not use it by default (`VKCL_SUBDEVICE_DISPATCH`, README): llvmpipe stops any
 //! shader invocation after 65535 loop iterations in total, which one launched group looping
 //! over many virtual groups exceeds; there the runtime dispatches the plain module in waves.
+//!
+//! ## Loop-limit guard (llvmpipe before Mesa 25)
+//! llvmpipe (Mesa 22.3.6, `lp_bld_ir_common.c`) gives each shader call (one SIMD vector of
+//! invocations, 8 on AVX2) one counter of 65535 loop passes, shared by every loop of the
+//! shader and never reset, and leaves any loop once it is spent: later results are silently
+//! wrong. No loop shape avoids it. The same driver also leaves loops that follow a loop with a
+//! data-dependent exit after one pass. On such a device the runtime creates the pipeline from
+//! [`loop_guard_variant`] of a module with loops: each loop marks, in a private word, whether
+//! an invocation left it through one of its exits, and its merge block stores 1 into the
+//! header's `loop_limit_hit` when not; a loop whose merge is unreachable gets a never-taken
+//! exit whose merge stores the flag. The runtime fails the command with `CL_OUT_OF_RESOURCES`
+//! when the flag is set after it completes.
 //!
 //! ## Memory model
 //! Global and constant memory: `PhysicalStorageBuffer` pointers with `Aligned` accesses.
@@ -516,6 +529,25 @@ pub fn persistent_variant(words: &[u32]) -> Result<Vec<u32>, String> {
     }
     Ok(out)
 }
+
+/// The loop-limit guard variant of a lowered kernel module ([`KernelInfo::spirv`]) for
+/// llvmpipe's loop limiter, validated where every lowered module is (`validate::enabled`);
+/// see "Loop-limit guard" in the module doc.
+///
+/// # Errors
+/// A message when the module cannot be rewritten or the result does not validate.
+pub fn loop_guard_variant(words: &[u32]) -> Result<Vec<u32>, String> {
+    let out = lower::loop_guard_variant(words)?;
+    if validate::enabled() {
+        validate::validate_vulkan(&out).map_err(|e| {
+            format!("internal error, the loop-guard variant is not valid Vulkan SPIR-V: {e}")
+        })?;
+    }
+    Ok(out)
+}
+
+/// Offset of the `loop_limit_hit` flag (`u32`) in the launch header, bytes (kernel ABI).
+pub const LOOP_FLAG_OFFSET: u64 = lower::LOOP_FLAG_OFFSET;
 
 /// Reflects and lowers every kernel of a structurized Kernel module with build options `opts`:
 /// spirv-opt on each lowered module ([`SPIRV_OPT`]) and fusable `mad` unless

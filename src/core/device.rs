@@ -329,6 +329,16 @@ impl Device {
     }
 
     /// How kernels on this device's sub-devices keep to their compute units:
+    /// llvmpipe's loop limit where the driver has one: lavapipe before Mesa 25 (driverVersion
+    /// below 25.0.0; Mesa 22.3.6 has it, 25.0.7 not), 65535 loop passes per shader call
+    /// (`LP_MAX_TGSI_LOOP_ITERATIONS`, see "Loop-limit guard" in the `compiler` module doc).
+    /// Kernels with loops then run as their loop-guard variant. None elsewhere.
+    pub fn loop_limit(&self) -> Option<u32> {
+        let mesa_25 = vk::make_api_version(0, 25, 0, 0);
+        (self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE && self.phys.driver_version < mesa_25)
+            .then_some(65535)
+    }
+
     /// `VKCL_SUBDEVICE_DISPATCH` if set, else waves on llvmpipe and the persistent variant
     /// elsewhere (see [`LimitedDispatch`]).
     pub fn limited_dispatch(&self) -> LimitedDispatch {

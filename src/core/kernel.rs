@@ -209,6 +209,39 @@ pub struct Launch {
     pub keep: Vec<Arc<dyn Any + Send + Sync>>,
     /// The launch's printf buffer, for a kernel that calls printf: print it on completion.
     pub printf: Option<Arc<PrintfBuffer>>,
+    /// On a device with a loop limit: the check of the launch's `loop_limit_hit` flag, to run
+    /// on completion ([`LoopCheck::status`]).
+    pub loop_check: Option<LoopCheck>,
+}
+
+/// The completion check of a launch on a device with a loop limit ([`Device::loop_limit`]):
+/// the launch buffer whose header holds `loop_limit_hit`, the kernel's name and the limit.
+pub struct LoopCheck {
+    buf: Arc<Buffer>,
+    kernel: String,
+    limit: u32,
+}
+
+impl LoopCheck {
+    /// After the launch completed: `CL_SUCCESS`, or `CL_OUT_OF_RESOURCES` (with an error log
+    /// naming the kernel and the limit) when the loop-guard variant found a loop that an
+    /// invocation left without taking an exit (the driver cut it), so the results are
+    /// incomplete.
+    pub fn status(&self) -> cl_int {
+        let off = crate::compiler::LOOP_FLAG_OFFSET;
+        let mut flag = [0u8; 4];
+        if self.buf.read_bytes(off, &mut flag) && u32::from_le_bytes(flag) != 0 {
+            tracing::error!(
+                "kernel `{}`: a loop was left without taking any of its exits (llvmpipe's \
+                 loop limit of {} passes per shader call, lavapipe before Mesa 25), so the \
+                 results are incomplete; the command fails with CL_OUT_OF_RESOURCES",
+                self.kernel,
+                self.limit
+            );
+            return CL_OUT_OF_RESOURCES;
+        }
+        CL_SUCCESS
+    }
 }
 
 /// A launch encoded for device memory: the launch header (group counts at
@@ -534,7 +567,13 @@ impl Kernel {
             printf,
             ..
         } = enc;
-        keep.push(Arc::new(buf));
+        let buf = Arc::new(buf);
+        let loop_check = device.loop_limit().map(|limit| LoopCheck {
+            buf: buf.clone(),
+            kernel: self.info().name.clone(),
+            limit,
+        });
+        keep.push(buf);
         let max = device
             .phys
             .limits
@@ -543,7 +582,12 @@ impl Kernel {
         let work = Work::Gpu(Box::new(move |r| {
             record_launch(r, &regions, address, limited, persistent, max)
         }));
-        Ok(Launch { work, keep, printf })
+        Ok(Launch {
+            work,
+            keep,
+            printf,
+            loop_check,
+        })
     }
 }
 

@@ -167,6 +167,7 @@ pub(crate) fn launch_on_green(
         work: green_work(green.clone(), move || l.enqueue_on(green.stream)),
         keep,
         printf: None,
+        loop_check: None,
     }))
 }
 

@@ -112,7 +112,8 @@ pub struct Program {
     build: Mutex<Vec<BuildState>>,
     /// Kernel objects alive for this program (clBuildProgram fails while any exist).
     pub kernel_count: AtomicU32,
-    modules: Mutex<HashMap<(String, bool), Arc<ShaderModule>>>,
+    /// By (kernel, persistent variant, loop-guard variant).
+    modules: Mutex<HashMap<(String, bool, bool), Arc<ShaderModule>>>,
     pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
     /// Specialization constant values of an IL program (clSetProgramSpecializationConstant),
     /// used by later builds and compiles.
@@ -672,9 +673,10 @@ impl Program {
 
     /// The pipeline of `kernel` for work-group size `local` and `__local` argument sizes
     /// `locals` (spec-constant ID, element count), created at first use; `persistent` picks
-    /// the compute-unit-limited variant (see the compiler's "Persistent variant").
+    /// the compute-unit-limited variant (see the compiler's "Persistent variant"); on a
+    /// device with a loop limit ([`Device::loop_limit`]) the module is the loop-guard variant.
     /// Errors: `CL_OUT_OF_RESOURCES` when Vulkan refuses the module or pipeline or the
-    /// persistent variant cannot be made.
+    /// persistent or loop-guard variant cannot be made.
     pub fn pipeline(
         &self,
         device: &Device,
@@ -695,20 +697,27 @@ impl Program {
         let vk = device.vk()?;
         let module = {
             let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
-            let mkey = (kernel.name.clone(), persistent);
+            let guard = device.loop_limit().is_some();
+            let mkey = (kernel.name.clone(), persistent, guard);
             match modules.get(&mkey) {
                 Some(m) => m.clone(),
                 None => {
-                    let variant;
-                    let words = if persistent {
-                        variant = compiler::persistent_variant(&kernel.spirv).map_err(|e| {
-                            tracing::error!("persistent variant of {}: {e}", kernel.name);
+                    let mut variant = None;
+                    if persistent {
+                        variant =
+                            Some(compiler::persistent_variant(&kernel.spirv).map_err(|e| {
+                                tracing::error!("persistent variant of {}: {e}", kernel.name);
+                                ClError(CL_OUT_OF_RESOURCES)
+                            })?);
+                    }
+                    if guard {
+                        let from = variant.as_deref().unwrap_or(&kernel.spirv);
+                        variant = Some(compiler::loop_guard_variant(from).map_err(|e| {
+                            tracing::error!("loop-guard variant of {}: {e}", kernel.name);
                             ClError(CL_OUT_OF_RESOURCES)
-                        })?;
-                        &variant
-                    } else {
-                        &kernel.spirv
-                    };
+                        })?);
+                    }
+                    let words = variant.as_deref().unwrap_or(&kernel.spirv);
                     let m = Arc::new(ShaderModule::new(vk, words).map_err(|e| {
                         refused(format_args!("shader module of {}", kernel.name), e)
                     })?);

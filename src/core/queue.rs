@@ -85,7 +85,25 @@ impl CommandQueue {
         keep: Vec<Arc<dyn Any + Send + Sync>>,
         then: Box<dyn FnOnce() + Send>,
     ) -> Arc<Event> {
+        let then: Hook = Box::new(move || {
+            then();
+            CL_SUCCESS
+        });
         self.enqueue_with(command_type, wait_list, work, keep, Some(then))
+    }
+
+    /// As [`enqueue_then`](Self::enqueue_then), where `check` also decides the command's
+    /// status: `CL_SUCCESS` completes it, a negative error code becomes the event's status
+    /// (so `clWaitForEvents` returns `CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST`).
+    pub fn enqueue_checked(
+        self: &Arc<Self>,
+        command_type: cl_command_type,
+        wait_list: &[Arc<Event>],
+        work: Work,
+        keep: Vec<Arc<dyn Any + Send + Sync>>,
+        check: Box<dyn FnOnce() -> cl_int + Send>,
+    ) -> Arc<Event> {
+        self.enqueue_with(command_type, wait_list, work, keep, Some(check))
     }
 
     fn enqueue_with(
@@ -94,7 +112,7 @@ impl CommandQueue {
         wait_list: &[Arc<Event>],
         work: Work,
         keep: Vec<Arc<dyn Any + Send + Sync>>,
-        then: Option<Box<dyn FnOnce() + Send>>,
+        then: Option<Hook>,
     ) -> Arc<Event> {
         let event = Arc::new(Event::new_command(self, command_type));
         let deps: Vec<Arc<dyn JobDependency>> = wait_list
@@ -153,11 +171,15 @@ impl CommandQueue {
     }
 }
 
+/// A completion hook: runs when the job completed successfully; its result (`CL_SUCCESS` or
+/// a negative error) is the command's status.
+type Hook = Box<dyn FnOnce() -> cl_int + Send>;
+
 /// An event's observer that runs a hook when the job completed successfully, before the event
 /// learns of it.
 struct Then {
     inner: EventLink,
-    then: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+    then: Mutex<Option<Hook>>,
 }
 
 impl JobObserver for Then {
@@ -172,9 +194,12 @@ impl JobObserver for Then {
     }
     fn completed(&self, status: i32, start: u64, end: u64) {
         let then = self.then.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let mut status = status;
         if let (0, Some(f)) = (status, then) {
             // A panic in the hook must not take the completion thread down.
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+            if let Ok(s) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+                status = s.min(0);
+            }
         }
         self.inner.completed(status, start, end);
     }

@@ -17,10 +17,14 @@
 //! 10. [`dynamic`]: dynamic indexing of vectors of 8- and 16-bit components -> selects.
 //! 11. [`ptrarith`]: element steps of physical pointers that may be negative -> integer
 //!     address arithmetic.
-//! 12. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
+//! 12. [`access`]: `Function`/`Private` access chains next to their loads and stores
+//!     (lavapipe 22.3 reads a deref's index at the access).
+//! 13. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
 //!
-//! [`persistent`] runs apart, on a finished module: the compute-unit-limited variant.
+//! [`persistent`] runs apart, on a finished module: the compute-unit-limited variant; so does
+//! [`loopguard`]: the variant that reports llvmpipe's loop limit.
 
+mod access;
 mod cfg;
 mod collective;
 mod convert;
@@ -29,6 +33,7 @@ mod dynamic;
 mod entry;
 mod extinst;
 mod finish;
+mod loopguard;
 mod memory;
 mod persistent;
 mod printf;
@@ -81,6 +86,7 @@ pub(crate) fn lower_kernel(
     convert::lower_conversions(&mut ctx)?;
     dynamic::lower_dynamic_indexing(&mut ctx)?;
     ptrarith::lower_ptr_arith(&mut ctx)?;
+    access::sink_private_access_chains(&mut ctx)?;
     finish::finish(&mut ctx, caps)?;
     Ok(Lowered {
         words: ctx.module.assemble(),
@@ -100,3 +106,18 @@ pub(crate) fn persistent_variant(words: &[u32]) -> Result<Vec<u32>, String> {
     persistent::make_persistent(&mut ctx)?;
     Ok(ctx.module.assemble())
 }
+
+/// The loop-limit guard variant of a lowered kernel module (see [`loopguard`]); the module
+/// itself when it has no loop.
+///
+/// # Errors
+/// A message when `words` is not a module this crate lowered.
+pub(crate) fn loop_guard_variant(words: &[u32]) -> Result<Vec<u32>, String> {
+    let module = rspirv::dr::load_words(words).map_err(|e| format!("cannot parse SPIR-V: {e}"))?;
+    let mut ctx = ctx::Ctx::new(module);
+    loopguard::guard_loops(&mut ctx)?;
+    Ok(ctx.module.assemble())
+}
+
+/// Offset of the `loop_limit_hit` flag (`u32`) in the launch header, bytes.
+pub(crate) const LOOP_FLAG_OFFSET: u64 = loopguard::LOOP_FLAG;
