@@ -457,6 +457,71 @@ fn fp64_conversions_round_and_saturate() {
     }
 }
 
+/// `(double)(float)x` rounds `x` to float and widens it back exactly, in scalars and
+/// vectors. Lavapipe 25.0.7 folded the `OpFConvert` pair into `x` itself (so every directed
+/// `convert_float_rtp(double)` that compares the round trip with its source was wrong too);
+/// vkcl widens float to double from the bits (docs/devices.md).
+#[test]
+fn fp64_float_round_trip_rounds() {
+    let Some(env) = fp64_env() else { return };
+    let mut rng = Rng(0xf10a7);
+    let mut x: Vec<f64> = (0..1024)
+        .map(|k| match k % 2 {
+            0 => in_range(&mut rng, -3e9, 3e9),
+            _ => any_f64(&mut rng),
+        })
+        .collect();
+    x.extend([
+        6.500452744485092e8,
+        0.1,
+        -0.0,
+        1e300,
+        -1e300,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        f32::MAX as f64 * (1.0 + 1e-9),
+        1.5e-39,
+        -2.7e-42,
+        1.0e-45,
+        1.1754942e-38,
+    ]);
+    while x.len() % 4 != 0 {
+        x.push(1.0 / 3.0);
+    }
+    let n = x.len();
+    let denorm = single_fp_denorm();
+    let check = |what: &str, got: &[f64]| {
+        for (j, (&v, &g)) in x.iter().zip(got).enumerate() {
+            let f = v as f32;
+            let ok = |w: f32| g.to_bits() == (w as f64).to_bits() || (g.is_nan() && w.is_nan());
+            assert!(
+                ok(f) || (!denorm && ok(flushed(f))),
+                "{what} #{j}: (double)(float){v:e} = {g:e}, want {:e}",
+                f as f64
+            );
+        }
+    };
+    let got: Vec<f64> = run_kernel(
+        &env,
+        "__global double *o, __global const double *x",
+        "o[i] = (double)(float)x[i];",
+        &[bytes(&x)],
+        n,
+        n,
+    );
+    check("scalar", &got);
+    let got: Vec<f64> = run_kernel(
+        &env,
+        "__global double *o, __global const double *x",
+        "vstore4(convert_double4(convert_float4(vload4(i, x))), i, o);",
+        &[bytes(&x)],
+        n / 4,
+        n,
+    );
+    check("double4", &got);
+}
+
 #[test]
 fn fp64_vectors_and_scalar_arguments() {
     let Some(env) = fp64_env() else { return };

@@ -65,6 +65,22 @@ fn one_llvmpipe_device_with_default_type() {
     assert_eq!(r, CL_INVALID_DEVICE_TYPE);
 }
 
+/// `VKCL_VULKAN_DRIVER` (tests/common/vulkan_driver.rs) chose the driver that runs: the
+/// device's `CL_DRIVER_VERSION` quotes Vulkan's driverInfo ("Mesa 25.0.7-2~bpo12+1 ...").
+#[test]
+fn runs_on_the_chosen_vulkan_driver() {
+    let version = device_string(device(), CL_DRIVER_VERSION);
+    let driver = common::vulkan_driver();
+    if let Some(want) = driver.driver_info {
+        assert!(
+            version.contains(want),
+            "{}={} but CL_DRIVER_VERSION is {version:?}",
+            common::vulkan_driver::VARIABLE,
+            driver.name
+        );
+    }
+}
+
 #[test]
 fn device_facts_come_from_the_driver() {
     let d = device();

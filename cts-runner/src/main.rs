@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+#[path = "../../tests/common/vulkan_driver.rs"]
+mod vulkan_driver;
+
 /// Runs Khronos OpenCL-CTS suites against vkcl, writes results, compares with expectations.
 #[derive(Parser, Debug)]
 #[command(version)]
@@ -233,7 +236,19 @@ fn run_with(
     cache_dir: &Path,
     facts: Facts,
 ) -> Result<bool, String> {
-    let mut env = a.env.clone();
+    // The Vulkan driver of VKCL_VULKAN_DRIVER (lavapipe 25.0.7 of the build tree by default),
+    // resolved like the tests do; `--env` comes after, so it can override.
+    let target = std::env::current_exe()
+        .ok()
+        .and_then(|e| Some(e.parent()?.parent()?.to_path_buf()))
+        .unwrap_or_default();
+    let driver = vulkan_driver::from_env(&target)?;
+    if let Some(w) = &driver.warning {
+        eprintln!("cts-runner: WARNING: {w}");
+    }
+    eprintln!("cts-runner: Vulkan driver {}", driver.name);
+    let mut env = driver.env();
+    env.extend(a.env.iter().cloned());
     if !env
         .iter()
         .any(|(k, _)| k == "VKCL_CACHE_DIR" || k == "VKCL_CACHE")

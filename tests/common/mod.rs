@@ -1,7 +1,11 @@
 //! Shared test harness: loads the system OpenCL ICD loader (libOpenCL.so.1) with
 //! `OCL_ICD_VENDORS` naming only the freshly built libvkcl.so, and the Khronos validation layer
-//! on (`VKCL_VALIDATION=fatal`: a validation error aborts the test process).
+//! on (`VKCL_VALIDATION=fatal`: a validation error aborts the test process), on the Vulkan
+//! driver that `VKCL_VULKAN_DRIVER` names (lavapipe 25.0.7 from the build tree by default;
+//! [`vulkan_driver`]).
 #![allow(dead_code)]
+
+pub mod vulkan_driver;
 
 pub use opencl_sys::*;
 use std::ffi::{c_void, CString};
@@ -57,11 +61,66 @@ fn newest_file(dir: &std::path::Path) -> Option<std::time::SystemTime> {
     newest
 }
 
+/// The Vulkan driver these tests run on (`VKCL_VULKAN_DRIVER`, resolved against the build
+/// tree's `target/`); panics with the reason when the named driver is not there.
+pub fn vulkan_driver() -> &'static vulkan_driver::Driver {
+    static DRIVER: OnceLock<vulkan_driver::Driver> = OnceLock::new();
+    DRIVER.get_or_init(|| {
+        let lib = vkcl_library();
+        let target = lib.parent().and_then(|d| d.parent()).expect("target dir");
+        vulkan_driver::from_env(target).unwrap_or_else(|e| panic!("{e}"))
+    })
+}
+
+/// Points the Vulkan loader at [`vulkan_driver`] before it is loaded: `VK_DRIVER_FILES`, and
+/// the driver's own libraries (libdrm of the build tree's lavapipe) opened first, since
+/// `LD_LIBRARY_PATH` set now would not reach the dynamic linker (it reads it at start-up); a
+/// library already loaded satisfies a later dependency on its soname.
+fn use_vulkan_driver() {
+    use std::io::Write;
+    let driver = vulkan_driver();
+    let mut line = format!("vkcl tests: Vulkan driver {}", driver.name);
+    if let Some(m) = &driver.manifest {
+        line += &format!(" ({})", m.display());
+    }
+    if let Some(w) = &driver.warning {
+        line = format!("\n!!!!!!!! {line}\n!!!!!!!! WARNING: {w}\n");
+    }
+    // Straight to the process's stderr, past the test harness's output capture.
+    let _ = writeln!(std::io::stderr(), "{line}");
+    // Also for the processes tests start (clinfo, this binary again): they resolve the same.
+    // SAFETY: set before any thread of this process reads the environment (first use).
+    unsafe {
+        for (k, v) in driver.env() {
+            std::env::set_var(&k, &v);
+        }
+        if driver.manifest.is_some() {
+            std::env::remove_var("VK_ICD_FILENAMES");
+        }
+        std::env::set_var(vulkan_driver::VARIABLE, &driver.name);
+    }
+    static PRELOADED: OnceLock<Vec<libloading::Library>> = OnceLock::new();
+    PRELOADED.get_or_init(|| {
+        let Some(dir) = &driver.library_dir else {
+            return Vec::new();
+        };
+        ["libdrm.so.2"]
+            .iter()
+            .map(|name| {
+                // SAFETY: a plain C library without initialisers that touch this process.
+                unsafe { libloading::Library::new(dir.join(name)) }
+                    .unwrap_or_else(|e| panic!("{}: {e}", dir.join(name).display()))
+            })
+            .collect()
+    });
+}
+
 /// The loader, opened once with the environment set up.
 pub fn loader() -> &'static libloading::Library {
     static LIB: OnceLock<libloading::Library> = OnceLock::new();
     LIB.get_or_init(|| {
         let dir = icd_dir();
+        use_vulkan_driver();
         // SAFETY: set before any thread of this process reads the environment (first use).
         unsafe {
             std::env::set_var("OCL_ICD_VENDORS", &dir);

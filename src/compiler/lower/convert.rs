@@ -379,6 +379,13 @@ impl Lower<'_> {
             Some(FPRoundingMode::RTZ | FPRoundingMode::RTP | FPRoundingMode::RTN)
         );
         let (wi, fw) = (self.width(xt)?, self.width(ty)?);
+        if wi == 32 && fw == 64 {
+            // float -> double from the bits: lavapipe 25.0.7 turns OpFConvert's
+            // double -> float -> double into the source double (`(double)(float)x == x`).
+            let w = self.exact_widen(xt, ty, x)?;
+            self.result(Op::CopyObject, ty, rid, w);
+            return Ok(());
+        }
         if directed && wi == 32 && fw == 16 {
             return self.float_to_half(i, x, mode);
         }
@@ -410,7 +417,11 @@ impl Lower<'_> {
     /// `shaderDenormPreserveFloat32`: `OpFConvert` of a subnormal float gives 0, and
     /// `convert_float_rtz(double)` of a value in the float subnormal range came out rounded
     /// to nearest). A zero or subnormal float is its 23-bit significand times 2^-149, computed
-    /// in double from the bits.
+    /// in double from the bits; any other float's double is built from its bits in integer
+    /// arithmetic (exponent rebiased, significand shifted), with no `OpFConvert`: lavapipe
+    /// 25.0.7 folds `OpFConvert` double -> float -> double back into the source double, which
+    /// made every narrowing that compares the round trip with its source see it as exact
+    /// (docs/devices.md).
     fn exact_widen(&mut self, ty: Word, xt: Word, f: Word) -> Result<Word, String> {
         let u32_scalar = self.ctx.t_int(32);
         let ut = self.shaped(ty, u32_scalar);
@@ -431,7 +442,24 @@ impl Lower<'_> {
         let negative = self.bin(Op::INotEqual, bt, sign, zero);
         let neg_mag = self.emit(Op::FNegate, xt, vec![Operand::IdRef(mag)]);
         let tiny_value = self.select(xt, negative, neg_mag, mag);
-        let widened = self.emit(Op::FConvert, xt, vec![Operand::IdRef(f)]);
+        let u64_scalar = self.ctx.t_int(64);
+        let lt = self.shaped(ty, u64_scalar);
+        let abs_mask = self.int_const(ut, 32, 0x7fff_ffff);
+        let abs = self.bin(Op::BitwiseAnd, ut, bits, abs_mask);
+        let abs = self.emit(Op::UConvert, lt, vec![Operand::IdRef(abs)]);
+        let by29 = self.int_const(lt, 64, 29);
+        let placed = self.bin(Op::ShiftLeftLogical, lt, abs, by29);
+        // Exponent bias 127 -> 1023 (+896); infinities and NaNs 255 -> 2047 (+1792).
+        let inf_nan = self.bin(Op::IEqual, bt, exp, exp_mask);
+        let normal_bias = self.int_const(lt, 64, 896 << 52);
+        let special_bias = self.int_const(lt, 64, 1792 << 52);
+        let bias = self.select(lt, inf_nan, special_bias, normal_bias);
+        let rebiased = self.bin(Op::IAdd, lt, placed, bias);
+        let sign = self.emit(Op::UConvert, lt, vec![Operand::IdRef(sign)]);
+        let by32 = self.int_const(lt, 64, 32);
+        let sign = self.bin(Op::ShiftLeftLogical, lt, sign, by32);
+        let wide_bits = self.bin(Op::BitwiseOr, lt, rebiased, sign);
+        let widened = self.emit(Op::Bitcast, xt, vec![Operand::IdRef(wide_bits)]);
         Ok(self.select(xt, tiny, tiny_value, widened))
     }
 
