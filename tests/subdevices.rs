@@ -28,28 +28,21 @@ fn init() {
 
 type Prop = cl_device_partition_property;
 
-/// The step in which sub-device compute units come: 8 SMs on the CUDA path (green contexts,
-/// the default aligned split; README "Sub-devices on NVIDIA"), 1 elsewhere. The CUDA path is
-/// on for an NVIDIA device with libcuda and `VKCL_CUDA` not 0.
-fn granule(d: cl_device_id) -> u32 {
+/// Whether `d` partitions through the CUDA path (green contexts): an NVIDIA device with
+/// libcuda and `VKCL_CUDA` not 0. Counts are exact there too (`core::partition`: aligned,
+/// fine or Vulkan-path sub-devices, whichever gives every part exactly its count), so this only
+/// chooses a sample of counts instead of every one (each part is a green context).
+fn cuda_path(d: cl_device_id) -> bool {
     let vendor: u32 =
         info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, CL_DEVICE_VENDOR_ID, s, v, r) });
     let off = matches!(std::env::var("VKCL_CUDA").as_deref(), Ok("0") | Ok("off"));
     // SAFETY: loading NVIDIA's driver library only to see that it exists.
-    let cuda =
-        vendor == 0x10DE && !off && unsafe { libloading::Library::new("libcuda.so.1") }.is_ok();
-    if cuda {
-        8
-    } else {
-        1
-    }
+    vendor == 0x10DE && !off && unsafe { libloading::Library::new("libcuda.so.1") }.is_ok()
 }
 
-/// BY_COUNTS 1 and the rest: `1 + (units - 1)` on lavapipe; on the CUDA path one group of 8
-/// and half the SMs (the rest rounded up would not fit).
+/// BY_COUNTS 1 and the rest: `1 + (units - 1)`.
 fn one_and_rest(d: cl_device_id) -> [Prop; 5] {
-    let (cu, g) = (units(d), granule(d));
-    let second = if g == 1 { cu - 1 } else { cu / 2 / g * g };
+    let second = units(d) - 1;
     [
         CL_DEVICE_PARTITION_BY_COUNTS,
         1,
@@ -57,11 +50,6 @@ fn one_and_rest(d: cl_device_id) -> [Prop; 5] {
         CL_DEVICE_PARTITION_BY_COUNTS_LIST_END,
         0,
     ]
-}
-
-/// `n` compute units as a sub-device of `d` gets them: rounded up to the granule.
-fn rounded(d: cl_device_id, n: u32) -> u32 {
-    n.div_ceil(granule(d)) * granule(d)
 }
 
 fn parent(d: cl_device_id) -> cl_device_id {
@@ -119,7 +107,7 @@ fn partition_equally() {
     let d = device();
     let cu = units(d);
     // Every n on lavapipe; on the CUDA path (a green context per part) a sample.
-    let ns: Vec<u32> = if granule(d) == 1 {
+    let ns: Vec<u32> = if !cuda_path(d) {
         (1..cu).collect()
     } else {
         [1, 2, 7, 8, 9, 16, 33, 64, cu / 2]
@@ -130,17 +118,8 @@ fn partition_equally() {
     for n in ns {
         let props = [CL_DEVICE_PARTITION_EQUALLY, n as Prop, 0];
         let subs = split(d, &props).unwrap();
-        let want = rounded(d, n);
-        if granule(d) == 1 {
-            assert_eq!(subs.len() as u32, cu / n, "EQUALLY {n} of {cu}");
-        } else {
-            // As many rounded parts as the driver fits.
-            assert!(
-                !subs.is_empty() && subs.len() as u32 <= cu / want,
-                "EQUALLY {n} of {cu}: {} parts of {want}",
-                subs.len()
-            );
-        }
+        let want = n;
+        assert_eq!(subs.len() as u32, cu / n, "EQUALLY {n} of {cu}");
         for &s in &subs {
             assert_eq!(units(s), want, "EQUALLY {n}");
             assert_eq!(parent(s), d);
@@ -168,7 +147,7 @@ fn partition_by_counts() {
     let second = props[2] as u32;
     let subs = split(d, &props).unwrap();
     assert_eq!(subs.len(), 2);
-    assert_eq!(units(subs[0]), rounded(d, 1));
+    assert_eq!(units(subs[0]), 1);
     assert_eq!(units(subs[1]), second);
     for &s in &subs {
         assert_eq!(props_info(s, CL_DEVICE_PARTITION_TYPE), props.to_vec());
@@ -194,9 +173,9 @@ fn partition_by_counts() {
 fn nested_partitions_and_reference_counts() {
     init();
     let d = device();
-    let g = granule(d);
-    // All units on lavapipe; on the CUDA path the whole groups of 8 (132 SMs: 128).
-    let cu = units(d) / g * g;
+    // All units; counts are exact on every path (on the CUDA path vkcl picks the aligned or
+    // fine green-context split or Vulkan-path sub-devices, whichever is exact).
+    let cu = units(d);
     let top = split(
         d,
         &[
@@ -210,25 +189,13 @@ fn nested_partitions_and_reference_counts() {
     let mut level = top[0];
     assert_eq!(units(level), cu);
     let mut made = vec![level];
-    // Halve until one unit (one granule) is left; each level's parent is the level above. On
-    // the CUDA path with the fine split (groups of 2): the driver's aligned split of a
-    // 128-SM green context in two 64s is refused (measured on the H200).
-    let g = g.min(2);
-    let halve = |n: Prop| -> Vec<Prop> {
-        if granule(d) > 1 {
-            vec![CL_DEVICE_PARTITION_EQUALLY, n, 0x7F10, 2, 0]
-        } else {
-            vec![CL_DEVICE_PARTITION_EQUALLY, n, 0]
-        }
-    };
+    // Halve until one unit is left; each level's parent is the level above.
+    let g = 1;
+    let halve = |n: Prop| -> Vec<Prop> { vec![CL_DEVICE_PARTITION_EQUALLY, n, 0] };
     while units(level) / 2 >= g {
-        let n = units(level) / 2 / g * g;
+        let n = units(level) / 2;
         let subs = split(level, &halve(n as Prop)).unwrap();
-        if g == 1 {
-            assert_eq!(subs.len() as u32, units(level) / n);
-        } else {
-            assert!(!subs.is_empty() && subs.len() as u32 <= units(level) / n);
-        }
+        assert_eq!(subs.len() as u32, units(level) / n);
         assert_eq!(units(subs[0]), n);
         assert_eq!(parent(subs[0]), level);
         made.extend(&subs);
@@ -842,11 +809,7 @@ fn released_sub_devices_live_while_referenced() {
         )
     });
     assert_eq!(listed, s);
-    assert_eq!(
-        units(listed),
-        rounded(d, 1),
-        "the listed sub-device answers queries"
-    );
+    assert_eq!(units(listed), 1, "the listed sub-device answers queries");
     assert_eq!(parent(listed), d);
     let q = unsafe { cl!(clCreateCommandQueueWithProperties)(ctx, listed, null(), &mut err) };
     assert_eq!(err, CL_SUCCESS, "a queue on the context's sub-device");

@@ -233,19 +233,35 @@ impl Device {
             let align = side.sm.granularity(SplitMethod::Aligned);
             let split = plan_sm_split(self.compute_units, align, scheme, method)?;
             if let SplitVia::Green(m) = split.via {
-                let exact = m != SplitMethod::Backfill;
-                match self.partition_cuda(side, scheme, &plan, m, exact, partition_type, create)? {
-                    Some(r) => return Ok(r),
-                    // CL_DEVICE_PARTITION_FAILED if the partition name is supported by the
-                    // implementation but in_device could not be further partitioned (the
-                    // method asked for does not give these counts).
-                    None if method.is_some() => return Err(ClError(CL_DEVICE_PARTITION_FAILED)),
-                    None => tracing::info!(
-                        "no green-context split of {} SMs gives {:?}: Vulkan sub-devices",
-                        self.compute_units,
-                        scheme
-                    ),
+                // Without vkcl's split property an aligned split that does not give the counts
+                // (the H200's driver makes 15 aligned parts of 8 of its 132 SMs, not 16) is
+                // tried again fine (steps of 2) when every count is even, before Vulkan.
+                let all_even = plan.iter().all(|&(_, n)| n % 2 == 0);
+                let retry = method.is_none() && m == SplitMethod::Aligned && all_even;
+                let tries: &[SplitMethod] = if retry {
+                    &[SplitMethod::Aligned, SplitMethod::Fine]
+                } else {
+                    std::slice::from_ref(&m)
+                };
+                for &m in tries {
+                    let exact = m != SplitMethod::Backfill;
+                    let made =
+                        self.partition_cuda(side, scheme, &plan, m, exact, partition_type, create)?;
+                    if let Some(r) = made {
+                        return Ok(r);
+                    }
                 }
+                // CL_DEVICE_PARTITION_FAILED if the partition name is supported by the
+                // implementation but in_device could not be further partitioned (the method
+                // asked for does not give these counts).
+                if method.is_some() {
+                    return Err(ClError(CL_DEVICE_PARTITION_FAILED));
+                }
+                tracing::info!(
+                    "no green-context split of {} SMs gives {:?}: Vulkan sub-devices",
+                    self.compute_units,
+                    scheme
+                );
             }
         }
         let subs = if create {

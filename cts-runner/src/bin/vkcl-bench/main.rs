@@ -114,7 +114,7 @@ fn implausible(id: &str, value: f64, cpu: bool) -> Option<String> {
         "write_bandwidth" | "read_bandwidth" | "copy_kernel_bandwidth" => {
             (value > max_gbps).then(|| format!("over {max_gbps} GB/s"))
         }
-        "compute_fp32" | "sgemm_tiled" => {
+        "compute_fp32" | "compute_fp32_long" | "sgemm_tiled" => {
             (value > max_gflops).then(|| format!("over {max_gflops} GFLOP/s for this device"))
         }
         _ => None,

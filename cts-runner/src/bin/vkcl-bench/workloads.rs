@@ -91,6 +91,12 @@ pub const WORKLOADS: &[Workload] = &[
         run: compute,
     },
     Workload {
+        id: "compute_fp32_long",
+        unit: "GFLOP/s",
+        better: Better::Higher,
+        run: compute_long,
+    },
+    Workload {
         id: "sgemm_tiled",
         unit: "GFLOP/s",
         better: Better::Higher,
@@ -286,7 +292,7 @@ fn copy_bandwidth(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
 
 const ITERS: u32 = 512;
 
-fn compute_source() -> String {
+fn compute_source(iters: u32) -> String {
     // Eight independent float4 multiply-add chains per work-item: 8 * 4 * 2 FLOP per step.
     let mut s = String::from(
         "__kernel void flops(__global float *out, float a, float b) {\n\
@@ -297,7 +303,7 @@ fn compute_source() -> String {
             "    float4 v{c} = (float4)(x0 + {c}.0f, x0 - {c}.0f, x0 * {c}.5f, -x0);\n"
         ));
     }
-    s.push_str(&format!("    for (int i = 0; i < {ITERS}; i++) {{\n"));
+    s.push_str(&format!("    for (int i = 0; i < {iters}; i++) {{\n"));
     for c in 0..8 {
         s.push_str(&format!("        v{c} = v{c} * a + b;\n"));
     }
@@ -307,13 +313,13 @@ fn compute_source() -> String {
 }
 
 /// What one work-item of the compute kernel writes, on the host.
-fn compute_expected(gid: usize, a: f32, b: f32) -> f32 {
+fn compute_expected(gid: usize, a: f32, b: f32, iters: u32) -> f32 {
     let x0 = gid as f32 * 1e-6;
     let mut sum = 0.0f64;
     for c in 0..8 {
         let cf = c as f32;
         let mut v = [x0 + cf, x0 - cf, x0 * (cf + 0.5), -x0];
-        for _ in 0..ITERS {
+        for _ in 0..iters {
             for x in v.iter_mut() {
                 *x = *x * a + b;
             }
@@ -323,11 +329,44 @@ fn compute_expected(gid: usize, a: f32, b: f32) -> f32 {
     sum as f32
 }
 
-/// A compute-bound single-precision kernel, GFLOP/s.
+/// A compute-bound single-precision kernel, GFLOP/s: `z.flop_items` work-items of
+/// [`ITERS`] steps, one launch + clFinish timed (on a large GPU this is mostly launch cost).
 fn compute(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
-    let items = z.flop_items;
+    compute_sized(s, z.flop_items, ITERS, 3)
+}
+
+/// The compute kernel sized to run at least [`LONG_LAUNCH_S`] per launch, so that launch and
+/// completion costs vanish from the figure: work-items grow (x4, up to 32x `z.flop_items`)
+/// and then steps (x4, up to 32768, under llvmpipe 22.3's 65,535-pass loop limit) until one
+/// launch takes that long, then the median of 3 launches of that size.
+fn compute_long(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
+    let (mut items, mut iters) = (z.flop_items, ITERS);
+    loop {
+        let t = Instant::now();
+        compute_sized(s, items, iters, 0)?;
+        if t.elapsed().as_secs_f64() >= LONG_LAUNCH_S {
+            break;
+        }
+        if items < z.flop_items * 32 {
+            items *= 4;
+        } else if iters < 32768 {
+            iters *= 4;
+        } else {
+            break;
+        }
+    }
+    compute_sized(s, items, iters, 3)
+}
+
+/// One launch per run of a kernel shorter than this is dominated by launch cost (seconds).
+const LONG_LAUNCH_S: f64 = 0.02;
+
+/// Builds and launches the compute kernel of `items` work-items x `iters` steps once, then
+/// `reps` timed launches (0: the untimed launch only, for sizing), and checks 62 items
+/// against the host.
+fn compute_sized(s: &Session<'_>, items: usize, iters: u32, reps: usize) -> Result<Figure, String> {
     let out = s.buffer(items * 4).map_err(e)?;
-    let p = s.program(&compute_source()).map_err(e)?;
+    let p = s.program(&compute_source(iters)).map_err(e)?;
     let (a, b) = (0.999f32, 0.01f32);
     let k = s
         .kernel(
@@ -338,7 +377,6 @@ fn compute(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
         .map_err(e)?;
     s.launch(&k, &[items], Some(&[64])).map_err(e)?;
     s.finish().map_err(e)?;
-    let reps = 3;
     let mut times = Vec::new();
     for _ in 0..reps {
         let t = Instant::now();
@@ -349,15 +387,21 @@ fn compute(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
     let mut back = vec![0f32; items];
     s.read(&out, &mut back).map_err(e)?;
     for i in (0..items).step_by(items / 61 + 1).chain([items - 1]) {
-        let want = compute_expected(i, a, b);
+        let want = compute_expected(i, a, b, iters);
         if (back[i] - want).abs() > 1e-3 * want.abs().max(1.0) {
             return Err(format!("out[{i}] = {}, expected {want}", back[i]));
         }
     }
-    let flop = items as f64 * ITERS as f64 * 8.0 * 4.0 * 2.0;
+    if reps == 0 {
+        return Ok(Figure {
+            value: 0.0,
+            note: String::new(),
+        });
+    }
+    let flop = items as f64 * iters as f64 * 8.0 * 4.0 * 2.0;
     Ok(Figure {
         value: flop / median(times) / 1e9,
-        note: format!("{items} work-items x {ITERS} steps x 8 float4 mad, median of {reps}"),
+        note: format!("{items} work-items x {iters} steps x 8 float4 mad, median of {reps}"),
     })
 }
 
@@ -676,7 +720,7 @@ mod tests {
     fn compute_reference_is_stable() {
         // The recurrence converges to b / (1 - a) = 10 per lane; the sum of 32 lanes is
         // below 320 and finite.
-        let v = compute_expected(1000, 0.999, 0.01);
+        let v = compute_expected(1000, 0.999, 0.01, ITERS);
         assert!(v.is_finite() && v.abs() < 400.0, "{v}");
     }
 }
