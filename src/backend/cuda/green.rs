@@ -9,6 +9,13 @@
 use super::{check, CuError, CudaDevice};
 use cudarc::driver::sys;
 use std::ffi::{c_void, CStr};
+use std::sync::Mutex;
+
+/// Serialises SM splits and green-context creation in the process: run from several threads
+/// at once, NVIDIA's driver (580, H200) refuses some `cuDevSmResourceSplitByCount` calls with
+/// `CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION` ("one or more resources are insufficient or
+/// non-applicable") that succeed one at a time.
+static SPLIT_LOCK: Mutex<()> = Mutex::new(());
 
 /// How SMs are carved (vkcl's partition property, README "Sub-devices").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,6 +115,7 @@ impl SmResource {
         min: u32,
         flags: u32,
     ) -> Result<(Vec<SmResource>, SmResource), CuError> {
+        let _one_at_a_time = SPLIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let mut out = vec![empty_resource(); groups as usize];
         let mut n = groups;
         let mut rest = empty_resource();
@@ -384,6 +392,7 @@ impl GreenContext {
     ///
     /// Errors: the driver's (out of resources, a resource from another device).
     pub fn new(dev: &CudaDevice, sm: &[SmResource]) -> Result<GreenContext, CuError> {
+        let _one_at_a_time = SPLIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let mut res: Vec<sys::CUdevResource> = sm.iter().map(|r| r.0).collect();
         let mut desc = std::ptr::null_mut();
         let mut raw = std::ptr::null_mut();
