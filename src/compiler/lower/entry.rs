@@ -896,6 +896,19 @@ fn memory_sizes(ctx: &Ctx) -> EntrySizes {
     }
 }
 
+/// The module's `PushConstant` variable (the kernel ABI's block of [`push_constant_block`]),
+/// if it has one.
+pub(crate) fn push_constant_var(ctx: &Ctx) -> Option<Word> {
+    ctx.module
+        .types_global_values
+        .iter()
+        .find(|i| {
+            i.class.opcode == Op::Variable
+                && i.operands.first() == Some(&Operand::StorageClass(StorageClass::PushConstant))
+        })
+        .and_then(|i| i.result_id)
+}
+
 /// Declares the kernel ABI's 32-byte push-constant block (launch header address, argument
 /// block address, group offset x/y/z, padding; see the compiler module doc) and returns its
 /// `PushConstant` variable. The one place that spells the block's layout.

@@ -160,15 +160,7 @@ pub(crate) fn guard_loops(ctx: &mut Ctx) -> Result<(), String> {
     let boolt = ctx.t_bool();
     let pc_u64 = ctx.t_ptr(StorageClass::PushConstant, u64t);
     let psb_u32 = ctx.t_ptr(StorageClass::PhysicalStorageBuffer, u32t);
-    let found = ctx
-        .module
-        .types_global_values
-        .iter()
-        .find(|i| {
-            i.class.opcode == Op::Variable
-                && i.operands.first() == Some(&Operand::StorageClass(StorageClass::PushConstant))
-        })
-        .and_then(|i| i.result_id);
+    let found = super::entry::push_constant_var(ctx);
     let pc_var = match found {
         Some(v) => v,
         None => {

@@ -137,15 +137,7 @@ pub(crate) fn make_persistent(ctx: &mut Ctx) -> Result<(), String> {
         wg_vars.push(input_builtin_var(ctx, BuiltIn::WorkgroupId, v3u32));
     }
     let num_wg = input_builtin_var(ctx, BuiltIn::NumWorkgroups, v3u32);
-    let found = ctx
-        .module
-        .types_global_values
-        .iter()
-        .find(|i| {
-            i.class.opcode == Op::Variable
-                && i.operands.first() == Some(&Operand::StorageClass(StorageClass::PushConstant))
-        })
-        .and_then(|i| i.result_id);
+    let found = super::entry::push_constant_var(ctx);
     let pc_var = match found {
         Some(v) => v,
         None => super::entry::push_constant_block(ctx),

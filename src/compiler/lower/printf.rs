@@ -532,16 +532,8 @@ pub(crate) fn lower_printf(ctx: &mut Ctx) -> Result<PrintfInfo, String> {
         .flat_map(|b| &b.instructions)
         .filter_map(|i| Some((i.result_id?, i.clone())))
         .collect();
-    let pc_var = ctx
-        .module
-        .types_global_values
-        .iter()
-        .find(|i| {
-            i.class.opcode == Op::Variable
-                && i.operands.first() == Some(&Operand::StorageClass(StorageClass::PushConstant))
-        })
-        .and_then(|i| i.result_id)
-        .ok_or("printf: the push-constant block is missing")?;
+    let pc_var =
+        super::entry::push_constant_var(ctx).ok_or("printf: the push-constant block is missing")?;
     let types = ctx.value_types();
     let blocks = std::mem::take(&mut ctx.module.functions[0].blocks);
     let defs = Defs::new(&ctx.module);
