@@ -594,29 +594,21 @@ fn worker(
                 let start = host_ns();
                 // Fault injection (vkcl_debug_inject_device_loss): the submission is not made
                 // and the device is lost, as after a GPU fault: the value never comes.
-                if ok && !lost && super::device::take_injected_loss() {
+                let injected = ok && !lost && super::device::take_injected_loss();
+                if injected {
                     device.mark_lost("injected by vkcl_debug_inject_device_loss");
-                    drop(sem_waits);
-                    observer.submitted(start, true);
-                    let _ = done_tx.send(Done::on_device(
-                        value,
-                        start,
-                        waits,
-                        Some(cmd),
-                        observer,
-                        keep,
-                    ));
-                    continue;
                 }
-                let submitted = ok && !lost && !device.is_lost() && {
-                    let q = device.queues[queue_index]
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner());
-                    super::counters::count_submit();
-                    // SAFETY: the queue is externally synchronised by the lock; all handles live.
-                    let r = unsafe { device.raw.queue_submit(*q, &[submit], vk::Fence::null()) };
-                    device.note(r, "vkQueueSubmit").is_ok()
-                };
+                let submitted = injected
+                    || (ok && !lost && !device.is_lost() && {
+                        let q = device.queues[queue_index]
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner());
+                        super::counters::count_submit();
+                        // SAFETY: the queue is externally synchronised by the lock; all handles live.
+                        let r =
+                            unsafe { device.raw.queue_submit(*q, &[submit], vk::Fence::null()) };
+                        device.note(r, "vkQueueSubmit").is_ok()
+                    });
                 drop(sem_waits);
                 tracing::debug!(value, submitted, "job submitted to the device");
                 if submitted {
