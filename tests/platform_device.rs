@@ -115,6 +115,86 @@ fn device_facts_come_from_the_driver() {
     assert!(ext.contains("cl_khr_global_int32_base_atomics"));
 }
 
+/// The last-level data/unified cache of CPU 0 as sysfs describes it: (line, bytes).
+fn sysfs_last_level_cache() -> Option<(u32, u64)> {
+    let mut best: Option<(u32, u32, u64)> = None;
+    for e in std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?.flatten() {
+        let f = |n: &str| std::fs::read_to_string(e.path().join(n)).unwrap_or_default();
+        if !matches!(f("type").trim(), "Data" | "Unified") {
+            continue;
+        }
+        let level: u32 = f("level").trim().parse().ok()?;
+        let line: u32 = f("coherency_line_size").trim().parse().ok()?;
+        let size = f("size");
+        let size = size.trim();
+        let bytes = match size.strip_suffix('K') {
+            Some(k) => k.parse::<u64>().ok()? * 1024,
+            None => match size.strip_suffix('M') {
+                Some(m) => m.parse::<u64>().ok()? << 20,
+                None => size.parse().ok()?,
+            },
+        };
+        if best.map_or(true, |(l, _, _)| level > l) {
+            best = Some((level, line, bytes));
+        }
+    }
+    best.map(|(_, l, b)| (l, b))
+}
+
+/// Issue 22 finding 5: the hints that libraries size their kernels by. llvmpipe gains from
+/// a work-item's vectors (clpeak: float4 3.8x float), so the preferred widths are 16 bytes'
+/// worth (double 8 and half 4 as measured); native widths are one 32-bit lane; the cache is
+/// the CPU's last level from sysfs.
+#[test]
+fn device_hints_describe_the_cpu() {
+    let d = device();
+    let q = |name: cl_device_info| -> cl_uint {
+        info_scalar(|s, v, r| unsafe { cl!(clGetDeviceInfo)(d, name, s, v, r) })
+    };
+    let ext = device_string(d, CL_DEVICE_EXTENSIONS);
+    let fp64 = ext.contains("cl_khr_fp64");
+    let fp16 = ext.contains("cl_khr_fp16");
+    let preferred = [
+        (CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR, 16),
+        (CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT, 8),
+        (CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT, 4),
+        (CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG, 2),
+        (CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, 4),
+        (CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, if fp64 { 8 } else { 0 }),
+        (CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF, if fp16 { 4 } else { 0 }),
+    ];
+    for (name, want) in preferred {
+        assert_eq!(q(name), want, "preferred vector width {name:#x}");
+    }
+    let native = [
+        (CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR, 4),
+        (CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT, 2),
+        (CL_DEVICE_NATIVE_VECTOR_WIDTH_INT, 1),
+        (CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG, 1),
+        (CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, 1),
+        (CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE, u32::from(fp64)),
+        (CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF, u32::from(fp16)),
+    ];
+    for (name, want) in native {
+        assert_eq!(q(name), want, "native vector width {name:#x}");
+    }
+    let kind: cl_device_mem_cache_type = info_scalar(|s, v, r| unsafe {
+        cl!(clGetDeviceInfo)(d, CL_DEVICE_GLOBAL_MEM_CACHE_TYPE, s, v, r)
+    });
+    let line = q(CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE);
+    let size: cl_ulong = info_scalar(|s, v, r| unsafe {
+        cl!(clGetDeviceInfo)(d, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, s, v, r)
+    });
+    match sysfs_last_level_cache() {
+        Some((l, b)) => {
+            assert_eq!(kind, CL_READ_WRITE_CACHE as cl_device_mem_cache_type);
+            assert_eq!((line, size), (l, b), "sysfs's last-level cache");
+        }
+        None => assert_eq!((kind, line, size), (CL_NONE as _, 0, 0)),
+    }
+    assert!(q(CL_DEVICE_MAX_CLOCK_FREQUENCY) > 0, "the CPU's clock from /proc/cpuinfo");
+}
+
 #[test]
 fn compute_units_follow_lp_num_threads() {
     // clinfo is a real OpenCL program; run it with LP_NUM_THREADS=3 and check its report.

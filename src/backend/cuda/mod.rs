@@ -124,6 +124,12 @@ pub struct CudaDevice {
     pub uuid: [u8; 16],
     /// `CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT`: the device's SMs.
     pub sm_count: u32,
+    /// `CU_DEVICE_ATTRIBUTE_CLOCK_RATE`: the peak SM clock in kHz; 0 where the driver does
+    /// not say.
+    pub clock_khz: u32,
+    /// `CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE`: the L2 cache in bytes; 0 where the driver does
+    /// not say.
+    pub l2_bytes: u32,
     /// The primary context, retained for the process's life (kernels outside green contexts,
     /// and the context current while green contexts are made).
     pub primary: sys::CUcontext,
@@ -238,6 +244,16 @@ impl CudaDevice {
                 ),
                 "cuDeviceGetAttribute",
             )?;
+            // Facts for the device queries only: 0 where the driver declines.
+            let attribute = |a: sys::CUdevice_attribute| {
+                let mut v = 0;
+                match check(sys::cuDeviceGetAttribute(&mut v, a, raw), "cuDeviceGetAttribute") {
+                    Ok(()) => v.max(0) as u32,
+                    Err(_) => 0,
+                }
+            };
+            let clock_khz = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+            let l2_bytes = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
             let mut primary = std::ptr::null_mut();
             check(
                 sys::cuDevicePrimaryCtxRetain(&mut primary, raw),
@@ -248,6 +264,8 @@ impl CudaDevice {
                 name: CStr::from_ptr(name.as_ptr()).to_string_lossy().into_owned(),
                 uuid: uuid.bytes.map(|b| b as u8),
                 sm_count: sms.max(0) as u32,
+                clock_khz,
+                l2_bytes,
                 primary,
             })
         }
