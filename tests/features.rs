@@ -74,7 +74,7 @@ fn reported_features_are_those_that_work_and_programs_see_them() {
     let env = Env::new();
     let got = features(env.device);
     // What vkcl implements on every Vulkan device it runs on (each is exercised below or in
-    // tests/kernels.rs), plus fp64 exactly when cl_khr_fp64 is offered.
+    // tests/kernels_*.rs), plus fp64 exactly when cl_khr_fp64 is offered.
     let mut want = vec![
         "__opencl_c_int64",
         "__opencl_c_atomic_order_acq_rel",

@@ -5,6 +5,7 @@
 //! [`vulkan_driver`]).
 #![allow(dead_code)]
 
+pub mod kernels;
 pub mod vulkan_driver;
 
 pub use opencl_sys::*;
