@@ -394,7 +394,7 @@ fn main() {
     let mut cuda = run(&[("VKCL_CUDA", "1")], &[]);
     let vulkan = run(&[("VKCL_CUDA", "0")], &[]);
     let mut vulkan = vulkan;
-    // The other ways of ordering across queues (README: VKCL_CUDA_SYNC, VKCL_CROSS_QUEUE_WAIT).
+    // The other ways of ordering across queues (docs/settings.md: VKCL_CUDA_SYNC, VKCL_CROSS_QUEUE_WAIT).
     for (cuda_on, var, mode) in [
         ("1", "VKCL_CUDA_SYNC", "device"),
         ("1", "VKCL_CUDA_SYNC", "host"),

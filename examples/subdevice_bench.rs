@@ -3,7 +3,7 @@
 //! once, each with its ratio to the root's throughput next to m / total.
 //!
 //! Goes through the system ICD loader, like any OpenCL program: point `OCL_ICD_VENDORS` at a
-//! directory whose vkcl.icd names libvkcl.so (see README, "Sub-devices"). Arguments (optional):
+//! directory whose vkcl.icd names libvkcl.so (see docs/subdevices.md). Arguments (optional):
 //! `groups iterations repetitions`; defaults scale the group count with the compute units.
 //!
 //! ```sh

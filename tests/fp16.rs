@@ -4,7 +4,7 @@
 //! built-ins within the OpenCL C full-profile limits for half (3.0, section 7.4), each against
 //! answers computed on the host (the `half` crate's binary16, f64 references). `VKCL_FP16=1`
 //! (by default half is offered on CPU devices only) and `VKCL_FP64=1` are set for this test
-//! binary, so it checks half on GPUs too (README, "Settings"); every
+//! binary, so it checks half on GPUs too (docs/settings.md); every
 //! test returns early, passing, when the device does not report `cl_khr_fp16` (no
 //! `shaderFloat16` or 16-bit storage).
 mod common;

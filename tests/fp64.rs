@@ -2,7 +2,7 @@
 //! saturation, vectors, math built-ins within the OpenCL C full-profile limits for double
 //! (3.0, section 7.4, "ULP values for double precision built-in math functions") and printf,
 //! each against answers computed on the host. `double` is on by default (`VKCL_FP64=0` turns
-//! it off: README, "Settings"); every test returns early, passing, when the device does not
+//! it off: docs/settings.md); every test returns early, passing, when the device does not
 //! report `cl_khr_fp64` (no `shaderFloat64` or `shaderInt64`, or `VKCL_FP64=0` in the
 //! environment).
 mod common;

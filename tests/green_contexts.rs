@@ -12,7 +12,7 @@ use std::ptr::null_mut;
 
 type Prop = cl_device_partition_property;
 
-/// vkcl's partition property and its values (README "Sub-devices").
+/// vkcl's partition property and its values (docs/subdevices.md).
 const SM_SPLIT: Prop = 0x7F10;
 const ALIGNED: Prop = 1;
 const FINE: Prop = 2;
