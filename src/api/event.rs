@@ -2,7 +2,7 @@
 
 use super::info::InfoOut;
 use super::status;
-use crate::backend::vulkan::queue::Work;
+use crate::core::command::Command;
 use crate::core::context::Context;
 use crate::core::error::{ClError, ClResult};
 use crate::core::event::{Event, EventCallback};
@@ -211,7 +211,12 @@ fn marker(
     let q = lookup::<CommandQueue>(queue as *const c_void)?;
     // SAFETY: list holds num handles per the API.
     let waits = unsafe { wait_list(&q, num, list) }?;
-    let ev = q.enqueue(ty, &waits, Work::Nop, Vec::new());
+    let cmd = if ty == CL_COMMAND_MARKER {
+        Command::Marker
+    } else {
+        Command::Barrier
+    };
+    let ev = q.enqueue_command(cmd, &waits)?;
     // SAFETY: NULL or valid per the API.
     unsafe { return_event(event, ev) };
     Ok(())
@@ -296,7 +301,7 @@ pub unsafe extern "C" fn clEnqueueWaitForEvents(
         let events =
             unsafe { object::lookup_list::<Event>(list as *const *mut c_void, num as usize) }?;
         q.check_wait_list(&events)?;
-        q.enqueue(CL_COMMAND_BARRIER, &events, Work::Nop, Vec::new());
+        q.enqueue_command(Command::Barrier, &events)?;
         Ok(())
     })
 }

@@ -6,10 +6,16 @@ use super::error::{ClError, ClResult};
 use super::object::{ClObject, Header, Kind};
 use super::queue::CommandQueue;
 use super::UserPtr;
-use crate::backend::vulkan::queue::{host_ns, JobDependency, JobObserver, TimelinePoint};
+use crate::backend::vulkan::queue::{JobDependency, JobObserver, TimelinePoint};
 use opencl_sys::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
+
+/// Host time in nanoseconds (CLOCK_MONOTONIC): the time base of every profiling value and of
+/// clGetHostTimer.
+pub fn host_ns() -> u64 {
+    crate::backend::vulkan::queue::host_ns()
+}
 
 /// `pfn_notify` of clSetEventCallback.
 pub type EventCallback = unsafe extern "C" fn(cl_event, cl_int, *mut std::ffi::c_void);

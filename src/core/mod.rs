@@ -2,6 +2,7 @@
 //! programs, kernels. Knows OpenCL semantics; reaches the device only through `backend`.
 
 pub mod binary;
+pub mod command;
 pub mod command_buffer;
 pub mod context;
 pub mod device;
@@ -9,6 +10,7 @@ pub mod error;
 pub mod event;
 pub mod kernel;
 pub(crate) mod kernel_cuda;
+pub mod launch;
 pub mod memory;
 pub mod object;
 pub mod partition;
@@ -16,6 +18,8 @@ pub mod platform;
 pub mod printf;
 pub mod program;
 pub mod queue;
+pub mod rect;
+pub mod transfer;
 
 use std::ffi::c_void;
 

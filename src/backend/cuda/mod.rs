@@ -8,7 +8,9 @@
 //! A Vulkan physical device is matched to its CUDA device by UUID
 //! (`VkPhysicalDeviceIDProperties::deviceUUID` = `cuDeviceGetUuid_v2`).
 
+pub mod exec;
 pub mod green;
+pub mod launch;
 
 use cudarc::driver::sys;
 use std::ffi::{c_char, c_int, CStr};
