@@ -13,11 +13,10 @@ use super::info::InfoOut;
 use super::memory::{pattern_bytes, rect_arrays};
 use super::{properties, slice_from, status};
 use crate::core::command::Command;
-use crate::core::command_buffer::{
-    debug_counters, held_buffers, CommandBuffer, Dispatch, KernelCommand, SyncPoint,
-};
+use crate::core::command_buffer::{debug_counters, CommandBuffer, SyncPoint};
 use crate::core::error::{ClError, ClResult};
 use crate::core::kernel::{check_range, Kernel};
+use crate::core::kernel_command::{held_buffers, Dispatch, KernelCommand};
 use crate::core::memory::Mem;
 use crate::core::object::{self, handle_of, lookup, register, ClObject};
 use crate::core::queue::CommandQueue;
@@ -89,7 +88,7 @@ pub unsafe extern "C" fn clCreateCommandBufferKHR(
                 CL_COMMAND_BUFFER_FLAGS_KHR => flags = *value,
                 COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS
                     if super::mutable_dispatch::enabled()
-                        && value & !crate::core::command_buffer::NO_ADDITIONAL_WORK_GROUPS == 0 =>
+                        && value & !crate::core::kernel_command::NO_ADDITIONAL_WORK_GROUPS == 0 =>
                 {
                     asserts = *value
                 }
@@ -519,7 +518,7 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
                 }
                 CL_MUTABLE_DISPATCH_ASSERTS_KHR
                     if mutable
-                        && value & !crate::core::command_buffer::NO_ADDITIONAL_WORK_GROUPS == 0 =>
+                        && value & !crate::core::kernel_command::NO_ADDITIONAL_WORK_GROUPS == 0 =>
                 {
                     asserts = *value
                 }
@@ -578,7 +577,7 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
             list.push(0);
         }
         let command = Arc::new(KernelCommand::new(
-            &cb,
+            &cb.queue,
             command_buffer as usize,
             k,
             dispatch,

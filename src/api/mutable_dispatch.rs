@@ -9,9 +9,10 @@
 use super::info::InfoOut;
 use super::kernel::decode_arg;
 use super::{slice_from, status};
-use crate::core::command_buffer::{held_buffers, CommandBuffer, Dispatch, KernelCommand};
+use crate::core::command_buffer::CommandBuffer;
 use crate::core::error::{ClError, ClResult};
 use crate::core::kernel::check_range;
+use crate::core::kernel_command::{held_buffers, Dispatch, KernelCommand};
 use crate::core::object::{handle_of, lookup};
 use crate::util::config::config;
 use opencl_sys::*;

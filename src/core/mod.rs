@@ -9,6 +9,7 @@ pub mod device;
 pub mod error;
 pub mod event;
 pub mod kernel;
+pub mod kernel_command;
 pub(crate) mod kernel_cuda;
 pub mod launch;
 pub mod memory;
