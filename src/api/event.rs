@@ -109,7 +109,10 @@ pub unsafe extern "C" fn clGetEventInfo(
         let out = InfoOut::new(size, value, size_ret);
         match param_name {
             CL_EVENT_COMMAND_QUEUE => out.scalar(
-                e.queue.as_ref().map_or(std::ptr::null_mut(), handle_of) as cl_command_queue,
+                e.queue
+                    .as_ref()
+                    .map_or(std::ptr::null_mut(), |q| q.handle())
+                    as cl_command_queue,
             ),
             CL_EVENT_CONTEXT => out.scalar(handle_of(&e.context) as cl_context),
             CL_EVENT_COMMAND_TYPE => out.scalar(e.command_type),

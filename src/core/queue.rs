@@ -4,7 +4,7 @@ use super::command::{Command, Keep};
 use super::context::Context;
 use super::device::Device;
 use super::error::{refused, ClError, ClResult};
-use super::event::{Event, EventLink};
+use super::event::{Event, EventLink, EventQueue};
 use super::object::{ClObject, Header, Kind};
 use super::transfer::FillPlan;
 use super::UserPtr;
@@ -42,6 +42,15 @@ impl ClObject for CommandQueue {
     const INVALID: i32 = CL_INVALID_COMMAND_QUEUE;
     fn header(&self) -> &Header {
         &self.header
+    }
+}
+
+impl EventQueue for CommandQueue {
+    fn profiling(&self) -> bool {
+        self.props() & CL_QUEUE_PROFILING_ENABLE != 0
+    }
+    fn handle(&self) -> *mut c_void {
+        self.header.handle()
     }
 }
 
@@ -292,7 +301,12 @@ impl CommandQueue {
         keep: Vec<Arc<dyn Any + Send + Sync>>,
         then: Option<Hook>,
     ) -> Arc<Event> {
-        let event = Arc::new(Event::new_command(self, command_type));
+        let queue: Arc<dyn EventQueue> = self.clone();
+        let event = Arc::new(Event::new_command(
+            self.context.clone(),
+            queue,
+            command_type,
+        ));
         let deps: Vec<Arc<dyn JobDependency>> = wait_list
             .iter()
             .map(|e| Arc::new(EventLink(e.clone())) as Arc<dyn JobDependency>)
