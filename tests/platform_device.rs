@@ -118,7 +118,10 @@ fn device_facts_come_from_the_driver() {
 /// The last-level data/unified cache of CPU 0 as sysfs describes it: (line, bytes).
 fn sysfs_last_level_cache() -> Option<(u32, u64)> {
     let mut best: Option<(u32, u32, u64)> = None;
-    for e in std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?.flatten() {
+    for e in std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache")
+        .ok()?
+        .flatten()
+    {
         let f = |n: &str| std::fs::read_to_string(e.path().join(n)).unwrap_or_default();
         if !matches!(f("type").trim(), "Data" | "Unified") {
             continue;
@@ -160,8 +163,14 @@ fn device_hints_describe_the_cpu() {
         (CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT, 4),
         (CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG, 2),
         (CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, 4),
-        (CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, if fp64 { 8 } else { 0 }),
-        (CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF, if fp16 { 4 } else { 0 }),
+        (
+            CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE,
+            if fp64 { 8 } else { 0 },
+        ),
+        (
+            CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF,
+            if fp16 { 4 } else { 0 },
+        ),
     ];
     for (name, want) in preferred {
         assert_eq!(q(name), want, "preferred vector width {name:#x}");
@@ -192,7 +201,10 @@ fn device_hints_describe_the_cpu() {
         }
         None => assert_eq!((kind, line, size), (CL_NONE as _, 0, 0)),
     }
-    assert!(q(CL_DEVICE_MAX_CLOCK_FREQUENCY) > 0, "the CPU's clock from /proc/cpuinfo");
+    assert!(
+        q(CL_DEVICE_MAX_CLOCK_FREQUENCY) > 0,
+        "the CPU's clock from /proc/cpuinfo"
+    );
 }
 
 #[test]

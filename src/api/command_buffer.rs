@@ -10,16 +10,13 @@
 
 use super::event::wait_list;
 use super::info::InfoOut;
-use super::kernel::check_range;
-use super::memory::{check_copy, check_copy_rect, check_fill, FillPlan};
+use super::memory::{pattern_bytes, rect_arrays};
 use super::{properties, slice_from, status};
-use crate::backend::vulkan::counters;
-use crate::backend::vulkan::secondary::pattern_buffer;
-use crate::core::command_buffer::{CommandBuffer, Dispatch, Keep, KernelCommand, Op, SyncPoint};
-use crate::core::error::{refused, ClError, ClResult};
-use crate::core::kernel::ArgValue;
-use crate::core::kernel::Kernel;
-use crate::core::kernel_cuda::{self, CudaOp};
+use crate::core::command::Command;
+use crate::core::command_buffer::{debug_counters, CommandBuffer, SyncPoint};
+use crate::core::error::{ClError, ClResult};
+use crate::core::kernel::{check_range, Kernel};
+use crate::core::kernel_command::{held_buffers, Dispatch, KernelCommand};
 use crate::core::memory::Mem;
 use crate::core::object::{self, handle_of, lookup, register, ClObject};
 use crate::core::queue::CommandQueue;
@@ -91,7 +88,7 @@ pub unsafe extern "C" fn clCreateCommandBufferKHR(
                 CL_COMMAND_BUFFER_FLAGS_KHR => flags = *value,
                 COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS
                     if super::mutable_dispatch::enabled()
-                        && value & !crate::core::command_buffer::NO_ADDITIONAL_WORK_GROUPS == 0 =>
+                        && value & !crate::core::kernel_command::NO_ADDITIONAL_WORK_GROUPS == 0 =>
                 {
                     asserts = *value
                 }
@@ -278,34 +275,17 @@ unsafe fn recording_with(
     Ok((cb, wait, pairs))
 }
 
-/// Records `op` and writes its sync point. Errors as [`CommandBuffer::record`].
+/// Records `cmd` and writes its sync point. Errors as [`CommandBuffer::record_command`].
 ///
 /// # Safety
 /// `sync_point` NULL or valid for a write.
 unsafe fn finish(
     cb: &CommandBuffer,
     wait: &[SyncPoint],
-    op: Op,
-    keep: Keep,
+    cmd: Command,
     sync_point: *mut cl_sync_point_khr,
 ) -> ClResult<()> {
-    // SAFETY: forwarded.
-    unsafe { finish_with_cuda(cb, wait, op, keep, None, sync_point) }
-}
-
-/// As [`finish`], for a command with a CUDA form (a copy or fill on a green-context queue).
-///
-/// # Safety
-/// As [`finish`].
-unsafe fn finish_with_cuda(
-    cb: &CommandBuffer,
-    wait: &[SyncPoint],
-    op: Op,
-    keep: Keep,
-    cuda: Option<CudaOp>,
-    sync_point: *mut cl_sync_point_khr,
-) -> ClResult<()> {
-    let sp = cb.record_with_cuda(wait, op, keep, cuda)?;
+    let sp = cb.record_command(wait, cmd)?;
     // SAFETY: forwarded.
     unsafe { super::write_opt(sync_point, sp) };
     Ok(())
@@ -349,10 +329,8 @@ pub unsafe extern "C" fn clCommandBarrierWithWaitListKHR(
                 mutable_handle,
             )
         }?;
-        let sp = cb.record_barrier(&wait)?;
-        // SAFETY: NULL or valid per the API.
-        unsafe { super::write_opt(sync_point, sp) };
-        Ok(())
+        // SAFETY: forwarded.
+        unsafe { finish(&cb, &wait, Command::Barrier, sync_point) }
     })
 }
 
@@ -389,22 +367,9 @@ pub unsafe extern "C" fn clCommandCopyBufferKHR(
             )
         }?;
         let (src, dst) = (buffer_of(&cb, src_buffer)?, buffer_of(&cb, dst_buffer)?);
-        let (s, d) = check_copy(&src, &dst, src_offset, dst_offset, size)?;
-        let op = if size == 0 {
-            Op::Order
-        } else {
-            let (sb, db) = (src.storage.clone(), dst.storage.clone());
-            Op::Gpu(Arc::new(move |r, _| {
-                r.copy_buffer(&sb, &db, &[(s, d, size as u64)])
-            }))
-        };
-        // On a green-context queue: the copy in CUDA too (for a CUDA graph).
-        let n = size as u64;
-        let cuda = (size > 0)
-            .then(|| kernel_cuda::copy_op(&cb.queue.device, &src.storage, s, &dst.storage, d, n))
-            .flatten();
+        let cmd = Command::copy(src, dst, src_offset, dst_offset, size)?;
         // SAFETY: forwarded.
-        unsafe { finish_with_cuda(&cb, &wait, op, vec![src, dst], cuda, sync_point) }
+        unsafe { finish(&cb, &wait, cmd, sync_point) }
     })
 }
 
@@ -447,23 +412,16 @@ pub unsafe extern "C" fn clCommandCopyBufferRectKHR(
         }?;
         let (src, dst) = (buffer_of(&cb, src_buffer)?, buffer_of(&cb, dst_buffer)?);
         // SAFETY: each non-NULL array holds 3 values per the API.
-        let regions = unsafe {
-            check_copy_rect(
-                &src,
-                &dst,
-                [src_origin, dst_origin, region],
-                [
-                    src_row_pitch,
-                    src_slice_pitch,
-                    dst_row_pitch,
-                    dst_slice_pitch,
-                ],
-            )
-        }?;
-        let (sb, db) = (src.storage.clone(), dst.storage.clone());
-        let op = Op::Gpu(Arc::new(move |r, _| r.copy_buffer(&sb, &db, &regions)));
+        let arrays = unsafe { rect_arrays(src_origin, dst_origin, region) }?;
+        let pitches = [
+            src_row_pitch,
+            src_slice_pitch,
+            dst_row_pitch,
+            dst_slice_pitch,
+        ];
+        let cmd = Command::copy_rect(src, dst, arrays, pitches)?;
         // SAFETY: forwarded.
-        unsafe { finish(&cb, &wait, op, vec![src, dst], sync_point) }
+        unsafe { finish(&cb, &wait, cmd, sync_point) }
     })
 }
 
@@ -501,34 +459,11 @@ pub unsafe extern "C" fn clCommandFillBufferKHR(
             )
         }?;
         let m = buffer_of(&cb, buffer)?;
-        let storage = m.storage.clone();
-        let mut keep: Keep = vec![m.clone()];
         // SAFETY: pattern holds pattern_size bytes per the API.
-        let mut cuda: Option<CudaOp> = None;
-        let op = match unsafe { check_fill(&m, pattern, pattern_size, offset, size) }? {
-            FillPlan::Empty => Op::Order,
-            FillPlan::Words { offset, size, word } => {
-                // On a green-context queue: the fill in CUDA too (for a CUDA graph).
-                cuda = kernel_cuda::fill_op(&cb.queue.device, &storage, offset, size, word);
-                Op::Gpu(Arc::new(move |r, _| {
-                    r.fill_buffer(&storage, offset, size, word)
-                }))
-            }
-            FillPlan::Bytes(pat) => {
-                let vk = cb.queue.device.vk()?;
-                let src = Arc::new(
-                    pattern_buffer(vk, &pat, size as u64)
-                        .map_err(|e| refused("fill pattern", e))?,
-                );
-                keep.push(src.clone());
-                let at = (m.offset + offset) as u64;
-                Op::Gpu(Arc::new(move |r, _| {
-                    r.copy_buffer(&src, &storage, &[(0, at, size as u64)])
-                }))
-            }
-        };
+        let pattern = unsafe { pattern_bytes(pattern, pattern_size) }?;
+        let cmd = Command::fill(m, pattern, offset, size)?;
         // SAFETY: forwarded.
-        unsafe { finish_with_cuda(&cb, &wait, op, keep, cuda, sync_point) }
+        unsafe { finish(&cb, &wait, cmd, sync_point) }
     })
 }
 
@@ -583,7 +518,7 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
                 }
                 CL_MUTABLE_DISPATCH_ASSERTS_KHR
                     if mutable
-                        && value & !crate::core::command_buffer::NO_ADDITIONAL_WORK_GROUPS == 0 =>
+                        && value & !crate::core::kernel_command::NO_ADDITIONAL_WORK_GROUPS == 0 =>
                 {
                     asserts = *value
                 }
@@ -642,7 +577,7 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
             list.push(0);
         }
         let command = Arc::new(KernelCommand::new(
-            &cb,
+            &cb.queue,
             command_buffer as usize,
             k,
             dispatch,
@@ -662,18 +597,6 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
         unsafe { super::write_opt(sync_point, sp) };
         Ok(())
     })
-}
-
-/// Strong references to the buffers named by captured argument values.
-/// Errors: `CL_INVALID_KERNEL_ARGS` for a buffer released since it was set.
-pub(crate) fn held_buffers(args: &[Option<ArgValue>]) -> ClResult<Vec<Arc<Mem>>> {
-    let mut held = Vec::new();
-    for a in args.iter().flatten() {
-        if let ArgValue::Buffer(Some(w)) = a {
-            held.push(w.upgrade().ok_or(ClError(CL_INVALID_KERNEL_ARGS))?);
-        }
-    }
-    Ok(held)
 }
 
 /// The image and SVM recording entry points: after the checks of [`recording`], the error of
@@ -933,7 +856,7 @@ pub unsafe extern "C" fn clGetCommandBufferInfoKHR(
 /// `out` must be NULL or hold `n` writable `u64`s.
 #[no_mangle]
 pub unsafe extern "C" fn vkcl_debug_stats(out: *mut u64, n: usize) -> usize {
-    let values = counters::snapshot();
+    let values = debug_counters();
     if !out.is_null() {
         for (i, v) in values.iter().take(n).enumerate() {
             // SAFETY: out holds n values per the caller.

@@ -3,11 +3,11 @@
 use super::info::InfoOut;
 use super::platform::{name_versions, names, platform_arg};
 use super::{status, write_opt};
-use crate::backend::vulkan::queue::host_ns;
 use crate::core::device::{
     split_method, Device, Partition, SplitMethod, CL_DEVICE_PARTITION_SM_SPLIT_VKCL,
 };
 use crate::core::error::{ClError, ClResult};
+use crate::core::event::host_ns;
 use crate::core::make_version;
 use crate::core::object::{self, lookup, ClObject};
 use crate::core::platform::Platform;
@@ -363,7 +363,7 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES => out.scalar(0 as cl_command_queue_properties),
         CL_DEVICE_MAX_PARAMETER_SIZE => out.scalar(1024usize),
         CL_DEVICE_MEM_BASE_ADDR_ALIGN => {
-            out.scalar((crate::backend::vulkan::memory::BUFFER_ALIGNMENT * 8) as cl_uint)
+            out.scalar((crate::core::memory::BUFFER_ALIGNMENT * 8) as cl_uint)
         }
         CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => out.scalar(128 as cl_uint),
         CL_DEVICE_SINGLE_FP_CONFIG => {

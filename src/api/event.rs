@@ -2,7 +2,7 @@
 
 use super::info::InfoOut;
 use super::status;
-use crate::backend::vulkan::queue::Work;
+use crate::core::command::Command;
 use crate::core::context::Context;
 use crate::core::error::{ClError, ClResult};
 use crate::core::event::{Event, EventCallback};
@@ -109,7 +109,10 @@ pub unsafe extern "C" fn clGetEventInfo(
         let out = InfoOut::new(size, value, size_ret);
         match param_name {
             CL_EVENT_COMMAND_QUEUE => out.scalar(
-                e.queue.as_ref().map_or(std::ptr::null_mut(), handle_of) as cl_command_queue,
+                e.queue
+                    .as_ref()
+                    .map_or(std::ptr::null_mut(), |q| q.handle())
+                    as cl_command_queue,
             ),
             CL_EVENT_CONTEXT => out.scalar(handle_of(&e.context) as cl_context),
             CL_EVENT_COMMAND_TYPE => out.scalar(e.command_type),
@@ -211,7 +214,12 @@ fn marker(
     let q = lookup::<CommandQueue>(queue as *const c_void)?;
     // SAFETY: list holds num handles per the API.
     let waits = unsafe { wait_list(&q, num, list) }?;
-    let ev = q.enqueue(ty, &waits, Work::Nop, Vec::new());
+    let cmd = if ty == CL_COMMAND_MARKER {
+        Command::Marker
+    } else {
+        Command::Barrier
+    };
+    let ev = q.enqueue_command(cmd, &waits)?;
     // SAFETY: NULL or valid per the API.
     unsafe { return_event(event, ev) };
     Ok(())
@@ -296,7 +304,7 @@ pub unsafe extern "C" fn clEnqueueWaitForEvents(
         let events =
             unsafe { object::lookup_list::<Event>(list as *const *mut c_void, num as usize) }?;
         q.check_wait_list(&events)?;
-        q.enqueue(CL_COMMAND_BARRIER, &events, Work::Nop, Vec::new());
+        q.enqueue_command(Command::Barrier, &events)?;
         Ok(())
     })
 }

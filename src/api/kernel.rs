@@ -3,11 +3,11 @@
 use super::event::{return_event, wait_list};
 use super::info::InfoOut;
 use super::{slice_from, status, write_opt};
-use crate::backend::vulkan::queue::Work;
 use crate::compiler::{AccessQualifier, AddressQualifier, ArgKind};
+use crate::core::command::Command;
 use crate::core::device::Device;
 use crate::core::error::{ClError, ClResult};
-use crate::core::kernel::{pick_local_size, ArgValue, Kernel, NdRange};
+use crate::core::kernel::{check_range, ArgValue, Kernel};
 use crate::core::memory::Mem;
 use crate::core::object::{self, handle_of, lookup, register, ClObject};
 use crate::core::program::Program;
@@ -463,106 +463,6 @@ pub unsafe extern "C" fn clGetKernelSubGroupInfo(
     })
 }
 
-/// Checks an NDRange against the device and kernel and picks a local size when none is given.
-/// Errors: `CL_INVALID_WORK_DIMENSION`, `CL_INVALID_GLOBAL_WORK_SIZE`,
-/// `CL_INVALID_GLOBAL_OFFSET`, `CL_INVALID_WORK_ITEM_SIZE`, `CL_INVALID_WORK_GROUP_SIZE`.
-pub(crate) fn check_range(
-    k: &Kernel,
-    d: &Device,
-    work_dim: cl_uint,
-    offset: Option<&[usize]>,
-    global: Option<&[usize]>,
-    local: Option<&[usize]>,
-) -> ClResult<NdRange> {
-    if !(1..=3).contains(&work_dim) {
-        return Err(ClError(CL_INVALID_WORK_DIMENSION));
-    }
-    let n = work_dim as usize;
-    let mut r = NdRange {
-        work_dim,
-        offset: [0; 3],
-        global: [1; 3],
-        local: [1; 3],
-    };
-    // Since OpenCL 2.1 a NULL global_work_size (like a zero in it) is an empty NDRange: the
-    // command runs nothing and completes (CL_INVALID_GLOBAL_WORK_SIZE for it is deprecated).
-    let Some(global) = global else {
-        r.global = [0; 3];
-        return Ok(r);
-    };
-    for i in 0..n {
-        r.global[i] = global[i] as u64;
-        r.offset[i] = offset.map_or(0, |o| o[i] as u64);
-        // CL_INVALID_GLOBAL_OFFSET if global_work_offset + global_work_size overflows size_t.
-        if r.offset[i].checked_add(r.global[i]).is_none() {
-            return Err(ClError(CL_INVALID_GLOBAL_OFFSET));
-        }
-    }
-    let reqd = k.info().reqd_work_group_size;
-    match local {
-        Some(l) => {
-            let max_sizes = d.max_work_item_sizes();
-            for i in 0..n {
-                // CL_INVALID_WORK_ITEM_SIZE if a local size exceeds CL_DEVICE_MAX_WORK_ITEM_SIZES.
-                if l[i] > max_sizes[i] {
-                    return Err(ClError(CL_INVALID_WORK_ITEM_SIZE));
-                }
-                // CL_INVALID_WORK_GROUP_SIZE if a local size is 0.
-                if l[i] == 0 {
-                    return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
-                }
-                // CL_INVALID_WORK_GROUP_SIZE if the work-group size must be uniform (built
-                // with -cl-uniform-work-group-size, or from source without -cl-std=CL2.0 or
-                // CL3.0) and the global size is not evenly divisible by the local size
-                // (otherwise non-uniform work-groups run the remainder).
-                if k.uniform_work_groups
-                    && r.global[i] != 0
-                    && !r.global[i].is_multiple_of(l[i] as u64)
-                {
-                    return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
-                }
-                r.local[i] = l[i] as u32;
-            }
-            let total: usize = l[..n].iter().product();
-            if total > k.max_work_group_size(d) {
-                return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
-            }
-            if let Some(req) = reqd {
-                if (0..3).any(|i| r.local[i] != req[i]) {
-                    return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
-                }
-            }
-        }
-        None => {
-            if let Some(req) = reqd {
-                // CL_INVALID_WORK_GROUP_SIZE if the work-group size must be uniform and the
-                // global size is not evenly divisible by the required work-group size.
-                if k.uniform_work_groups
-                    && (0..n).any(|i| !r.global[i].is_multiple_of(req[i] as u64))
-                {
-                    return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
-                }
-                r.local = req;
-            } else {
-                r.local = pick_local_size(
-                    r.global,
-                    work_dim,
-                    k.max_work_group_size(d).min(256),
-                    d.max_work_item_sizes(),
-                );
-            }
-        }
-    }
-    if r.global.contains(&0) {
-        return Ok(r);
-    }
-    // Each dimension's group count must fit the launch header's 32-bit fields.
-    if r.groups().iter().any(|&g| g > u32::MAX as u64) {
-        return Err(ClError(CL_INVALID_GLOBAL_WORK_SIZE));
-    }
-    Ok(r)
-}
-
 /// The queue and kernel of a launch, checked against each other.
 /// Errors: `CL_INVALID_COMMAND_QUEUE`, `CL_INVALID_KERNEL`, `CL_INVALID_CONTEXT` (different
 /// contexts), `CL_INVALID_PROGRAM_EXECUTABLE` (no program built for the queue's device).
@@ -618,30 +518,7 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
         )?;
         // SAFETY: forwarded.
         let waits = unsafe { wait_list(&q, num, list) }?;
-        let ev = if range.global.contains(&0) {
-            q.enqueue(CL_COMMAND_NDRANGE_KERNEL, &waits, Work::Nop, Vec::new())
-        } else {
-            let launch = k.launch(&q.device, range)?;
-            match (launch.printf, launch.loop_check) {
-                (None, None) => {
-                    q.enqueue(CL_COMMAND_NDRANGE_KERNEL, &waits, launch.work, launch.keep)
-                }
-                // The kernel's output is printed when the command completes; a loop cut by
-                // the driver's limit fails the command (core::kernel::LoopCheck).
-                (printf, check) => q.enqueue_checked(
-                    CL_COMMAND_NDRANGE_KERNEL,
-                    &waits,
-                    launch.work,
-                    launch.keep,
-                    Box::new(move || {
-                        if let Some(p) = printf {
-                            p.print();
-                        }
-                        check.map_or(CL_SUCCESS, |c| c.status())
-                    }),
-                ),
-            }
-        };
+        let ev = q.enqueue_command(Command::launch(&k, &q.device, range)?, &waits)?;
         // SAFETY: forwarded.
         unsafe { return_event(event, ev) };
         Ok(())

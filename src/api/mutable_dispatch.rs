@@ -6,12 +6,13 @@
 //! command buffer then applies all of them or none (see `core::command_buffer` for how a
 //! pending run is kept from seeing an update).
 
-use super::command_buffer::held_buffers;
 use super::info::InfoOut;
-use super::kernel::{check_range, decode_arg};
+use super::kernel::decode_arg;
 use super::{slice_from, status};
-use crate::core::command_buffer::{CommandBuffer, Dispatch, KernelCommand};
+use crate::core::command_buffer::CommandBuffer;
 use crate::core::error::{ClError, ClResult};
+use crate::core::kernel::check_range;
+use crate::core::kernel_command::{held_buffers, Dispatch, KernelCommand};
 use crate::core::object::{handle_of, lookup};
 use crate::util::config::config;
 use opencl_sys::*;

@@ -3,4 +3,5 @@
 
 pub mod cuda;
 pub mod error;
+pub mod executor;
 pub mod vulkan;

@@ -10,71 +10,64 @@
 //! overlap. Enqueue is one job whose primary command buffer executes the secondary: its host cost
 //! does not depend on the number of recorded commands.
 
+use super::command::{Command, Keep};
 use super::context::Context;
-use super::device::Device;
 use super::error::{refused, ClError, ClResult};
 use super::event::Event;
-use super::kernel::{
-    push_constants, record_launch, single_region, ArgValue, Encoded, Kernel, NdRange, Region,
-    GROUPS_OFFSET,
-};
-use super::kernel_cuda::CudaOp;
-use super::memory::Mem;
+use super::kernel_command::{Dispatch, KernelCommand, Live, NO_ADDITIONAL_WORK_GROUPS};
+use super::kernel_cuda::prepare_green_launch;
 use super::object::{ClObject, Header, Kind};
 use super::printf::PrintfBuffer;
 use super::queue::CommandQueue;
-use crate::backend::cuda::{Graph, GreenContext};
+use super::transfer::FillPlan;
+use crate::backend::cuda::Graph;
 use crate::backend::vulkan::counters;
 use crate::backend::vulkan::memory::Buffer;
-use crate::backend::vulkan::pipeline::Pipeline;
-use crate::backend::vulkan::queue::{Recorder, Work};
-use crate::backend::vulkan::secondary::Secondary;
+use crate::backend::vulkan::record::{record, DeviceCommand};
+use crate::backend::vulkan::secondary::{pattern_buffer, Secondary};
 use opencl_sys::*;
-use std::any::Any;
 use std::sync::{Arc, Mutex};
 
 /// A sync point: 1 + the index of the command it names (0 is never issued).
 pub type SyncPoint = cl_sync_point_khr;
 
-/// Objects a command keeps alive as long as the command buffer (buffers, kernels, pipelines,
-/// launch buffers).
-pub type Keep = Vec<Arc<dyn Any + Send + Sync>>;
-
-/// Records one command into a secondary; pushes what the recorded commands use (beyond what
-/// the recording keeps) onto the [`Keep`] list of the secondary.
-pub type RecordFn = Arc<dyn Fn(&mut Recorder, &mut Keep) + Send + Sync>;
-
-/// What a recorded command does when the secondary command buffer is recorded.
-pub enum Op {
-    /// Device commands, recorded by finalize (and again when a mutable update re-records).
-    Gpu(RecordFn),
-    /// Nothing on the device (barrier commands, empty copies and fills, empty NDRanges): the
-    /// command only orders others.
-    Order,
-}
-
-/// The CUDA form of a recorded command, where it has one.
-enum CudaForm {
-    /// A copy or fill, ready.
-    Op(CudaOp),
-    /// An NDRange: prepared at finalize from its captured arguments.
+/// The device part of a recorded command.
+enum Step {
+    /// Device commands fixed at recording (copies, fills).
+    Fixed(Vec<DeviceCommand>),
+    /// An NDRange: its launch as it stands when the secondary is recorded (a mutable update
+    /// changes it and records the secondary again).
     Kernel(Arc<KernelCommand>),
 }
 
-struct Command {
-    op: Option<Op>,
-    /// The command's CUDA form (None: it has none, so the command buffer runs through Vulkan
-    /// even on a green-context queue).
-    cuda: Option<CudaForm>,
-    /// Whether the command records device work.
-    gpu: bool,
+impl Step {
+    /// The step's device commands now (pushing what they use beyond the recording's own
+    /// keep list onto `keep`).
+    fn device_commands(&self, keep: &mut Keep) -> Vec<DeviceCommand> {
+        match self {
+            Step::Fixed(c) => c.clone(),
+            Step::Kernel(k) => match k.device_command() {
+                Some((c, live)) => {
+                    keep.push(live);
+                    vec![c]
+                }
+                None => Vec::new(),
+            },
+        }
+    }
+}
+
+struct Recorded {
+    /// The device part (None: the command only orders others: barrier commands, empty copies
+    /// and fills).
+    step: Option<Arc<Step>>,
     /// Index of the latest device command this one must wait for (through sync points,
     /// the in-order chain, barrier commands and commands that record nothing), if any.
     after: Option<usize>,
 }
 
 struct Recording {
-    commands: Vec<Command>,
+    commands: Vec<Recorded>,
     keep: Keep,
     /// Index of the last barrier command: every later command waits for it.
     last_barrier: Option<usize>,
@@ -87,7 +80,7 @@ struct Recording {
 /// What finalize made of the recording: the device commands in order, each with whether a
 /// barrier goes before it. Kept to record the secondary again after a mutable update.
 struct Plan {
-    steps: Vec<(bool, RecordFn)>,
+    steps: Vec<(bool, Arc<Step>)>,
     keep: Keep,
     commands: usize,
     barriers: usize,
@@ -96,11 +89,11 @@ struct Plan {
 
 /// A finalized command buffer: the recorded secondary and what it uses.
 pub struct Executable {
-    pub secondary: Secondary,
+    pub secondary: Arc<Secondary>,
     /// On a green-context queue whose every command has a CUDA form and none is mutable: the
     /// commands captured into a CUDA graph of that green context, launched by enqueue there
-    /// (the secondary serves substitute queues elsewhere).
-    graph: Option<(Arc<GreenContext>, Arc<Graph>)>,
+    /// (by the queue's executor).
+    graph: Option<Arc<Graph>>,
     keep: Keep,
     /// Number of recorded commands (sync points issued).
     pub commands: usize,
@@ -202,56 +195,67 @@ impl CommandBuffer {
         }
     }
 
-    /// Appends a command that runs after the commands of `wait` (and, implicitly, after the
-    /// previous command on an in-order queue and after the last barrier command). Returns its
-    /// sync point. Errors: as [`check_recording`](Self::check_recording); `CL_OUT_OF_RESOURCES`
-    /// once `cl_uint` sync points run out.
-    pub fn record(&self, wait: &[SyncPoint], op: Op, keep: Keep) -> ClResult<SyncPoint> {
-        self.append(wait, op, keep, false, None)
+    /// Records `cmd` (checked by its constructor) to run after the commands of `wait`
+    /// (and, implicitly, after the previous command on an in-order queue and after the last
+    /// barrier command); returns its sync point. Its device part is the one a queue would run
+    /// ([`Command::device_commands`]); a fill of a pattern `vkCmdFillBuffer` cannot write is a
+    /// copy from a buffer holding the pattern, made now.
+    /// Errors: as [`check_recording`](Self::check_recording); `CL_INVALID_OPERATION` for a
+    /// command a command buffer cannot hold (host transfers, maps, launches: NDRanges are
+    /// [`record_kernel`](Self::record_kernel)); `CL_OUT_OF_RESOURCES` (the pattern buffer;
+    /// once `cl_uint` sync points run out).
+    pub fn record_command(&self, wait: &[SyncPoint], cmd: Command) -> ClResult<SyncPoint> {
+        let mut keep = cmd.keep();
+        let device = match &cmd {
+            Command::Barrier => return self.append(wait, None, keep, true),
+            Command::Copy { .. } => cmd.device_commands(),
+            Command::Fill {
+                mem,
+                offset,
+                size,
+                plan: FillPlan::Bytes(pat),
+            } => {
+                let vk = self.queue.device.vk()?;
+                let src = Arc::new(
+                    pattern_buffer(vk, pat, *size as u64)
+                        .map_err(|e| refused("fill pattern", e))?,
+                );
+                keep.push(src.clone());
+                let at = (mem.offset + offset) as u64;
+                vec![DeviceCommand::Copy {
+                    src,
+                    dst: mem.storage.clone(),
+                    regions: vec![(0, at, *size as u64)],
+                }]
+            }
+            Command::Fill { .. } => cmd.device_commands(),
+            _ => return Err(ClError(CL_INVALID_OPERATION)),
+        };
+        let step = (!device.is_empty()).then(|| Arc::new(Step::Fixed(device)));
+        self.append(wait, step, keep, false)
     }
 
-    /// As [`record`](Self::record), for a command that also has a CUDA form `cuda` (copies and
-    /// fills on a green-context queue).
-    pub fn record_with_cuda(
-        &self,
-        wait: &[SyncPoint],
-        op: Op,
-        keep: Keep,
-        cuda: Option<CudaOp>,
-    ) -> ClResult<SyncPoint> {
-        self.append(wait, op, keep, false, cuda.map(CudaForm::Op))
-    }
-
-    /// Records an NDRange command ([`KernelCommand`]). Errors as [`record`](Self::record).
+    /// Records an NDRange command ([`KernelCommand`]). Errors as
+    /// [`record_command`](Self::record_command).
     pub fn record_kernel(
         &self,
         wait: &[SyncPoint],
         command: Arc<KernelCommand>,
     ) -> ClResult<SyncPoint> {
-        let c = command.clone();
-        let op = Op::Gpu(Arc::new(move |r, keep| c.record(r, keep)));
-        let cuda = Some(CudaForm::Kernel(command.clone()));
-        let sp = self.append(wait, op, Vec::new(), false, cuda)?;
+        let step = Arc::new(Step::Kernel(command.clone()));
+        let sp = self.append(wait, Some(step), Vec::new(), false)?;
         if let State::Recording(r) = &mut *self.lock() {
             r.kernels.push(command);
         }
         Ok(sp)
     }
 
-    /// clCommandBarrierWithWaitListKHR: a command that waits for the commands of `wait` (all
-    /// earlier commands when `wait` is empty) and that every later command waits for.
-    /// Errors as [`record`](Self::record).
-    pub fn record_barrier(&self, wait: &[SyncPoint]) -> ClResult<SyncPoint> {
-        self.append(wait, Op::Order, Vec::new(), true, None)
-    }
-
     fn append(
         &self,
         wait: &[SyncPoint],
-        op: Op,
+        step: Option<Arc<Step>>,
         keep: Keep,
         barrier: bool,
-        cuda: Option<CudaForm>,
     ) -> ClResult<SyncPoint> {
         self.check_recording(wait)?;
         let in_order = self.queue.props() & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE == 0;
@@ -263,7 +267,7 @@ impl CommandBuffer {
         if index >= cl_uint::MAX as usize {
             return Err(ClError(CL_OUT_OF_RESOURCES));
         }
-        let latest = |c: &Command, i: usize| if c.gpu { Some(i) } else { c.after };
+        let latest = |c: &Recorded, i: usize| if c.step.is_some() { Some(i) } else { c.after };
         let mut deps: Vec<usize> = wait.iter().map(|&s| s as usize - 1).collect();
         if in_order && index > 0 {
             deps.push(index - 1);
@@ -276,13 +280,8 @@ impl CommandBuffer {
         if barrier && wait.is_empty() {
             after = after.max(r.last_gpu);
         }
-        let gpu = matches!(op, Op::Gpu(_));
-        r.commands.push(Command {
-            op: Some(op),
-            cuda,
-            gpu,
-            after,
-        });
+        let gpu = step.is_some();
+        r.commands.push(Recorded { step, after });
         r.keep.extend(keep);
         if barrier {
             r.last_barrier = Some(index);
@@ -307,19 +306,11 @@ impl CommandBuffer {
         };
         let mut barriers = 0;
         let mut steps = Vec::new();
-        // The CUDA forms of the device commands, in order (None once one lacks it).
-        let mut cuda: Option<Vec<CudaForm>> = Some(Vec::new());
-        for c in r.commands.iter_mut().filter(|c| c.gpu) {
-            match (c.cuda.take(), cuda.as_mut()) {
-                (Some(f), Some(v)) => v.push(f),
-                _ => cuda = None,
-            }
-        }
         // Every device command with an index below `fence` is ordered before whatever is
         // recorded next.
         let mut fence = 0;
-        for (i, c) in r.commands.iter_mut().enumerate() {
-            let Some(Op::Gpu(f)) = c.op.take() else {
+        for (i, c) in r.commands.iter().enumerate() {
+            let Some(step) = &c.step else {
                 continue;
             };
             let barrier = c.after.is_some_and(|a| a >= fence);
@@ -327,7 +318,7 @@ impl CommandBuffer {
                 barriers += 1;
                 fence = i;
             }
-            steps.push((barrier, f));
+            steps.push((barrier, step.clone()));
         }
         let plan = Arc::new(Plan {
             steps,
@@ -345,65 +336,59 @@ impl CommandBuffer {
         *st = State::Finalized(plan.clone());
         if plan.kernels.iter().all(|k| k.complete()) {
             let mut exe = self.record_plan(&plan)?;
-            exe.graph = cuda.and_then(|forms| self.cuda_graph(forms));
+            exe.graph = self.cuda_graph(&plan);
             *st = State::Executable(plan.clone(), Arc::new(exe));
         }
         Ok(())
     }
 
-    /// The commands' CUDA forms captured into a graph of the queue's green context, when the
-    /// queue has one, no command is mutable and every kernel can run as PTX; None otherwise
-    /// (and when the capture fails: logged).
-    fn cuda_graph(&self, forms: Vec<CudaForm>) -> Option<(Arc<GreenContext>, Arc<Graph>)> {
-        let green = self.queue.device.green_context()?.clone();
-        let mut ops: Vec<CudaOp> = Vec::with_capacity(forms.len());
-        for f in forms {
-            match f {
-                CudaForm::Op(op) => ops.push(op),
-                CudaForm::Kernel(k) if !k.mutable => {
+    /// The commands captured into a CUDA graph by the queue's executor, when the queue has a
+    /// green context, no command is mutable and every one has a CUDA form (kernels that run
+    /// as PTX); None otherwise (and when the capture fails: logged).
+    fn cuda_graph(&self, plan: &Plan) -> Option<Arc<Graph>> {
+        let executor = &self.queue.executor;
+        let green = executor.green()?;
+        let mut commands = Vec::with_capacity(plan.steps.len());
+        for (_, step) in &plan.steps {
+            match &**step {
+                Step::Fixed(c) => commands.extend(c.iter().cloned()),
+                Step::Kernel(k) if !k.mutable => {
                     let d = k.lock().0.clone();
-                    let l = super::kernel_cuda::prepare_green_launch(
-                        &k.kernel, &k.device, &d.range, &d.args,
-                    )
-                    .ok()
-                    .flatten()
-                    .filter(|l| Arc::ptr_eq(&l.green, &green))?;
-                    ops.push(Arc::new(move |_, stream| l.enqueue_on(stream)));
+                    let l = prepare_green_launch(&k.kernel, &k.device, &d.range, &d.args)
+                        .ok()
+                        .flatten()
+                        .filter(|l| Arc::ptr_eq(&l.green, green))?;
+                    commands.push(DeviceCommand::Launch {
+                        vulkan: None,
+                        cuda: Some(Arc::new(l)),
+                    });
                 }
-                CudaForm::Kernel(_) => return None,
+                Step::Kernel(_) => return None,
             }
         }
-        match green.capture(|stream| ops.iter().try_for_each(|op| op(&green, stream))) {
-            Ok(g) => {
-                tracing::debug!(
-                    "command buffer captured into a CUDA graph ({} commands)",
-                    ops.len()
-                );
-                Some((green, Arc::new(g)))
-            }
-            Err(e) => {
-                tracing::warn!("command buffer as a CUDA graph: {e}; it runs through Vulkan");
-                None
-            }
-        }
+        executor.capture(&commands)
     }
 
-    /// Records `plan` into a new secondary. Errors: `CL_OUT_OF_RESOURCES`.
+    /// Records `plan` into a new secondary: each step's device commands through the back
+    /// end's one recording function, a barrier before the steps that need one.
+    /// Errors: `CL_OUT_OF_RESOURCES`.
     fn record_plan(&self, plan: &Plan) -> ClResult<Executable> {
         let vk = self.queue.device.vk()?;
         let mut keep = plan.keep.clone();
         let secondary = Secondary::record(vk, |rec| {
-            for (barrier, f) in &plan.steps {
+            for (barrier, step) in &plan.steps {
                 if *barrier {
-                    rec.barrier();
+                    record(rec, &DeviceCommand::Barrier);
                 }
-                f(rec, &mut keep);
+                for c in step.device_commands(&mut keep) {
+                    record(rec, &c);
+                }
             }
         })
         .map_err(|e| refused("command buffer secondary", e))?;
         Ok(Executable {
             graph: None,
-            secondary,
+            secondary: Arc::new(secondary),
             keep,
             commands: plan.commands,
             barriers: plan.barriers,
@@ -506,43 +491,47 @@ impl CommandBuffer {
         let exe = self.executable()?;
         let printfs = self.printf_buffers();
         let mut keep: Keep = vec![exe.clone(), self.clone()];
-        if let (Some((green, graph)), true) = (&exe.graph, printfs.is_empty()) {
-            let here = queue
-                .device
-                .green_context()
-                .is_some_and(|g| Arc::ptr_eq(g, green));
-            if here {
-                let (g, graph) = (green.clone(), graph.clone());
-                let work =
-                    super::kernel_cuda::green_work(green.clone(), move || g.launch_graph(&graph));
-                return Ok(queue.enqueue(CL_COMMAND_COMMAND_BUFFER_KHR, wait_list, work, keep));
+        let ty = CL_COMMAND_COMMAND_BUFFER_KHR;
+        if let (Some(graph), true) = (&exe.graph, printfs.is_empty()) {
+            let same = match (queue.executor.green(), self.queue.executor.green()) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                _ => false,
+            };
+            if let Some(work) = same
+                .then(|| queue.executor.graph_work(graph.clone()))
+                .flatten()
+            {
+                return Ok(queue.enqueue(ty, wait_list, work, keep));
             }
         }
+        let run = DeviceCommand::Execute(exe.secondary.clone());
         if printfs.is_empty() {
-            let work = Work::Gpu(Box::new(move |r| r.execute(&exe.secondary)));
-            return Ok(queue.enqueue(CL_COMMAND_COMMAND_BUFFER_KHR, wait_list, work, keep));
+            return Ok(queue.enqueue_device(ty, wait_list, vec![run], keep, None));
         }
         let vk = queue.device.vk()?;
+        let mut commands = Vec::with_capacity(2 * printfs.len() + 3);
         let mut pairs = Vec::with_capacity(printfs.len());
         for p in printfs {
             let snap = Buffer::new(vk, p.buf.size).map_err(|e| refused("printf snapshot", e))?;
+            let (offset, size) = p.counter_range();
+            commands.push(DeviceCommand::Fill {
+                dst: p.buf.clone(),
+                offset,
+                size,
+                word: 0,
+            });
             keep.push(p.clone());
             pairs.push((p, Arc::new(snap)));
         }
-        let recorded = pairs.clone();
-        let work = Work::Gpu(Box::new(move |r| {
-            for (p, _) in &recorded {
-                let (offset, size) = p.counter_range();
-                r.fill_buffer(&p.buf, offset, size, 0);
-            }
-            r.barrier();
-            r.execute(&exe.secondary);
-            r.barrier();
-            for (p, snap) in &recorded {
-                r.copy_buffer(&p.buf, snap, &[(0, 0, p.buf.size)]);
-            }
-            // The engine ends every job with a barrier to host reads.
-        }));
+        commands.extend([DeviceCommand::Barrier, run, DeviceCommand::Barrier]);
+        for (p, snap) in &pairs {
+            commands.push(DeviceCommand::Copy {
+                src: p.buf.clone(),
+                dst: snap.clone(),
+                regions: vec![(0, 0, p.buf.size)],
+            });
+        }
+        // The engine ends every job with a barrier to host reads.
         let mut last = self
             .last_printf_run
             .lock()
@@ -554,7 +543,7 @@ impl CommandBuffer {
                 p.print_from(snap);
             }
         });
-        let ev = queue.enqueue_then(CL_COMMAND_COMMAND_BUFFER_KHR, &waits, work, keep, then);
+        let ev = queue.enqueue_device(ty, &waits, commands, keep, Some(then));
         *last = Some(ev.clone());
         Ok(ev)
     }
@@ -580,7 +569,7 @@ impl Drop for CommandBuffer {
             State::Finalized(p) | State::Executable(p, _) => p.kernels.clone(),
         };
         for k in kernels {
-            let h = k.header.handle();
+            let h = k.header().handle();
             if !h.is_null() {
                 let _ = super::object::release::<KernelCommand>(h);
             }
@@ -588,210 +577,9 @@ impl Drop for CommandBuffer {
     }
 }
 
-/// `CL_MUTABLE_DISPATCH_ASSERT_NO_ADDITIONAL_WORK_GROUPS_KHR`.
-pub const NO_ADDITIONAL_WORK_GROUPS: cl_bitfield = 1 << 0;
-
-/// The NDRange and argument values of a kernel command (as recorded or last updated).
-#[derive(Clone)]
-pub struct Dispatch {
-    pub range: NdRange,
-    /// Whether a local work size was given (`CL_MUTABLE_DISPATCH_LOCAL_WORK_SIZE_KHR` reports
-    /// zeros otherwise).
-    pub local_given: bool,
-    /// Captured argument values (None: not set yet, deferred to an update).
-    pub args: Vec<Option<ArgValue>>,
-    /// Strong references to the buffers of `args` (captured arguments retain their buffers).
-    pub held: Vec<Arc<Mem>>,
-}
-
-/// A launch buffer in use by a recorded secondary: the encoding of one [`Dispatch`].
-pub struct Live {
-    buf: Arc<Buffer>,
-    /// The boxes of groups (one per work-group size) and their pipelines.
-    regions: Vec<Region>,
-    groups: [u64; 3],
-    /// The printf buffer the launch header points to (kernels that call printf).
-    printf: Option<Arc<PrintfBuffer>>,
-    /// Compute-unit limit of a sub-device launch, and whether it uses the persistent variant
-    /// (see [`Encoded`]).
-    limited: Option<u64>,
-    persistent: bool,
-    /// What the encoded arguments reference (kernel, buffers, pipeline), alive as long as a
-    /// secondary that reads this launch buffer.
-    _keep: Keep,
-}
-
-impl Live {
-    /// The launch of `e` from the launch buffer `buf` (already holding `e`).
-    fn new(buf: Arc<Buffer>, e: Encoded) -> Live {
-        Live {
-            buf,
-            regions: e.regions,
-            groups: e.groups,
-            limited: e.limited,
-            persistent: e.persistent,
-            printf: e.printf,
-            _keep: e.keep,
-        }
-    }
-
-    /// The pipeline when this launch is one indirect dispatch of the header's group counts:
-    /// one box of groups from group 0 (a uniform NDRange), no compute-unit limit, counts
-    /// within `max`.
-    fn indirect(&self, max: [u64; 3]) -> Option<&Arc<Pipeline>> {
-        let fits = (0..3).all(|i| self.groups[i] <= max[i]);
-        single_region(&self.regions).filter(|_| fits && self.limited.is_none())
-    }
-
-    /// Whether `e` can replace this launch in place: both are one indirect dispatch of the
-    /// same pipeline (group counts within `max`).
-    fn in_place_ok(&self, e: &Encoded, max: [u64; 3]) -> bool {
-        let fits = (0..3).all(|i| e.groups[i] <= max[i]);
-        match (self.indirect(max), e.single_pipeline()) {
-            (Some(a), Some(b)) => {
-                Arc::ptr_eq(a, b) && fits && e.limited.is_none() && e.size() as u64 <= self.buf.size
-            }
-            _ => false,
-        }
-    }
-}
-
-/// An NDRange command of a command buffer; a `cl_mutable_command_khr` when the application
-/// asked for its handle.
-pub struct KernelCommand {
-    header: Header,
-    /// Handle of the command buffer (`CL_MUTABLE_COMMAND_COMMAND_BUFFER_KHR`).
-    pub command_buffer: usize,
-    pub queue: Arc<CommandQueue>,
-    pub kernel: Arc<Kernel>,
-    device: Arc<Device>,
-    /// `CL_MUTABLE_COMMAND_PROPERTIES_ARRAY_KHR`: as given with its 0, empty when NULL.
-    pub properties: Vec<cl_command_properties_khr>,
-    /// `CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR`.
-    pub updatable: cl_mutable_dispatch_fields_khr,
-    /// `CL_MUTABLE_DISPATCH_ASSERTS_KHR`.
-    pub asserts: cl_bitfield,
-    /// Work-groups per dimension when recorded.
-    pub recorded_groups: [u64; 3],
-    /// Whether the application holds a handle to this command (it may be updated): its
-    /// group counts are then read by an indirect dispatch from the launch buffer, so an update
-    /// in place is a memory write. Commands without a handle dispatch directly (cheaper on
-    /// some drivers).
-    mutable: bool,
-    /// The device's `maxComputeWorkGroupCount`.
-    max_groups: [u64; 3],
-    state: Mutex<(Dispatch, Option<Arc<Live>>)>,
-}
-
-impl ClObject for KernelCommand {
-    const KIND: Kind = Kind::MutableCommand;
-    const INVALID: i32 = CL_INVALID_MUTABLE_COMMAND_KHR;
-    fn header(&self) -> &Header {
-        &self.header
-    }
-}
-
-impl KernelCommand {
-    /// A kernel command of the command buffer `cb` (its handle) dispatching `dispatch`.
-    /// Errors: those of [`Kernel::encode`] (`CL_INVALID_KERNEL_ARGS` only when an argument
-    /// is unset and `allow_unset` is false), `CL_MEM_OBJECT_ALLOCATION_FAILURE`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        cb: &CommandBuffer,
-        cb_handle: usize,
-        kernel: Arc<Kernel>,
-        dispatch: Dispatch,
-        properties: Vec<cl_command_properties_khr>,
-        updatable: cl_mutable_dispatch_fields_khr,
-        asserts: cl_bitfield,
-        allow_unset: bool,
-        mutable: bool,
-    ) -> ClResult<KernelCommand> {
-        let device = cb.queue.device.clone();
-        let max_groups = device
-            .phys
-            .limits
-            .max_compute_work_group_count
-            .map(|v| v as u64);
-        let r = &dispatch.range;
-        let recorded_groups = r.groups();
-        let mut k = KernelCommand {
-            header: Header::new(Kind::MutableCommand),
-            command_buffer: cb_handle,
-            queue: cb.queue.clone(),
-            kernel,
-            device,
-            properties,
-            updatable,
-            asserts,
-            recorded_groups,
-            max_groups,
-            mutable,
-            state: Mutex::new((dispatch.clone(), None)),
-        };
-        if dispatch.args.iter().any(|a| a.is_none()) && allow_unset {
-            return Ok(k);
-        }
-        let e = k
-            .encode(&dispatch)?
-            .ok_or(ClError(CL_INVALID_KERNEL_ARGS))?;
-        let buf = Arc::new(e.to_buffer(&k.device)?);
-        k.state = Mutex::new((dispatch, Some(Arc::new(Live::new(buf, e)))));
-        Ok(k)
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, (Dispatch, Option<Arc<Live>>)> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The current NDRange and arguments.
-    pub fn dispatch(&self) -> Dispatch {
-        self.lock().0.clone()
-    }
-
-    fn live(&self) -> Option<Arc<Live>> {
-        self.lock().1.clone()
-    }
-
-    fn set(&self, d: Dispatch, live: Option<Arc<Live>>) {
-        *self.lock() = (d, live);
-    }
-
-    /// Whether every argument is set (the command can be recorded).
-    fn complete(&self) -> bool {
-        self.lock().1.is_some()
-    }
-
-    /// Encodes `d`: None while an argument is unset. Errors: as [`Kernel::encode`].
-    fn encode(&self, d: &Dispatch) -> ClResult<Option<Encoded>> {
-        if d.args.iter().any(|a| a.is_none()) {
-            return Ok(None);
-        }
-        self.kernel.encode(&self.device, d.range, &d.args).map(Some)
-    }
-
-    /// Records the current launch: for a mutable command (one the application holds a handle
-    /// to) whose launch is one box of groups, one `vkCmdDispatchIndirect` reading the group
-    /// counts from the launch header; otherwise direct dispatches (per box of a non-uniform
-    /// NDRange, split where a count exceeds the device limit, in waves on a compute-unit-limited
-    /// sub-device).
-    fn record(&self, r: &mut Recorder, keep: &mut Keep) {
-        let Some(live) = self.live() else {
-            return;
-        };
-        if let Some(pipeline) = live.indirect(self.max_groups).filter(|_| self.mutable) {
-            let push = push_constants(live.buf.address, [0; 3]);
-            r.dispatch_indirect(pipeline, &push, &live.buf, GROUPS_OFFSET);
-        } else {
-            record_launch(
-                r,
-                &live.regions,
-                live.buf.address,
-                live.limited,
-                live.persistent,
-                self.max_groups,
-            );
-        }
-        keep.push(live);
-    }
+/// The debug counters of the Vulkan back end since the library was loaded:
+/// `vkQueueSubmit` calls, device commands recorded, secondaries executed, pipeline barriers
+/// finalize put into secondaries.
+pub fn debug_counters() -> [u64; 4] {
+    counters::snapshot()
 }

@@ -4,12 +4,17 @@
 use super::context::Context;
 use super::error::{ClError, ClResult};
 use super::object::{ClObject, Header, Kind};
-use super::queue::CommandQueue;
 use super::UserPtr;
-use crate::backend::vulkan::queue::{host_ns, JobDependency, JobObserver, TimelinePoint};
+use crate::backend::vulkan::queue::{JobDependency, JobObserver, TimelinePoint};
 use opencl_sys::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
+
+/// Host time in nanoseconds (CLOCK_MONOTONIC): the time base of every profiling value and of
+/// clGetHostTimer.
+pub fn host_ns() -> u64 {
+    crate::backend::vulkan::queue::host_ns()
+}
 
 /// `pfn_notify` of clSetEventCallback.
 pub type EventCallback = unsafe extern "C" fn(cl_event, cl_int, *mut std::ffi::c_void);
@@ -22,12 +27,21 @@ struct State {
     times: [u64; 5],
 }
 
+/// The queue of a command's event, as the event sees it (implemented by
+/// [`crate::core::queue::CommandQueue`], which makes the events).
+pub trait EventQueue: Send + Sync {
+    /// Whether the queue profiles its commands now (`CL_QUEUE_PROFILING_ENABLE`).
+    fn profiling(&self) -> bool;
+    /// The queue's handle (`CL_EVENT_COMMAND_QUEUE`).
+    fn handle(&self) -> *mut std::ffi::c_void;
+}
+
 /// An event.
 pub struct Event {
     header: Header,
     pub context: Arc<Context>,
     /// The queue of a command's event; None for user events.
-    pub queue: Option<Arc<CommandQueue>>,
+    pub queue: Option<Arc<dyn EventQueue>>,
     /// `CL_EVENT_COMMAND_TYPE`.
     pub command_type: cl_command_type,
     point: OnceLock<TimelinePoint>,
@@ -47,14 +61,13 @@ impl ClObject for Event {
 }
 
 impl Event {
-    /// The event of a command enqueued now on `queue` (status CL_QUEUED).
-    pub fn new_command(queue: &Arc<CommandQueue>, command_type: cl_command_type) -> Event {
-        Event::new(
-            queue.context.clone(),
-            Some(queue.clone()),
-            command_type,
-            CL_QUEUED,
-        )
+    /// The event of a command enqueued now on `queue` of `context` (status CL_QUEUED).
+    pub fn new_command(
+        context: Arc<Context>,
+        queue: Arc<dyn EventQueue>,
+        command_type: cl_command_type,
+    ) -> Event {
+        Event::new(context, Some(queue), command_type, CL_QUEUED)
     }
 
     /// A user event (status CL_SUBMITTED), clCreateUserEvent.
@@ -64,7 +77,7 @@ impl Event {
 
     fn new(
         context: Arc<Context>,
-        queue: Option<Arc<CommandQueue>>,
+        queue: Option<Arc<dyn EventQueue>>,
         command_type: cl_command_type,
         status: cl_int,
     ) -> Event {
@@ -169,7 +182,7 @@ impl Event {
         let Some(q) = &self.queue else {
             return Err(ClError(CL_PROFILING_INFO_NOT_AVAILABLE));
         };
-        if q.props() & CL_QUEUE_PROFILING_ENABLE == 0 {
+        if !q.profiling() {
             return Err(ClError(CL_PROFILING_INFO_NOT_AVAILABLE));
         }
         let idx = match name {

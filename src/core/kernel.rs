@@ -7,7 +7,8 @@ use super::object::{ClObject, Header, Kind};
 use super::printf::PrintfBuffer;
 use super::program::Program;
 use crate::backend::vulkan::memory::Buffer;
-use crate::backend::vulkan::queue::Work;
+use crate::backend::vulkan::pipeline::Pipeline;
+use crate::backend::vulkan::record::Region;
 use crate::compiler::{ArgKind, CompiledProgram, KernelInfo};
 use opencl_sys::*;
 use std::any::Any;
@@ -203,45 +204,104 @@ pub fn pick_local_size(
     local
 }
 
-/// Everything a launch needs, resolved at enqueue time (so errors are returned at once).
-pub struct Launch {
-    pub work: Work,
-    pub keep: Vec<Arc<dyn Any + Send + Sync>>,
-    /// The launch's printf buffer, for a kernel that calls printf: print it on completion.
-    pub printf: Option<Arc<PrintfBuffer>>,
-    /// On a device with a loop limit: the check of the launch's `loop_limit_hit` flag, to run
-    /// on completion ([`LoopCheck::status`]).
-    pub loop_check: Option<LoopCheck>,
-}
-
-/// The completion check of a launch on a device with a loop limit ([`Device::loop_limit`]):
-/// the launch buffer whose header holds `loop_limit_hit`, the kernel's name and the limit.
-pub struct LoopCheck {
-    buf: Arc<Buffer>,
-    kernel: String,
-    limit: u32,
-}
-
-impl LoopCheck {
-    /// After the launch completed: `CL_SUCCESS`, or `CL_OUT_OF_RESOURCES` (with an error log
-    /// naming the kernel and the limit) when the loop-guard variant found a loop that an
-    /// invocation left without taking an exit (the driver cut it), so the results are
-    /// incomplete.
-    pub fn status(&self) -> cl_int {
-        let off = crate::compiler::LOOP_FLAG_OFFSET;
-        let mut flag = [0u8; 4];
-        if self.buf.read_bytes(off, &mut flag) && u32::from_le_bytes(flag) != 0 {
-            tracing::error!(
-                "kernel `{}`: a loop was left without taking any of its exits (llvmpipe's \
-                 loop limit of {} passes per shader call, lavapipe before Mesa 25), so the \
-                 results are incomplete; the command fails with CL_OUT_OF_RESOURCES",
-                self.kernel,
-                self.limit
-            );
-            return CL_OUT_OF_RESOURCES;
-        }
-        CL_SUCCESS
+/// Checks an NDRange against the device and kernel and picks a local size when none is given.
+/// Errors: `CL_INVALID_WORK_DIMENSION`, `CL_INVALID_GLOBAL_WORK_SIZE`,
+/// `CL_INVALID_GLOBAL_OFFSET`, `CL_INVALID_WORK_ITEM_SIZE`, `CL_INVALID_WORK_GROUP_SIZE`.
+pub fn check_range(
+    k: &Kernel,
+    d: &Device,
+    work_dim: cl_uint,
+    offset: Option<&[usize]>,
+    global: Option<&[usize]>,
+    local: Option<&[usize]>,
+) -> ClResult<NdRange> {
+    if !(1..=3).contains(&work_dim) {
+        return Err(ClError(CL_INVALID_WORK_DIMENSION));
     }
+    let n = work_dim as usize;
+    let mut r = NdRange {
+        work_dim,
+        offset: [0; 3],
+        global: [1; 3],
+        local: [1; 3],
+    };
+    // Since OpenCL 2.1 a NULL global_work_size (like a zero in it) is an empty NDRange: the
+    // command runs nothing and completes (CL_INVALID_GLOBAL_WORK_SIZE for it is deprecated).
+    let Some(global) = global else {
+        r.global = [0; 3];
+        return Ok(r);
+    };
+    for i in 0..n {
+        r.global[i] = global[i] as u64;
+        r.offset[i] = offset.map_or(0, |o| o[i] as u64);
+        // CL_INVALID_GLOBAL_OFFSET if global_work_offset + global_work_size overflows size_t.
+        if r.offset[i].checked_add(r.global[i]).is_none() {
+            return Err(ClError(CL_INVALID_GLOBAL_OFFSET));
+        }
+    }
+    let reqd = k.info().reqd_work_group_size;
+    match local {
+        Some(l) => {
+            let max_sizes = d.max_work_item_sizes();
+            for i in 0..n {
+                // CL_INVALID_WORK_ITEM_SIZE if a local size exceeds CL_DEVICE_MAX_WORK_ITEM_SIZES.
+                if l[i] > max_sizes[i] {
+                    return Err(ClError(CL_INVALID_WORK_ITEM_SIZE));
+                }
+                // CL_INVALID_WORK_GROUP_SIZE if a local size is 0.
+                if l[i] == 0 {
+                    return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
+                }
+                // CL_INVALID_WORK_GROUP_SIZE if the work-group size must be uniform (built
+                // with -cl-uniform-work-group-size, or from source without -cl-std=CL2.0 or
+                // CL3.0) and the global size is not evenly divisible by the local size
+                // (otherwise non-uniform work-groups run the remainder).
+                if k.uniform_work_groups
+                    && r.global[i] != 0
+                    && !r.global[i].is_multiple_of(l[i] as u64)
+                {
+                    return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
+                }
+                r.local[i] = l[i] as u32;
+            }
+            let total: usize = l[..n].iter().product();
+            if total > k.max_work_group_size(d) {
+                return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
+            }
+            if let Some(req) = reqd {
+                if (0..3).any(|i| r.local[i] != req[i]) {
+                    return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
+                }
+            }
+        }
+        None => {
+            if let Some(req) = reqd {
+                // CL_INVALID_WORK_GROUP_SIZE if the work-group size must be uniform and the
+                // global size is not evenly divisible by the required work-group size.
+                if k.uniform_work_groups
+                    && (0..n).any(|i| !r.global[i].is_multiple_of(req[i] as u64))
+                {
+                    return Err(ClError(CL_INVALID_WORK_GROUP_SIZE));
+                }
+                r.local = req;
+            } else {
+                r.local = pick_local_size(
+                    r.global,
+                    work_dim,
+                    k.max_work_group_size(d).min(256),
+                    d.max_work_item_sizes(),
+                );
+            }
+        }
+    }
+    if r.global.contains(&0) {
+        return Ok(r);
+    }
+    // Each dimension's group count must fit the launch header's 32-bit fields.
+    if r.groups().iter().any(|&g| g > u32::MAX as u64) {
+        return Err(ClError(CL_INVALID_GLOBAL_WORK_SIZE));
+    }
+    Ok(r)
 }
 
 /// A launch encoded for device memory: the launch header (group counts at
@@ -278,20 +338,10 @@ const PRINTF_OFFSET: usize = 80;
 /// Offset of the program's global variable block address (`u64`) in the launch header, bytes.
 const GLOBALS_OFFSET: usize = 88;
 
-/// A box of work-groups of one launch that share a work-group size: its pipeline
-/// (specialised to that size), its first group (the ABI's `group_offset`) and its group
-/// count per dimension.
-#[derive(Clone)]
-pub struct Region {
-    pub pipeline: Arc<crate::backend::vulkan::pipeline::Pipeline>,
-    pub first: [u64; 3],
-    pub groups: [u64; 3],
-}
-
 impl Encoded {
     /// The pipeline of a launch that is one box starting at group 0 (a uniform NDRange,
     /// which one indirect dispatch of the header's group counts can run); None otherwise.
-    pub fn single_pipeline(&self) -> Option<&Arc<crate::backend::vulkan::pipeline::Pipeline>> {
+    pub fn single_pipeline(&self) -> Option<&Arc<Pipeline>> {
         single_region(&self.regions)
     }
 
@@ -324,91 +374,11 @@ impl Encoded {
     }
 }
 
-/// The 32-byte push-constant block of the kernel ABI for a launch buffer at `address` and a
-/// group offset.
-pub fn push_constants(address: u64, group_offset: [u32; 3]) -> [u8; 32] {
-    let mut push = [0u8; 32];
-    push[0..8].copy_from_slice(&address.to_le_bytes());
-    push[8..16].copy_from_slice(&(address + ARGS_OFFSET as u64).to_le_bytes());
-    for d in 0..3 {
-        push[16 + 4 * d..20 + 4 * d].copy_from_slice(&group_offset[d].to_le_bytes());
-    }
-    push
-}
-
 /// The pipeline of `regions` when they are one box starting at group 0; None otherwise.
-pub fn single_region(
-    regions: &[Region],
-) -> Option<&Arc<crate::backend::vulkan::pipeline::Pipeline>> {
+pub fn single_region(regions: &[Region]) -> Option<&Arc<Pipeline>> {
     match regions {
         [r] if r.first == [0; 3] => Some(&r.pipeline),
         _ => None,
-    }
-}
-
-/// Records `groups` work-groups of `pipeline` starting at group `first` for the launch
-/// buffer at `address`, split into several dispatches where a count exceeds the device's
-/// `maxComputeWorkGroupCount` (`max`).
-pub fn record_split(
-    r: &mut crate::backend::vulkan::queue::Recorder,
-    pipeline: &crate::backend::vulkan::pipeline::Pipeline,
-    address: u64,
-    first: [u64; 3],
-    groups: [u64; 3],
-    max: [u64; 3],
-) {
-    let mut z = 0;
-    while z < groups[2] {
-        let nz = (groups[2] - z).min(max[2]);
-        let mut y = 0;
-        while y < groups[1] {
-            let ny = (groups[1] - y).min(max[1]);
-            let mut x = 0;
-            while x < groups[0] {
-                let nx = (groups[0] - x).min(max[0]);
-                let at = [first[0] + x, first[1] + y, first[2] + z];
-                let push = push_constants(address, at.map(|v| v as u32));
-                r.dispatch(pipeline, &push, [nx as u32, ny as u32, nz as u32]);
-                x += nx;
-            }
-            y += ny;
-        }
-        z += nz;
-    }
-}
-
-/// Records a launch: each of its `regions` (boxes of groups with their own pipeline), on a
-/// compute-unit-limited sub-device (`limited`) either the persistent variant as `limited`
-/// groups that loop over all of them (a launch of one region only) or waves of at most
-/// `limited` groups; otherwise [`record_split`].
-pub fn record_launch(
-    r: &mut crate::backend::vulkan::queue::Recorder,
-    regions: &[Region],
-    address: u64,
-    limited: Option<u64>,
-    persistent: bool,
-    max: [u64; 3],
-) {
-    for reg in regions {
-        match (persistent, limited) {
-            (true, Some(n)) => r.dispatch(
-                &reg.pipeline,
-                &push_constants(address, [0; 3]),
-                [n as u32, 1, 1],
-            ),
-            (false, Some(l)) => {
-                let tile = wave_tile(reg.groups, l);
-                record_split(
-                    r,
-                    &reg.pipeline,
-                    address,
-                    reg.first,
-                    reg.groups,
-                    std::array::from_fn(|d| max[d].min(tile[d])),
-                );
-            }
-            _ => record_split(r, &reg.pipeline, address, reg.first, reg.groups, max),
-        }
     }
 }
 
@@ -425,15 +395,6 @@ pub fn resident_group_limit(device: &Device, local: [u32; 3]) -> Option<u64> {
     let per_unit = device.groups_per_unit(local.iter().product());
     let max_x = u64::from(device.phys.limits.max_compute_work_group_count[0]);
     Some((u64::from(device.compute_units) * u64::from(per_unit)).clamp(1, max_x))
-}
-
-/// The box of groups one wave dispatches: at most `l` groups, as many whole rows (then
-/// planes) of the `groups` grid as fit, at least one group.
-pub fn wave_tile(groups: [u64; 3], l: u64) -> [u64; 3] {
-    let x = groups[0].min(l).max(1);
-    let y = groups[1].min(l / x).max(1);
-    let z = groups[2].min(l / (x * y)).max(1);
-    [x, y, z]
 }
 
 impl Kernel {
@@ -544,64 +505,11 @@ impl Kernel {
             keep,
         })
     }
-
-    /// Prepares a launch of this kernel over `range` on `device` with its current arguments:
-    /// [`encode`](Self::encode)s it into a new launch buffer and returns the work that
-    /// dispatches it (split into several dispatches where the group count exceeds the
-    /// device's `maxComputeWorkGroupCount`).
-    /// Errors: as [`encode`](Self::encode); `CL_MEM_OBJECT_ALLOCATION_FAILURE`.
-    pub fn launch(self: &Arc<Self>, device: &Arc<Device>, range: NdRange) -> ClResult<Launch> {
-        let args = self.args.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        // Green-context sub-devices (CUDA path) run the kernel as PTX where they can.
-        if let Some(l) = super::kernel_cuda::launch_on_green(self, device, &range, &args)? {
-            return Ok(l);
-        }
-        let enc = self.encode(device, range, &args)?;
-        let buf = enc.to_buffer(device)?;
-        let address = buf.address;
-        let Encoded {
-            regions,
-            limited,
-            persistent,
-            mut keep,
-            printf,
-            ..
-        } = enc;
-        let buf = Arc::new(buf);
-        let loop_check = device.loop_limit().map(|limit| LoopCheck {
-            buf: buf.clone(),
-            kernel: self.info().name.clone(),
-            limit,
-        });
-        keep.push(buf);
-        let max = device
-            .phys
-            .limits
-            .max_compute_work_group_count
-            .map(|v| v as u64);
-        let work = Work::Gpu(Box::new(move |r| {
-            record_launch(r, &regions, address, limited, persistent, max)
-        }));
-        Ok(Launch {
-            work,
-            keep,
-            printf,
-            loop_check,
-        })
-    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{pick_local_size, wave_tile};
-
-    #[test]
-    fn waves_stay_within_the_limit() {
-        assert_eq!(wave_tile([256, 1, 1], 3), [3, 1, 1]);
-        assert_eq!(wave_tile([12, 6, 1], 30), [12, 2, 1]);
-        assert_eq!(wave_tile([4, 4, 8], 40), [4, 4, 2]);
-        assert_eq!(wave_tile([5, 5, 5], 1), [1, 1, 1]);
-    }
+    use super::pick_local_size;
 
     #[test]
     fn local_size_divides_global() {

@@ -4,8 +4,9 @@
 //! imported into CUDA, [`crate::backend::vulkan::memory::Buffer::cuda_address`]).
 //!
 //! `__local` pointer arguments become offsets into the launch's dynamic shared memory (the PTX
-//! is rewritten to add its address). Commands of a green-context queue are [`Work::Foreign`]
-//! of its engine ([`green_work`]): they wait for other queues' commands on the device, through
+//! is rewritten to add its address). The launch prepared here is the CUDA form of a launch's
+//! device command; the queue's CUDA executor ([`crate::backend::executor::Executor`]) runs it
+//! and the copies and fills of a green-context queue on the green context's stream: they wait for other queues' commands on the device, through
 //! the queues' Vulkan timeline semaphores imported into CUDA, and signal their own queue's
 //! timeline from CUDA, so events, wait lists, markers, barriers, `clFinish` and profiling
 //! behave as for any command. A launch that the CUDA path cannot take (a program from IL, a
@@ -14,18 +15,16 @@
 
 use super::device::Device;
 use super::error::{ClError, ClResult};
-use super::kernel::{ArgValue, Kernel, Launch, NdRange};
+use super::kernel::{ArgValue, Kernel, NdRange};
 use super::program::ProgramSource;
-use crate::backend::cuda::CuError;
-use crate::backend::cuda::{GreenContext, Module, Stream};
-use crate::backend::vulkan::memory::Buffer;
-use crate::backend::vulkan::queue::{ForeignOutcome, Work};
+use crate::backend::cuda::launch::GreenLaunch;
+use crate::backend::cuda::{GreenContext, Module};
 use crate::compiler::ArgKind;
 use opencl_sys::*;
 use std::any::Any;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
-use std::ffi::{c_void, CString};
+use std::ffi::CString;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -109,70 +108,10 @@ fn module_in(green: &GreenContext, key: u64, ptx: &CString) -> Option<Arc<Module
     m
 }
 
-/// A kernel launch prepared for a green context: its function, grid and argument values, and
-/// what must stay alive while it runs; [`GreenLaunch::enqueue_on`] enqueues it on a stream.
-pub(crate) struct GreenLaunch {
-    pub green: Arc<GreenContext>,
-    f: usize,
-    groups: [u32; 3],
-    block: [u32; 3],
-    /// Bytes of dynamic shared memory (the `__local` arguments).
-    shared: u32,
-    /// The bytes of each argument's value, in order (cuLaunchKernel copies them).
-    params: Vec<Vec<u8>>,
-    /// The kernel, its module and buffers.
-    pub keep: Vec<Arc<dyn Any + Send + Sync>>,
-}
-
-impl GreenLaunch {
-    /// Enqueues the launch on `stream`, a stream of its green context (its own, or one being
-    /// captured into a graph). Errors: the driver's.
-    pub fn enqueue_on(&self, stream: Stream) -> Result<(), CuError> {
-        let mut params = self.params.clone();
-        let mut ptrs: Vec<*mut c_void> = params
-            .iter_mut()
-            .map(|b| b.as_mut_ptr() as *mut c_void)
-            .collect();
-        // SAFETY: `f` is the kernel of a module loaded in this green context (kept alive by
-        // `keep`); one parameter per kernel argument, each pointing to a value of the
-        // argument's size (cuLaunchKernel copies them); the buffers are kept alive by the
-        // command that enqueues this.
-        unsafe {
-            self.green.launch_on(
-                stream,
-                self.f as _,
-                self.groups,
-                self.block,
-                self.shared,
-                &mut ptrs,
-            )
-        }
-    }
-}
-
 /// A launch of `kernel` over `range` on the green context of `device` with argument values
-/// `args`, or None when the CUDA path cannot take it (see the module's documentation).
+/// `args` (its PTX function, grid and argument bytes), or None when the CUDA path cannot take
+/// it (see the module's documentation): the CUDA form of a launch's device command.
 /// Errors: `CL_INVALID_KERNEL_ARGS` for an argument not set or a buffer released since.
-pub(crate) fn launch_on_green(
-    kernel: &Arc<Kernel>,
-    device: &Arc<Device>,
-    range: &NdRange,
-    args: &[Option<ArgValue>],
-) -> ClResult<Option<Launch>> {
-    let Some(l) = prepare_green_launch(kernel, device, range, args)? else {
-        return Ok(None);
-    };
-    let (green, keep) = (l.green.clone(), l.keep.clone());
-    Ok(Some(Launch {
-        work: green_work(green.clone(), move || l.enqueue_on(green.stream)),
-        keep,
-        printf: None,
-        loop_check: None,
-    }))
-}
-
-/// Prepares a launch as [`launch_on_green`] does, for the stream of the caller's choice.
-/// Errors: as [`launch_on_green`].
 pub(crate) fn prepare_green_launch(
     kernel: &Arc<Kernel>,
     device: &Arc<Device>,
@@ -282,116 +221,6 @@ pub(crate) fn prepare_green_launch(
         shared: shared as u32,
         params,
         keep,
-    }))
-}
-
-/// A command's work on a stream of a green context (the CUDA path): enqueues it on the given
-/// stream. Enqueued commands run it on the queue's stream ([`on_green`]); command buffers
-/// capture theirs into a CUDA graph.
-pub(crate) type CudaOp = Arc<dyn Fn(&GreenContext, Stream) -> Result<(), CuError> + Send + Sync>;
-
-/// A buffer copy in CUDA (`cuMemcpyDtoDAsync`) on `device`'s green context: `size` bytes from
-/// byte `s` of `src` to byte `d` of `dst` (storage offsets, already checked in bounds and not
-/// overlapping; the command keeps both buffers alive). None off a green context or for a buffer
-/// CUDA cannot see (the copy then goes through Vulkan).
-pub(crate) fn copy_op(
-    device: &Device,
-    src: &Buffer,
-    s: u64,
-    dst: &Buffer,
-    d: u64,
-    size: u64,
-) -> Option<CudaOp> {
-    device.green_context()?;
-    let (from, to) = (src.cuda_address()? + s, dst.cuda_address()? + d);
-    // SAFETY: both ranges lie inside live buffers and do not overlap (the caller's checks).
-    Some(Arc::new(move |g: &GreenContext, st: Stream| unsafe {
-        g.copy_on(st, to, from, size as usize)
-    }))
-}
-
-/// A fill in CUDA (`cuMemsetD32Async`) on `device`'s green context: `size` bytes from byte
-/// `offset` of `dst` (4-byte aligned) repeat `word`. None as for [`copy_op`].
-pub(crate) fn fill_op(
-    device: &Device,
-    dst: &Buffer,
-    offset: u64,
-    size: u64,
-    word: u32,
-) -> Option<CudaOp> {
-    device.green_context()?;
-    let at = dst.cuda_address()? + offset;
-    // SAFETY: the range lies inside a live buffer (the caller's checks); 4-byte aligned.
-    Some(Arc::new(move |g: &GreenContext, st: Stream| unsafe {
-        g.fill_on(st, at, &word.to_le_bytes(), (size / 4) as usize)
-    }))
-}
-
-/// `op` as an enqueued command of a queue of `device` (its green context's stream); None off a
-/// green context or without an op.
-pub(crate) fn on_green(device: &Device, op: Option<CudaOp>) -> Option<Work> {
-    let (green, op) = (device.green_context()?.clone(), op?);
-    let g = green.clone();
-    Some(green_work(green, move || op(&g, g.stream)))
-}
-
-/// Device work on `green`'s stream as a command of a green-context queue ([`Work::Foreign`]):
-/// `body` enqueues it (without blocking) after the command's waits, and the queue's timeline
-/// value is signalled from CUDA after it, so commands of Vulkan queues that depend on it wait
-/// on the device. A wait on a timeline CUDA cannot import is waited for on the host first;
-/// where the queue's own timeline cannot be imported the command runs synchronously on the
-/// submission thread (waits on the host, then the work, then `cuStreamSynchronize`).
-pub(crate) fn green_work(
-    green: Arc<GreenContext>,
-    body: impl FnOnce() -> Result<(), CuError> + Send + 'static,
-) -> Work {
-    Work::Foreign(Box::new(move |waits, signal| {
-        let failed = |e: CuError| {
-            tracing::error!("command on a green context: {e}");
-            // Whatever was enqueued ends before the host signals the command's value.
-            let _ = green.synchronize();
-            ForeignOutcome::Completed(CL_OUT_OF_RESOURCES)
-        };
-        let Some(sig) = signal.0.cuda_semaphore() else {
-            for (t, v) in waits {
-                let _ = t.wait(*v);
-            }
-            return match green
-                .make_current()
-                .and_then(|()| body())
-                .and_then(|()| green.synchronize())
-            {
-                Ok(()) => ForeignOutcome::Completed(CL_SUCCESS),
-                Err(e) => failed(e),
-            };
-        };
-        let sync = crate::util::config::config().cuda_sync;
-        let mut sems = Vec::with_capacity(waits.len());
-        for (t, v) in waits {
-            match t.cuda_semaphore().filter(|_| !sync.host_wait) {
-                Some(s) => sems.push((s, *v)),
-                None => {
-                    let _ = t.wait(*v);
-                }
-            }
-        }
-        let device_signal = (!sync.host_signal).then_some((sig, signal.1));
-        if let Err(e) = green.submit(&sems, device_signal, body) {
-            return failed(e);
-        }
-        if sync.host_signal {
-            let (t, v) = signal.clone();
-            if let Err(e) = green.then_on_host(Box::new(move || {
-                let _ = t.signal(v);
-            })) {
-                return failed(e);
-            }
-        }
-        // A fault on the device never signals the value: the completion's wait asks the
-        // streams for their errors.
-        let probe: crate::backend::vulkan::queue::Probe =
-            Box::new(move || green.check_streams().map_err(|e| e.to_string()));
-        ForeignOutcome::Enqueued(Some(probe))
     }))
 }
 

@@ -8,6 +8,10 @@ use crate::backend::vulkan::memory::Buffer;
 use opencl_sys::*;
 use std::sync::{Arc, Mutex};
 
+/// The alignment of every buffer's storage and of sub-buffer origins
+/// (`CL_DEVICE_MEM_BASE_ADDR_ALIGN` / 8), bytes.
+pub const BUFFER_ALIGNMENT: u64 = crate::backend::vulkan::memory::BUFFER_ALIGNMENT;
+
 /// A destructor callback of clSetMemObjectDestructorCallback.
 pub type MemDestructor = unsafe extern "C" fn(cl_mem, *mut std::ffi::c_void);
 

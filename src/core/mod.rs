@@ -2,13 +2,16 @@
 //! programs, kernels. Knows OpenCL semantics; reaches the device only through `backend`.
 
 pub mod binary;
+pub mod command;
 pub mod command_buffer;
 pub mod context;
 pub mod device;
 pub mod error;
 pub mod event;
 pub mod kernel;
+pub mod kernel_command;
 pub(crate) mod kernel_cuda;
+pub mod launch;
 pub mod memory;
 pub mod object;
 pub mod partition;
@@ -16,6 +19,8 @@ pub mod platform;
 pub mod printf;
 pub mod program;
 pub mod queue;
+pub mod rect;
+pub mod transfer;
 
 use std::ffi::c_void;
 

@@ -24,7 +24,7 @@ const RECORDS: u64 = 8;
 /// The printf buffer of one launch (or of one recorded command of a command buffer).
 pub struct PrintfBuffer {
     /// Device memory: `used`, `capacity`, records, overflow slot.
-    pub buf: Buffer,
+    pub buf: Arc<Buffer>,
     capacity: u32,
     info: Arc<PrintfInfo>,
 }
@@ -41,7 +41,7 @@ impl PrintfBuffer {
         head[4..].copy_from_slice(&capacity.to_le_bytes());
         buf.write_bytes(0, &head);
         Ok(PrintfBuffer {
-            buf,
+            buf: Arc::new(buf),
             capacity,
             info: Arc::new(info.clone()),
         })

@@ -1,19 +1,27 @@
 //! Command queues (OpenCL 3.0 section 5.1) and the enqueue path shared by every command.
 
+use super::command::{Command, Keep};
 use super::context::Context;
 use super::device::Device;
 use super::error::{refused, ClError, ClResult};
-use super::event::{Event, EventLink};
+use super::event::{Event, EventLink, EventQueue};
 use super::object::{ClObject, Header, Kind};
+use super::transfer::FillPlan;
+use super::UserPtr;
+use crate::backend::executor::Executor;
 use crate::backend::vulkan::device::QueueLease;
+use crate::backend::vulkan::memory::Buffer;
 use crate::backend::vulkan::queue::{Engine, Job, JobDependency, JobObserver, TimelinePoint, Work};
+use crate::backend::vulkan::record::DeviceCommand;
 use opencl_sys::*;
 use std::any::Any;
+use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A command queue: one submission engine (timeline, worker, completion thread) on a Vulkan
-/// queue of its device.
+/// queue of its device, and the executor that lowers its device commands (CUDA on a
+/// green-context sub-device, Vulkan otherwise).
 pub struct CommandQueue {
     header: Header,
     pub context: Arc<Context>,
@@ -23,6 +31,8 @@ pub struct CommandQueue {
     /// `CL_QUEUE_PROPERTIES_ARRAY`: the list given to clCreateCommandQueueWithProperties.
     pub properties_array: Vec<cl_queue_properties>,
     engine: Engine,
+    /// How the queue runs device commands, chosen at creation.
+    pub executor: Executor,
     /// The Vulkan queue this queue submits to (its own where the family has spare queues).
     pub vk_queue: QueueLease,
 }
@@ -32,6 +42,15 @@ impl ClObject for CommandQueue {
     const INVALID: i32 = CL_INVALID_COMMAND_QUEUE;
     fn header(&self) -> &Header {
         &self.header
+    }
+}
+
+impl EventQueue for CommandQueue {
+    fn profiling(&self) -> bool {
+        self.props() & CL_QUEUE_PROFILING_ENABLE != 0
+    }
+    fn handle(&self) -> *mut c_void {
+        self.header.handle()
     }
 }
 
@@ -46,7 +65,11 @@ impl CommandQueue {
     ) -> ClResult<CommandQueue> {
         let vk = device.vk()?;
         let vk_queue = vk.lease_queue();
-        let foreign = device.green_context().is_some();
+        let executor = match device.green_context() {
+            Some(g) => Executor::Green(g.clone()),
+            None => Executor::Vulkan,
+        };
+        let foreign = executor.green().is_some();
         let engine =
             Engine::new(vk, vk_queue.index, foreign).map_err(|e| refused("command queue", e))?;
         let properties = AtomicU64::new(properties);
@@ -57,8 +80,172 @@ impl CommandQueue {
             properties,
             properties_array,
             engine,
+            executor,
             vk_queue,
         })
+    }
+
+    /// Enqueues `cmd` after `wait_list` (checked) and every command enqueued before it: its
+    /// device part through the queue's executor, its host part (reads, writes, maps, fills of
+    /// byte patterns) on the queue's worker in order. Returns its event.
+    /// Errors: `CL_OUT_OF_RESOURCES` when a read's staging buffer cannot be allocated.
+    pub fn enqueue_command(
+        self: &Arc<Self>,
+        cmd: Command,
+        wait_list: &[Arc<Event>],
+    ) -> ClResult<Arc<Event>> {
+        let ty = cmd.command_type();
+        let mut keep = cmd.keep();
+        let device = cmd.device_commands();
+        let mut hook: Option<Hook> = None;
+        let work = match cmd {
+            Command::Read {
+                mem,
+                offset,
+                size,
+                ptr,
+            } if size > 0
+                && (!mem.storage.host_cached || crate::util::config::config().staged_reads) =>
+            {
+                // Memory the host reads slowly (device-local behind the PCI BAR): one command
+                // whose device part copies the range into host-cached staging memory and whose
+                // host part (run once the copy completed successfully, before the event is
+                // complete) copies it out.
+                let staging = Arc::new(
+                    Buffer::readback(self.device.vk()?, size as u64)
+                        .map_err(|e| refused("read staging", e))?,
+                );
+                let at = (mem.offset + offset) as u64;
+                let copy = DeviceCommand::Copy {
+                    src: mem.storage.clone(),
+                    dst: staging.clone(),
+                    regions: vec![(at, 0, size as u64)],
+                };
+                let src = UserPtr(staging.mapped() as *mut c_void);
+                keep.push(staging);
+                hook = Some(Box::new(move || {
+                    // SAFETY: the staging buffer holds `size` bytes; the application keeps `ptr`
+                    // valid for `size` bytes until the read completes.
+                    unsafe { host_copy(src, ptr, size) };
+                    CL_SUCCESS
+                }));
+                self.executor.work(vec![copy])
+            }
+            Command::Read {
+                mem,
+                offset,
+                size,
+                ptr,
+            } => {
+                let src = UserPtr(mem.mapped().wrapping_add(offset) as *mut c_void);
+                // SAFETY: the source lies inside the mapped buffer (bounds checked); the
+                // application keeps `ptr` valid for `size` bytes until the read completes.
+                host_work(move || unsafe { host_copy(src, ptr, size) })
+            }
+            Command::Write {
+                mem,
+                offset,
+                size,
+                ptr,
+            } => {
+                let dst = UserPtr(mem.mapped().wrapping_add(offset) as *mut c_void);
+                // SAFETY: as for reads, in the other direction.
+                host_work(move || unsafe { host_copy(ptr, dst, size) })
+            }
+            Command::HostRect {
+                mem,
+                write,
+                buffer,
+                host,
+                region,
+                ptr,
+            } => {
+                let dev = UserPtr(mem.mapped() as *mut c_void);
+                host_work(move || {
+                    let (dev, hp) = (dev.get() as *mut u8, ptr.get() as *mut u8);
+                    for (bo, ho) in buffer.rows(region).zip(host.rows(region)) {
+                        let (from, to) = if write {
+                            (hp.wrapping_add(ho), dev.wrapping_add(bo))
+                        } else {
+                            (dev.wrapping_add(bo), hp.wrapping_add(ho))
+                        };
+                        // SAFETY: buffer rows lie inside the mapped object (bounds checked);
+                        // the application keeps `ptr` valid for the host rectangle until the
+                        // command completes.
+                        unsafe { std::ptr::copy_nonoverlapping(from as *const u8, to, region[0]) };
+                    }
+                })
+            }
+            Command::Fill {
+                mem,
+                offset,
+                size,
+                plan: FillPlan::Bytes(pat),
+            } => {
+                let dst = UserPtr(mem.mapped().wrapping_add(offset) as *mut c_void);
+                host_work(move || {
+                    // SAFETY: the region lies inside the mapped buffer (bounds checked).
+                    let d = unsafe { std::slice::from_raw_parts_mut(dst.get() as *mut u8, size) };
+                    for c in d.chunks_mut(pat.len()) {
+                        c.copy_from_slice(&pat[..c.len()]);
+                    }
+                })
+            }
+            Command::Map {
+                mem,
+                offset,
+                size,
+                ptr,
+                copy_in: true,
+            } => {
+                let src = UserPtr(mem.mapped().wrapping_add(offset) as *mut c_void);
+                // SAFETY: the region lies in the object's mapped storage, `ptr` in the
+                // application's host_ptr (bounds checked at enqueue); they never overlap.
+                host_work(move || unsafe { host_copy(src, ptr, size) })
+            }
+            Command::Unmap {
+                mem,
+                mapping,
+                copy_out: true,
+            } => {
+                let dst = UserPtr(mem.mapped().wrapping_add(mapping.offset) as *mut c_void);
+                // SAFETY: as for maps, in the other direction.
+                host_work(move || unsafe { host_copy(mapping.ptr, dst, mapping.size) })
+            }
+            Command::Launch(l) => {
+                if l.printf.is_some() || l.loop_check.is_some() {
+                    // The kernel's output is printed when the command completes; a loop cut
+                    // by the driver's limit fails the command (core::launch::LoopCheck).
+                    let (printf, check) = (l.printf, l.loop_check);
+                    hook = Some(Box::new(move || {
+                        if let Some(p) = printf {
+                            p.print();
+                        }
+                        check.map_or(CL_SUCCESS, |c| c.status())
+                    }));
+                }
+                self.executor.work(device)
+            }
+            _ => self.executor.work(device),
+        };
+        Ok(self.enqueue_with(ty, wait_list, work, keep, hook))
+    }
+
+    /// Enqueues `commands` as one job of command type `ty` (a command buffer's run) after
+    /// `wait_list`, with `then` run on successful completion before the event completes.
+    pub fn enqueue_device(
+        self: &Arc<Self>,
+        ty: cl_command_type,
+        wait_list: &[Arc<Event>],
+        commands: Vec<DeviceCommand>,
+        keep: Keep,
+        then: Option<Box<dyn FnOnce() + Send>>,
+    ) -> Arc<Event> {
+        let work = self.executor.work(commands);
+        match then {
+            Some(f) => self.enqueue_then(ty, wait_list, work, keep, f),
+            None => self.enqueue(ty, wait_list, work, keep),
+        }
     }
 
     /// Enqueues one command: `work` runs after every event of `wait_list` and (queues run in
@@ -114,7 +301,12 @@ impl CommandQueue {
         keep: Vec<Arc<dyn Any + Send + Sync>>,
         then: Option<Hook>,
     ) -> Arc<Event> {
-        let event = Arc::new(Event::new_command(self, command_type));
+        let queue: Arc<dyn EventQueue> = self.clone();
+        let event = Arc::new(Event::new_command(
+            self.context.clone(),
+            queue,
+            command_type,
+        ));
         let deps: Vec<Arc<dyn JobDependency>> = wait_list
             .iter()
             .map(|e| Arc::new(EventLink(e.clone())) as Arc<dyn JobDependency>)
@@ -169,6 +361,23 @@ impl CommandQueue {
         }
         Ok(())
     }
+}
+
+/// Host work that always succeeds, as a job's work.
+fn host_work(f: impl FnOnce() + Send + 'static) -> Work {
+    Work::Host(Box::new(move || {
+        f();
+        0
+    }))
+}
+
+/// Copies `size` bytes from `from` to `to`.
+///
+/// # Safety
+/// Both ranges valid for `size` bytes and not overlapping.
+unsafe fn host_copy(from: UserPtr, to: UserPtr, size: usize) {
+    // SAFETY: the caller's contract.
+    unsafe { std::ptr::copy_nonoverlapping(from.get() as *const u8, to.get() as *mut u8, size) };
 }
 
 /// A completion hook: runs when the job completed successfully; its result (`CL_SUCCESS` or

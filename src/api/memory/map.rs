@@ -6,34 +6,18 @@
 //! region to `host_ptr + offset` (unless the map invalidates it) and hands that out, and the
 //! unmap of a map for writing copies it back.
 
-use super::{command_args, finish_enqueue, in_bounds, keep};
+use super::enqueue::{command_args, finish_enqueue};
 use crate::api::event::{return_event, wait_list};
 use crate::api::status;
-use crate::backend::vulkan::queue::Work;
+use crate::core::command::Command;
 use crate::core::error::{ClError, ClResult};
-use crate::core::memory::{Mapping, Mem};
+use crate::core::memory::Mem;
 use crate::core::object::{lookup, lookup_list};
 use crate::core::queue::CommandQueue;
 use crate::core::UserPtr;
 use opencl_sys::*;
-use std::any::Any;
 use std::ffi::c_void;
 use std::sync::Arc;
-
-const MAP_FLAGS: cl_map_flags = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
-const MAP_WRITES: cl_map_flags = CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
-
-/// A host copy of `size` bytes (the worker runs it in queue order).
-fn host_copy(from: UserPtr, to: UserPtr, size: usize) -> Work {
-    Work::Host(Box::new(move || {
-        // SAFETY: `from` lies in the object's mapped storage or the application's host_ptr and
-        // `to` in the other (bounds checked at enqueue); the two never overlap.
-        unsafe {
-            std::ptr::copy_nonoverlapping(from.get() as *const u8, to.get() as *mut u8, size)
-        };
-        0
-    }))
-}
 
 #[allow(clippy::too_many_arguments)]
 fn map(
@@ -49,49 +33,14 @@ fn map(
 ) -> ClResult<*mut c_void> {
     // SAFETY: the wait list holds `num` handles per the API.
     let (q, m, waits) = unsafe { command_args(queue, buffer, num, list) }?;
-    // CL_INVALID_VALUE if region being mapped given by (offset, size) is out of bounds or if
-    // size is 0 or if values specified in map_flags are not valid.
-    in_bounds(offset, size, m.size)?;
-    if size == 0
-        || flags & !MAP_FLAGS != 0
-        || (flags & CL_MAP_WRITE_INVALIDATE_REGION != 0
-            && flags & (CL_MAP_READ | CL_MAP_WRITE) != 0)
-    {
-        return Err(ClError(CL_INVALID_VALUE));
-    }
-    // CL_INVALID_OPERATION if buffer has been created with CL_MEM_HOST_WRITE_ONLY or
-    // CL_MEM_HOST_NO_ACCESS and CL_MAP_READ is set in map_flags.
-    if m.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 && flags & CL_MAP_READ != 0 {
-        return Err(ClError(CL_INVALID_OPERATION));
-    }
-    // CL_INVALID_OPERATION if buffer has been created with CL_MEM_HOST_READ_ONLY or
-    // CL_MEM_HOST_NO_ACCESS and CL_MAP_WRITE or CL_MAP_WRITE_INVALIDATE_REGION is set in
-    // map_flags.
-    if m.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 && flags & MAP_WRITES != 0 {
-        return Err(ClError(CL_INVALID_OPERATION));
-    }
-    // CL_INVALID_OPERATION if buffer has been created with CL_MEM_IMMUTABLE_EXT and
-    // CL_MAP_WRITE or CL_MAP_WRITE_INVALIDATE_REGION is set in map_flags.
-    if flags & MAP_WRITES != 0 {
-        super::check_writable(&m)?;
-    }
-    let ptr = m.map_pointer(offset);
-    let work = if m.flags & CL_MEM_USE_HOST_PTR != 0 && flags != CL_MAP_WRITE_INVALIDATE_REGION {
-        host_copy(
-            UserPtr(m.mapped().wrapping_add(offset) as *mut c_void),
-            ptr,
-            size,
-        )
-    } else {
-        Work::Nop
+    let (cmd, ptr) = Command::map(m.clone(), offset, size, flags)?;
+    let ev = match q.enqueue_command(cmd, &waits) {
+        Ok(ev) => ev,
+        Err(e) => {
+            m.take_mapping(ptr.get());
+            return Err(e);
+        }
     };
-    m.add_mapping(Mapping {
-        ptr,
-        offset,
-        size,
-        flags,
-    });
-    let ev = q.enqueue(CL_COMMAND_MAP_BUFFER, &waits, work, keep(&m));
     // SAFETY: `event` is NULL or valid per the API.
     if let Err(e) = unsafe { finish_enqueue(ev, blocking, event) } {
         m.take_mapping(ptr.get());
@@ -149,22 +98,8 @@ pub unsafe extern "C" fn clEnqueueUnmapMemObject(
     status(|| {
         // SAFETY: forwarded.
         let (q, m, waits) = unsafe { command_args(queue, memobj, num, list) }?;
-        // CL_INVALID_VALUE if mapped_ptr is not a valid pointer returned by clEnqueueMapBuffer
-        // or clEnqueueMapImage for memobj.
-        let map = m
-            .take_mapping(mapped_ptr)
-            .ok_or(ClError(CL_INVALID_VALUE))?;
-        let writes = map.flags & MAP_WRITES != 0 || map.flags == 0;
-        let work = if m.flags & CL_MEM_USE_HOST_PTR != 0 && writes {
-            host_copy(
-                map.ptr,
-                UserPtr(m.mapped().wrapping_add(map.offset) as *mut c_void),
-                map.size,
-            )
-        } else {
-            Work::Nop
-        };
-        let ev = q.enqueue(CL_COMMAND_UNMAP_MEM_OBJECT, &waits, work, keep(&m));
+        let cmd = Command::unmap(m, UserPtr(mapped_ptr))?;
+        let ev = q.enqueue_command(cmd, &waits)?;
         // SAFETY: forwarded.
         unsafe { finish_enqueue(ev, CL_FALSE, event) }
     })
@@ -208,11 +143,7 @@ pub unsafe extern "C" fn clEnqueueMigrateMemObjects(
         }
         // SAFETY: forwarded.
         let waits = unsafe { wait_list(&q, num, list) }?;
-        let k: Vec<Arc<dyn Any + Send + Sync>> = mems
-            .into_iter()
-            .map(|m| m as Arc<dyn Any + Send + Sync>)
-            .collect();
-        let ev = q.enqueue(CL_COMMAND_MIGRATE_MEM_OBJECTS, &waits, Work::Nop, k);
+        let ev = q.enqueue_command(Command::Migrate(mems), &waits)?;
         // SAFETY: `event` is NULL or valid per the API.
         unsafe { return_event(event, ev) };
         Ok(())

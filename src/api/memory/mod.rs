@@ -1,33 +1,29 @@
-//! Buffer entry points (OpenCL 3.0 section 5.2): creation, sub-buffers, info and the helpers
-//! shared by the enqueue functions of the submodules (whole-buffer transfers, rectangular
-//! transfers, maps and migration).
+//! Buffer entry points (OpenCL 3.0 section 5.2): creation, sub-buffers and info here; the
+//! enqueue functions in the submodules (whole-buffer transfers, rectangular transfers, maps
+//! and migration), which build core's commands (`core::command`).
 
+mod enqueue;
 mod map;
 mod rect;
-pub(crate) use rect::check_copy_rect;
+pub(crate) use rect::rect_arrays;
 mod transfer;
 
 pub use map::{clEnqueueMapBuffer, clEnqueueMigrateMemObjects, clEnqueueUnmapMemObject};
 pub use rect::{clEnqueueCopyBufferRect, clEnqueueReadBufferRect, clEnqueueWriteBufferRect};
+pub(crate) use transfer::pattern_bytes;
 pub use transfer::{
     clEnqueueCopyBuffer, clEnqueueFillBuffer, clEnqueueReadBuffer, clEnqueueWriteBuffer,
 };
 
-use super::event::{return_event, wait_all, wait_list};
 use super::info::InfoOut;
 use super::{properties, status};
-use crate::backend::vulkan::memory::BUFFER_ALIGNMENT;
 use crate::core::context::Context;
 use crate::core::error::{ClError, ClResult};
-use crate::core::event::Event;
-use crate::core::memory::{Mem, MemDestructor};
+use crate::core::memory::{Mem, MemDestructor, BUFFER_ALIGNMENT};
 use crate::core::object::{self, handle_of, lookup, register, ClObject};
-use crate::core::queue::CommandQueue;
 use crate::core::UserPtr;
 use opencl_sys::*;
-use std::any::Any;
 use std::ffi::c_void;
-use std::sync::Arc;
 
 const ACCESS: cl_mem_flags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
 const HOST_ACCESS: cl_mem_flags =
@@ -275,149 +271,4 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
             _ => Err(ClError(CL_INVALID_VALUE)),
         }
     })
-}
-
-/// The queue, buffer and wait list of a buffer command.
-type CommandArgs = (Arc<CommandQueue>, Arc<Mem>, Vec<Arc<Event>>);
-
-/// The queue, buffer and wait list of a buffer command, checked.
-/// Errors: `CL_INVALID_COMMAND_QUEUE`, `CL_INVALID_MEM_OBJECT`, `CL_INVALID_CONTEXT`
-/// (buffer or events of another context), `CL_INVALID_EVENT_WAIT_LIST`.
-///
-/// # Safety
-/// `list` must be NULL or hold `num` handles.
-unsafe fn command_args(
-    queue: cl_command_queue,
-    buffer: cl_mem,
-    num: cl_uint,
-    list: *const cl_event,
-) -> ClResult<CommandArgs> {
-    let q = lookup::<CommandQueue>(queue as *const c_void)?;
-    let m = lookup::<Mem>(buffer as *const c_void)?;
-    if !Arc::ptr_eq(&q.context, &m.context) {
-        return Err(ClError(CL_INVALID_CONTEXT));
-    }
-    // SAFETY: forwarded.
-    let waits = unsafe { wait_list(&q, num, list) }?;
-    Ok((q, m, waits))
-}
-
-/// Checks that a command may write `m`. Errors: `CL_INVALID_OPERATION` if `m` was created
-/// with `CL_MEM_IMMUTABLE_EXT` (cl_ext_immutable_memory_objects: writes, copies and fills into
-/// it, and maps for writing, all fail).
-pub(crate) fn check_writable(m: &Mem) -> ClResult<()> {
-    if m.flags & CL_MEM_IMMUTABLE_EXT != 0 {
-        return Err(ClError(CL_INVALID_OPERATION));
-    }
-    Ok(())
-}
-
-/// Checks that `[offset, offset + size)` lies inside a buffer of `len` bytes.
-/// Errors: `CL_INVALID_VALUE`.
-fn in_bounds(offset: usize, size: usize, len: usize) -> ClResult<()> {
-    match offset.checked_add(size) {
-        Some(end) if end <= len => Ok(()),
-        _ => Err(ClError(CL_INVALID_VALUE)),
-    }
-}
-
-/// Checks the regions of a buffer-to-buffer copy (clEnqueueCopyBuffer, clCommandCopyBufferKHR)
-/// and returns the source and destination offsets in the underlying storage, bytes.
-/// Errors: `CL_INVALID_VALUE` (a region out of bounds), `CL_MEM_COPY_OVERLAP`,
-/// `CL_INVALID_OPERATION` (`dst` immutable).
-pub(crate) fn check_copy(
-    src: &Mem,
-    dst: &Mem,
-    src_offset: usize,
-    dst_offset: usize,
-    size: usize,
-) -> ClResult<(u64, u64)> {
-    in_bounds(src_offset, size, src.size)?;
-    in_bounds(dst_offset, size, dst.size)?;
-    // CL_INVALID_OPERATION if dst_buffer was created with CL_MEM_IMMUTABLE_EXT.
-    check_writable(dst)?;
-    let (s, d) = (
-        (src.offset + src_offset) as u64,
-        (dst.offset + dst_offset) as u64,
-    );
-    // CL_MEM_COPY_OVERLAP if the source and destination regions of the same buffer (or of
-    // sub-buffers of the same buffer) overlap.
-    if Arc::ptr_eq(&src.storage, &dst.storage) && s < d + size as u64 && d < s + size as u64 {
-        return Err(ClError(CL_MEM_COPY_OVERLAP));
-    }
-    Ok((s, d))
-}
-
-/// How a checked fill is carried out.
-pub(crate) enum FillPlan {
-    /// Nothing to do (size 0).
-    Empty,
-    /// `vkCmdFillBuffer` of `word` at storage offset `offset`, `size` bytes (all multiples of 4).
-    Words { offset: u64, size: u64, word: u32 },
-    /// Any other pattern: the pattern bytes, repeated over the region by other means.
-    Bytes(Vec<u8>),
-}
-
-/// Checks a fill (clEnqueueFillBuffer, clCommandFillBufferKHR), copies the pattern and picks
-/// how to carry it out. Errors: `CL_INVALID_VALUE` (NULL pattern, pattern size not 1..128 and
-/// a power of two, offset or size not a multiple of it, region out of bounds),
-/// `CL_INVALID_OPERATION` (`m` immutable).
-///
-/// # Safety
-/// `pattern` must be NULL or hold `pattern_size` bytes.
-pub(crate) unsafe fn check_fill(
-    m: &Mem,
-    pattern: *const c_void,
-    pattern_size: usize,
-    offset: usize,
-    size: usize,
-) -> ClResult<FillPlan> {
-    if pattern.is_null()
-        || !pattern_size.is_power_of_two()
-        || pattern_size > 128
-        || !offset.is_multiple_of(pattern_size)
-        || !size.is_multiple_of(pattern_size)
-    {
-        return Err(ClError(CL_INVALID_VALUE));
-    }
-    in_bounds(offset, size, m.size)?;
-    // CL_INVALID_OPERATION if buffer was created with CL_MEM_IMMUTABLE_EXT.
-    check_writable(m)?;
-    // SAFETY: pattern holds pattern_size bytes; copied now, the application may reuse it.
-    let pat = unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) }.to_vec();
-    let abs = (m.offset + offset) as u64;
-    let word_periodic = pattern_size <= 4 || pat.chunks(4).all(|c| c == &pat[..4]);
-    Ok(if size == 0 {
-        FillPlan::Empty
-    } else if word_periodic && abs.is_multiple_of(4) && size.is_multiple_of(4) {
-        let mut w = [0u8; 4];
-        for (i, b) in w.iter_mut().enumerate() {
-            *b = pat[i % pattern_size];
-        }
-        FillPlan::Words {
-            offset: abs,
-            size: size as u64,
-            word: u32::from_le_bytes(w),
-        }
-    } else {
-        FillPlan::Bytes(pat)
-    })
-}
-
-/// Finishes an enqueue: hands out the event and, for blocking calls, waits for it.
-/// Errors: `CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST` when a blocking command failed.
-///
-/// # Safety
-/// `event` must be NULL or valid for a write.
-unsafe fn finish_enqueue(ev: Arc<Event>, blocking: cl_bool, event: *mut cl_event) -> ClResult<()> {
-    // SAFETY: forwarded.
-    unsafe { return_event(event, ev.clone()) };
-    if blocking != 0 {
-        wait_all(&[ev])?;
-    }
-    Ok(())
-}
-
-fn keep(m: &Arc<Mem>) -> Vec<Arc<dyn Any + Send + Sync>> {
-    vec![m.clone() as Arc<dyn Any + Send + Sync>]
 }

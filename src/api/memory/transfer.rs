@@ -1,13 +1,9 @@
 //! Whole-buffer transfers (OpenCL 3.0 sections 5.2.2 and 5.2.3): reads, writes, copies, fills.
 
-use super::{
-    check_copy, check_fill, check_writable, command_args, finish_enqueue, in_bounds, keep, FillPlan,
-};
+use super::enqueue::{command_args, finish_enqueue};
 use crate::api::status;
-use crate::backend::vulkan::memory::Buffer;
-use crate::backend::vulkan::queue::Work;
-use crate::core::error::{refused, ClError};
-use crate::core::kernel_cuda;
+use crate::core::command::Command;
+use crate::core::error::{ClError, ClResult};
 use crate::core::memory::Mem;
 use crate::core::object::lookup;
 use crate::core::UserPtr;
@@ -36,63 +32,8 @@ pub unsafe extern "C" fn clEnqueueReadBuffer(
     status(|| {
         // SAFETY: forwarded.
         let (q, m, waits) = unsafe { command_args(queue, buffer, num, list) }?;
-        in_bounds(offset, size, m.size)?;
-        if ptr.is_null() {
-            return Err(ClError(CL_INVALID_VALUE));
-        }
-        if m.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
-            return Err(ClError(CL_INVALID_OPERATION));
-        }
-        let dst = UserPtr(ptr);
-        let ev =
-            if size > 0 && (!m.storage.host_cached || crate::util::config::config().staged_reads) {
-                // Memory the host reads slowly (device-local behind the PCI BAR): one command
-                // whose device part copies the range into host-cached staging memory and whose
-                // host part (run once the copy completed successfully, before the event is
-                // complete) copies it out.
-                let staging = Arc::new(
-                    Buffer::readback(q.device.vk()?, size as u64)
-                        .map_err(|e| refused("read staging", e))?,
-                );
-                let (sb, st, at) = (
-                    m.storage.clone(),
-                    staging.clone(),
-                    (m.offset + offset) as u64,
-                );
-                let copy = Work::Gpu(Box::new(move |r| {
-                    r.copy_buffer(&sb, &st, &[(at, 0, size as u64)])
-                }));
-                let src = UserPtr(staging.mapped() as *mut c_void);
-                let out = Box::new(move || {
-                    // SAFETY: the staging buffer holds `size` bytes; the application keeps `ptr`
-                    // valid for `size` bytes until the read completes.
-                    unsafe {
-                        std::ptr::copy_nonoverlapping(
-                            src.get() as *const u8,
-                            dst.get() as *mut u8,
-                            size,
-                        )
-                    };
-                });
-                let mut k = keep(&m);
-                k.push(staging);
-                q.enqueue_then(CL_COMMAND_READ_BUFFER, &waits, copy, k, out)
-            } else {
-                let src = UserPtr(m.mapped().wrapping_add(offset) as *mut c_void);
-                let work = Work::Host(Box::new(move || {
-                    // SAFETY: the source lies inside the mapped buffer (bounds checked); the
-                    // application keeps `ptr` valid for `size` bytes until the read completes.
-                    unsafe {
-                        std::ptr::copy_nonoverlapping(
-                            src.get() as *const u8,
-                            dst.get() as *mut u8,
-                            size,
-                        )
-                    };
-                    0
-                }));
-                q.enqueue(CL_COMMAND_READ_BUFFER, &waits, work, keep(&m))
-            };
+        let cmd = Command::read(m, offset, size, UserPtr(ptr))?;
+        let ev = q.enqueue_command(cmd, &waits)?;
         // SAFETY: forwarded.
         unsafe { finish_enqueue(ev, blocking, event) }
     })
@@ -117,27 +58,8 @@ pub unsafe extern "C" fn clEnqueueWriteBuffer(
     status(|| {
         // SAFETY: forwarded.
         let (q, m, waits) = unsafe { command_args(queue, buffer, num, list) }?;
-        in_bounds(offset, size, m.size)?;
-        if ptr.is_null() {
-            return Err(ClError(CL_INVALID_VALUE));
-        }
-        if m.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
-            return Err(ClError(CL_INVALID_OPERATION));
-        }
-        // CL_INVALID_OPERATION if buffer was created with CL_MEM_IMMUTABLE_EXT.
-        check_writable(&m)?;
-        let (src, dst) = (
-            UserPtr(ptr as *mut c_void),
-            UserPtr(m.mapped().wrapping_add(offset) as *mut c_void),
-        );
-        let work = Work::Host(Box::new(move || {
-            // SAFETY: as for reads, in the other direction.
-            unsafe {
-                std::ptr::copy_nonoverlapping(src.get() as *const u8, dst.get() as *mut u8, size)
-            };
-            0
-        }));
-        let ev = q.enqueue(CL_COMMAND_WRITE_BUFFER, &waits, work, keep(&m));
+        let cmd = Command::write(m, offset, size, UserPtr(ptr as *mut c_void))?;
+        let ev = q.enqueue_command(cmd, &waits)?;
         // SAFETY: forwarded.
         unsafe { finish_enqueue(ev, blocking, event) }
     })
@@ -164,28 +86,13 @@ pub unsafe extern "C" fn clEnqueueCopyBuffer(
         // SAFETY: forwarded.
         let (q, src, waits) = unsafe { command_args(queue, src_buffer, num, list) }?;
         let dst = lookup::<Mem>(dst_buffer as *const c_void)?;
+        // CL_INVALID_CONTEXT if the context associated with command_queue, src_buffer and
+        // dst_buffer are not the same.
         if !Arc::ptr_eq(&q.context, &dst.context) {
             return Err(ClError(CL_INVALID_CONTEXT));
         }
-        let (s, d) = check_copy(&src, &dst, src_offset, dst_offset, size)?;
-        let on_green = || {
-            let n = size as u64;
-            let op = kernel_cuda::copy_op(&q.device, &src.storage, s, &dst.storage, d, n);
-            kernel_cuda::on_green(&q.device, op)
-        };
-        let work = if size == 0 {
-            Work::Nop
-        } else if let Some(w) = on_green() {
-            w
-        } else {
-            let (sb, db) = (src.storage.clone(), dst.storage.clone());
-            Work::Gpu(Box::new(move |r| {
-                r.copy_buffer(&sb, &db, &[(s, d, size as u64)])
-            }))
-        };
-        let mut k = keep(&src);
-        k.push(dst.clone());
-        let ev = q.enqueue(CL_COMMAND_COPY_BUFFER, &waits, work, k);
+        let cmd = Command::copy(src, dst, src_offset, dst_offset, size)?;
+        let ev = q.enqueue_command(cmd, &waits)?;
         // SAFETY: forwarded.
         unsafe { finish_enqueue(ev, CL_FALSE, event) }
     })
@@ -214,31 +121,28 @@ pub unsafe extern "C" fn clEnqueueFillBuffer(
         // SAFETY: forwarded.
         let (q, m, waits) = unsafe { command_args(queue, buffer, num, list) }?;
         // SAFETY: pattern holds pattern_size bytes per the API.
-        let work = match unsafe { check_fill(&m, pattern, pattern_size, offset, size) }? {
-            FillPlan::Empty => Work::Nop,
-            FillPlan::Words { offset, size, word } => {
-                let storage = m.storage.clone();
-                let op = kernel_cuda::fill_op(&q.device, &storage, offset, size, word);
-                kernel_cuda::on_green(&q.device, op).unwrap_or_else(|| {
-                    Work::Gpu(Box::new(move |r| {
-                        r.fill_buffer(&storage, offset, size, word)
-                    }))
-                })
-            }
-            FillPlan::Bytes(pat) => {
-                let dst = UserPtr(m.mapped().wrapping_add(offset) as *mut c_void);
-                Work::Host(Box::new(move || {
-                    // SAFETY: the region lies inside the mapped buffer (bounds checked above).
-                    let d = unsafe { std::slice::from_raw_parts_mut(dst.get() as *mut u8, size) };
-                    for c in d.chunks_mut(pat.len()) {
-                        c.copy_from_slice(&pat[..c.len()]);
-                    }
-                    0
-                }))
-            }
-        };
-        let ev = q.enqueue(CL_COMMAND_FILL_BUFFER, &waits, work, keep(&m));
+        let pattern = unsafe { pattern_bytes(pattern, pattern_size) }?;
+        let cmd = Command::fill(m, pattern, offset, size)?;
+        let ev = q.enqueue_command(cmd, &waits)?;
         // SAFETY: forwarded.
         unsafe { finish_enqueue(ev, CL_FALSE, event) }
     })
+}
+
+/// The bytes of a fill pattern. Errors: `CL_INVALID_VALUE` for a NULL `pattern` or a
+/// `pattern_size` of 0 or above 128 (the other size rules are core's: `check_fill`).
+///
+/// # Safety
+/// `pattern` must be NULL or hold `pattern_size` bytes, alive for the returned lifetime.
+pub(crate) unsafe fn pattern_bytes<'a>(
+    pattern: *const c_void,
+    pattern_size: usize,
+) -> ClResult<&'a [u8]> {
+    // CL_INVALID_VALUE if pattern is NULL, or if pattern_size is 0 or not one of
+    // {1, 2, 4, 8, 16, 32, 64, 128}.
+    if pattern.is_null() || pattern_size == 0 || pattern_size > 128 {
+        return Err(ClError(CL_INVALID_VALUE));
+    }
+    // SAFETY: pattern holds pattern_size bytes per the caller.
+    Ok(unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) })
 }

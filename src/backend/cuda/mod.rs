@@ -8,7 +8,9 @@
 //! A Vulkan physical device is matched to its CUDA device by UUID
 //! (`VkPhysicalDeviceIDProperties::deviceUUID` = `cuDeviceGetUuid_v2`).
 
+pub mod exec;
 pub mod green;
+pub mod launch;
 
 use cudarc::driver::sys;
 use std::ffi::{c_char, c_int, CStr};
@@ -247,7 +249,10 @@ impl CudaDevice {
             // Facts for the device queries only: 0 where the driver declines.
             let attribute = |a: sys::CUdevice_attribute| {
                 let mut v = 0;
-                match check(sys::cuDeviceGetAttribute(&mut v, a, raw), "cuDeviceGetAttribute") {
+                match check(
+                    sys::cuDeviceGetAttribute(&mut v, a, raw),
+                    "cuDeviceGetAttribute",
+                ) {
                     Ok(()) => v.max(0) as u32,
                     Err(_) => 0,
                 }

@@ -7,6 +7,8 @@ pub mod memory;
 pub mod pipeline;
 pub mod pipeline_cache;
 pub mod queue;
+pub mod record;
+pub mod recorder;
 pub mod secondary;
 pub mod timeline;
 

@@ -7,10 +7,9 @@
 //! inherited from the primary that executes it. Replaying it is one `vkCmdExecuteCommands` in a
 //! job's primary command buffer.
 
-use super::counters::{count_command, count_secondary_executed};
 use super::device::Device;
 use super::memory::Buffer;
-use super::queue::Recorder;
+use super::recorder::Recorder;
 use crate::backend::error::BackendError;
 use ash::vk;
 use std::sync::Arc;
@@ -71,58 +70,6 @@ impl Drop for Secondary {
         // SAFETY: no pending submission executes the buffer (every job that does holds this
         // object until it completes); destroying the pool frees its command buffer.
         unsafe { self.device.raw.destroy_command_pool(self.pool, None) };
-    }
-}
-
-impl Recorder<'_> {
-    /// Binds `pipeline`, pushes the 32-byte constant block and dispatches the work-group
-    /// counts found in `buffer` at `offset` (a `VkDispatchIndirectCommand`, 4-byte aligned),
-    /// read by the device when the command runs.
-    pub fn dispatch_indirect(
-        &mut self,
-        pipeline: &super::pipeline::Pipeline,
-        push: &[u8; 32],
-        buffer: &Buffer,
-        offset: u64,
-    ) {
-        count_command();
-        self.before(vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::DRAW_INDIRECT);
-        // SAFETY: the command buffer is recording; the pipeline's layout declares exactly this
-        // push-constant range; the buffer was created with INDIRECT_BUFFER usage and is kept
-        // alive with the secondary.
-        self.bind(pipeline);
-        unsafe {
-            let d = &self.device.raw;
-            d.cmd_push_constants(
-                self.cmd,
-                pipeline.layout,
-                vk::ShaderStageFlags::COMPUTE,
-                0,
-                push,
-            );
-            d.cmd_dispatch_indirect(self.cmd, buffer.raw, offset);
-        }
-    }
-
-    /// `vkCmdExecuteCommands` of one secondary command buffer (recorded for the same queue
-    /// family) into this job's primary command buffer.
-    pub fn execute(&mut self, secondary: &Secondary) {
-        count_secondary_executed();
-        // Its commands may use every stage vkcl's do.
-        self.before(
-            vk::PipelineStageFlags::COMPUTE_SHADER
-                | vk::PipelineStageFlags::TRANSFER
-                | vk::PipelineStageFlags::DRAW_INDIRECT,
-        );
-        // The primary's bound state is undefined after vkCmdExecuteCommands.
-        self.bound = vk::Pipeline::null();
-        // SAFETY: the primary is recording; the secondary is executable, SIMULTANEOUS_USE, and
-        // kept alive by the job until the submission completes.
-        unsafe {
-            self.device
-                .raw
-                .cmd_execute_commands(self.cmd, &[secondary.raw])
-        };
     }
 }
 

@@ -1,0 +1,233 @@
+//! The recorder of one Vulkan command buffer (a job's primary or a command buffer's
+//! secondary): the Vulkan commands vkcl uses (copies, fills, dispatches, executes of
+//! secondaries) and the barriers between them. What an OpenCL command records is chosen in
+//! `record.rs`.
+
+use super::device::Device;
+use super::memory::Buffer;
+use super::pipeline::Pipeline;
+use ash::vk;
+
+/// Records commands into a job's command buffer.
+pub struct Recorder<'a> {
+    pub device: &'a Device,
+    pub cmd: vk::CommandBuffer,
+    /// The compute pipeline bound last in `cmd` (null: none yet): binding it again is skipped.
+    pub bound: vk::Pipeline,
+    /// The first synchronisation scope of the next barrier: the stages of the commands recorded
+    /// since the last barrier and that barrier's second scope (so dependencies chain).
+    src: vk::PipelineStageFlags,
+    /// A barrier was asked for and is recorded before the next command, with that command's
+    /// stages as its second scope.
+    pending: bool,
+}
+
+/// The stages vkcl's device commands use: compute shaders and transfers.
+const WORK_STAGES: vk::PipelineStageFlags = vk::PipelineStageFlags::from_raw(
+    vk::PipelineStageFlags::COMPUTE_SHADER.as_raw() | vk::PipelineStageFlags::TRANSFER.as_raw(),
+);
+
+impl<'a> Recorder<'a> {
+    /// A recorder of `cmd` (recording begun); what came before it in the queue may have used
+    /// any of vkcl's stages.
+    pub fn new(device: &'a Device, cmd: vk::CommandBuffer) -> Recorder<'a> {
+        Recorder {
+            device,
+            cmd,
+            bound: vk::Pipeline::null(),
+            src: WORK_STAGES,
+            pending: false,
+        }
+    }
+
+    /// Called before each command with the stages it runs in: records a pending barrier first
+    /// (from the stages before to exactly these), else adds them to the next barrier's scope.
+    pub fn before(&mut self, stages: vk::PipelineStageFlags) {
+        if !std::mem::take(&mut self.pending) {
+            self.src |= stages;
+            return;
+        }
+        let writes = |s: vk::PipelineStageFlags| {
+            let mut a = vk::AccessFlags::empty();
+            if s.contains(vk::PipelineStageFlags::COMPUTE_SHADER) {
+                a |= vk::AccessFlags::SHADER_WRITE;
+            }
+            if s.contains(vk::PipelineStageFlags::TRANSFER) {
+                a |= vk::AccessFlags::TRANSFER_WRITE;
+            }
+            a
+        };
+        let mut dst_access = vk::AccessFlags::empty();
+        if stages.contains(vk::PipelineStageFlags::COMPUTE_SHADER) {
+            dst_access |= vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE;
+        }
+        if stages.contains(vk::PipelineStageFlags::TRANSFER) {
+            dst_access |= vk::AccessFlags::TRANSFER_READ | vk::AccessFlags::TRANSFER_WRITE;
+        }
+        if stages.contains(vk::PipelineStageFlags::DRAW_INDIRECT) {
+            dst_access |= vk::AccessFlags::INDIRECT_COMMAND_READ;
+        }
+        let mb = [vk::MemoryBarrier::default()
+            .src_access_mask(writes(self.src))
+            .dst_access_mask(dst_access)];
+        // SAFETY: the command buffer is recording.
+        unsafe {
+            self.device.raw.cmd_pipeline_barrier(
+                self.cmd,
+                self.src,
+                stages,
+                vk::DependencyFlags::empty(),
+                &mb,
+                &[],
+                &[],
+            )
+        };
+        self.src = stages;
+    }
+    /// `vkCmdCopyBuffer`: each region is (source offset, destination offset, size), bytes.
+    pub fn copy_buffer(&mut self, src: &Buffer, dst: &Buffer, regions: &[(u64, u64, u64)]) {
+        super::counters::count_command();
+        self.before(vk::PipelineStageFlags::TRANSFER);
+        let r: Vec<vk::BufferCopy> = regions
+            .iter()
+            .map(|&(s, d, n)| vk::BufferCopy {
+                src_offset: s,
+                dst_offset: d,
+                size: n,
+            })
+            .collect();
+        // SAFETY: the command buffer is recording; buffers are alive (the job keeps them).
+        unsafe {
+            self.device
+                .raw
+                .cmd_copy_buffer(self.cmd, src.raw, dst.raw, &r)
+        };
+    }
+
+    /// `vkCmdFillBuffer` with a 32-bit pattern; offset and size multiples of 4.
+    pub fn fill_buffer(&mut self, dst: &Buffer, offset: u64, size: u64, word: u32) {
+        super::counters::count_command();
+        self.before(vk::PipelineStageFlags::TRANSFER);
+        // SAFETY: as above.
+        unsafe {
+            self.device
+                .raw
+                .cmd_fill_buffer(self.cmd, dst.raw, offset, size, word)
+        };
+    }
+
+    /// Binds `pipeline`, pushes the 32-byte constant block and dispatches `groups` work-groups.
+    pub fn dispatch(&mut self, pipeline: &Pipeline, push: &[u8; 32], groups: [u32; 3]) {
+        super::counters::count_command();
+        self.before(vk::PipelineStageFlags::COMPUTE_SHADER);
+        self.bind(pipeline);
+        // SAFETY: as above; the pipeline's layout declares exactly this push-constant range.
+        unsafe {
+            self.device.raw.cmd_push_constants(
+                self.cmd,
+                pipeline.layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                push,
+            );
+            self.device
+                .raw
+                .cmd_dispatch(self.cmd, groups[0], groups[1], groups[2]);
+        }
+    }
+
+    /// Binds `pipeline` for compute unless it is the one bound last: consecutive launches of
+    /// one kernel (waves, split grids, command-buffer chains) bind it once.
+    pub fn bind(&mut self, pipeline: &Pipeline) {
+        if self.bound == pipeline.raw {
+            return;
+        }
+        self.bound = pipeline.raw;
+        // SAFETY: the command buffer is recording; the pipeline is alive (the job or the
+        // secondary keeps it).
+        unsafe {
+            self.device.raw.cmd_bind_pipeline(
+                self.cmd,
+                vk::PipelineBindPoint::COMPUTE,
+                pipeline.raw,
+            )
+        };
+    }
+
+    /// Makes every device write recorded before it available and visible to host reads once
+    /// the job's timeline value is reached (the device-to-host domain operation Vulkan
+    /// requires before the host reads mapped memory the device wrote).
+    pub fn host_barrier(&mut self) {
+        let mb = [vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ | vk::AccessFlags::HOST_WRITE)];
+        // SAFETY: as above.
+        unsafe {
+            self.device.raw.cmd_pipeline_barrier(
+                self.cmd,
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &mb,
+                &[],
+                &[],
+            )
+        };
+    }
+
+    /// A memory barrier between everything recorded before and after: every write before made
+    /// visible to every read and write after. Recorded lazily, before the next command, with
+    /// exactly the stages of the commands on each side (compute shaders, transfers, indirect
+    /// reads): a barrier from compute to compute only, say, rather than one over every stage
+    /// vkcl uses, which some drivers (NVIDIA's) turn into a heavier wait. A barrier with no
+    /// command after it in this command buffer is not recorded (every job begins with one).
+    pub fn barrier(&mut self) {
+        self.pending = true;
+    }
+
+    /// Binds `pipeline`, pushes the 32-byte constant block and dispatches the work-group
+    /// counts found in `buffer` at `offset` (a `VkDispatchIndirectCommand`, 4-byte aligned),
+    /// read by the device when the command runs.
+    pub fn dispatch_indirect(
+        &mut self,
+        pipeline: &Pipeline,
+        push: &[u8; 32],
+        buffer: &Buffer,
+        offset: u64,
+    ) {
+        super::counters::count_command();
+        self.before(vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::DRAW_INDIRECT);
+        // SAFETY: the command buffer is recording; the pipeline's layout declares exactly this
+        // push-constant range; the buffer was created with INDIRECT_BUFFER usage and is kept
+        // alive with the secondary.
+        self.bind(pipeline);
+        unsafe {
+            let d = &self.device.raw;
+            d.cmd_push_constants(
+                self.cmd,
+                pipeline.layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                push,
+            );
+            d.cmd_dispatch_indirect(self.cmd, buffer.raw, offset);
+        }
+    }
+
+    /// `vkCmdExecuteCommands` of one secondary command buffer (recorded for the same queue
+    /// family) into this job's primary command buffer.
+    pub fn execute(&mut self, secondary: vk::CommandBuffer) {
+        super::counters::count_secondary_executed();
+        // Its commands may use every stage vkcl's do.
+        self.before(
+            vk::PipelineStageFlags::COMPUTE_SHADER
+                | vk::PipelineStageFlags::TRANSFER
+                | vk::PipelineStageFlags::DRAW_INDIRECT,
+        );
+        // The primary's bound state is undefined after vkCmdExecuteCommands.
+        self.bound = vk::Pipeline::null();
+        // SAFETY: the primary is recording; the secondary is executable, SIMULTANEOUS_USE, and
+        // kept alive by the job until the submission completes.
+        unsafe { self.device.raw.cmd_execute_commands(self.cmd, &[secondary]) };
+    }
+}

@@ -1,0 +1,130 @@
+//! NDRange launches on a queue (OpenCL 3.0 section 5.10): a kernel's launch prepared at
+//! enqueue, on the calling thread, so its errors return at once and the queue's worker only
+//! records it: the arguments encoded into a new launch buffer and the pipelines built (the
+//! Vulkan form), or, on a green-context sub-device where the CUDA path takes the kernel, the
+//! PTX function and its arguments (the CUDA form).
+
+use super::device::Device;
+use super::error::ClResult;
+use super::kernel::{Encoded, Kernel, NdRange, ARGS_OFFSET};
+use super::kernel_cuda::prepare_green_launch;
+use super::printf::PrintfBuffer;
+use crate::backend::vulkan::memory::Buffer;
+use crate::backend::vulkan::record::{DeviceCommand, Grid, VulkanLaunch};
+use opencl_sys::*;
+use std::any::Any;
+use std::sync::Arc;
+
+/// A launch prepared for a queue.
+pub struct Launch {
+    /// Its device command (None for an empty NDRange, which runs nothing).
+    pub device: Option<DeviceCommand>,
+    /// The kernel, its buffers, pipelines and launch buffer.
+    pub keep: Vec<Arc<dyn Any + Send + Sync>>,
+    /// The launch's printf buffer, for a kernel that calls printf: print it on completion.
+    pub printf: Option<Arc<PrintfBuffer>>,
+    /// On a device with a loop limit: the check of the launch's `loop_limit_hit` flag, to run
+    /// on completion ([`LoopCheck::status`]).
+    pub loop_check: Option<LoopCheck>,
+}
+
+/// The completion check of a launch on a device with a loop limit ([`Device::loop_limit`]):
+/// the launch buffer whose header holds `loop_limit_hit`, the kernel's name and the limit.
+pub struct LoopCheck {
+    buf: Arc<Buffer>,
+    kernel: String,
+    limit: u32,
+}
+
+impl LoopCheck {
+    /// After the launch completed: `CL_SUCCESS`, or `CL_OUT_OF_RESOURCES` (with an error log
+    /// naming the kernel and the limit) when the loop-guard variant found a loop that an
+    /// invocation left without taking an exit (the driver cut it), so the results are
+    /// incomplete.
+    pub fn status(&self) -> cl_int {
+        let off = crate::compiler::LOOP_FLAG_OFFSET;
+        let mut flag = [0u8; 4];
+        if self.buf.read_bytes(off, &mut flag) && u32::from_le_bytes(flag) != 0 {
+            tracing::error!(
+                "kernel `{}`: a loop was left without taking any of its exits (llvmpipe's \
+                 loop limit of {} passes per shader call, lavapipe before Mesa 25), so the \
+                 results are incomplete; the command fails with CL_OUT_OF_RESOURCES",
+                self.kernel,
+                self.limit
+            );
+            return CL_OUT_OF_RESOURCES;
+        }
+        CL_SUCCESS
+    }
+}
+
+/// Prepares a launch of `kernel` over `range` (checked: [`super::kernel::check_range`]) on
+/// `device` with the kernel's current arguments: on a green context, its CUDA form where the
+/// CUDA path takes it; else [`Kernel::encode`]d into a new launch buffer, dispatched per box of
+/// groups (split where a count exceeds the device's `maxComputeWorkGroupCount`, in waves or
+/// persistent on a compute-unit-limited sub-device). An empty range (a global size 0) prepares
+/// nothing. Errors: as [`Kernel::encode`]; `CL_MEM_OBJECT_ALLOCATION_FAILURE`.
+pub fn prepare(kernel: &Arc<Kernel>, device: &Arc<Device>, range: NdRange) -> ClResult<Launch> {
+    let mut launch = Launch {
+        device: None,
+        keep: Vec::new(),
+        printf: None,
+        loop_check: None,
+    };
+    if range.global.contains(&0) {
+        return Ok(launch);
+    }
+    let args = kernel
+        .args
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    // Green-context sub-devices (CUDA path) run the kernel as PTX where they can.
+    if let Some(l) = prepare_green_launch(kernel, device, &range, &args)? {
+        launch.keep = l.keep.clone();
+        launch.device = Some(DeviceCommand::Launch {
+            vulkan: None,
+            cuda: Some(Arc::new(l)),
+        });
+        return Ok(launch);
+    }
+    let enc = kernel.encode(device, range, &args)?;
+    let buf = enc.to_buffer(device)?;
+    let address = buf.address;
+    let Encoded {
+        regions,
+        limited,
+        persistent,
+        mut keep,
+        printf,
+        ..
+    } = enc;
+    let buf = Arc::new(buf);
+    launch.loop_check = device.loop_limit().map(|limit| LoopCheck {
+        buf: buf.clone(),
+        kernel: kernel.info().name.clone(),
+        limit,
+    });
+    keep.push(buf);
+    let max = device
+        .phys
+        .limits
+        .max_compute_work_group_count
+        .map(|v| v as u64);
+    launch.device = Some(DeviceCommand::Launch {
+        vulkan: Some(VulkanLaunch {
+            header: address,
+            args: address + ARGS_OFFSET as u64,
+            grid: Grid::Direct {
+                regions,
+                limited,
+                persistent,
+                max,
+            },
+        }),
+        cuda: None,
+    });
+    launch.keep = keep;
+    launch.printf = printf;
+    Ok(launch)
+}
