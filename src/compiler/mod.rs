@@ -103,7 +103,7 @@
 //! no push constant beyond the ABI's. Virtual group `v` has group id
 //! `(v % nx, v / nx % ny, v / (nx * ny))`; every built-in derived from `get_group_id` follows,
 //! and a work-group barrier separates virtual groups of a kernel that uses `__local` memory.
-//! lavapipe does not use it by default (`VKCL_SUBDEVICE_DISPATCH`, README): llvmpipe stops any
+//! lavapipe does not use it by default (`VKCL_SUBDEVICE_DISPATCH`, docs/settings.md): llvmpipe stops any
 //! shader invocation after 65535 loop iterations in total, which one launched group looping
 //! over many virtual groups exceeds; there the runtime dispatches the plain module in waves.
 //!

@@ -19,7 +19,7 @@ use std::sync::{Arc, OnceLock};
 
 /// vkcl's partition property (a `cl_device_partition_property` name, placed after the scheme
 /// and its values in clCreateSubDevices' list): how a CUDA device's SMs are carved, its value
-/// one of `CL_DEVICE_PARTITION_SM_SPLIT_{ALIGNED,FINE,BACKFILL}_VKCL` (README "Sub-devices").
+/// one of `CL_DEVICE_PARTITION_SM_SPLIT_{ALIGNED,FINE,BACKFILL}_VKCL` (docs/subdevices.md).
 /// Accepted, and without effect, on devices outside the CUDA path.
 pub const CL_DEVICE_PARTITION_SM_SPLIT_VKCL: cl_device_partition_property = 0x7F10;
 /// [`SplitMethod::Aligned`]: whole co-scheduled groups of 8 SMs (the default).
@@ -101,7 +101,7 @@ impl ClObject for Device {
 /// The real compute-unit count of a device: NVIDIA's shaderSMCount
 /// (`VK_NV_shader_sm_builtins`); on llvmpipe its thread count, following llvmpipe's own rule
 /// (`LP_NUM_THREADS` if set, else the number of CPUs, capped at 32, at least 1). Where the
-/// driver tells nothing, the estimate is 1 (documented in README.md).
+/// driver tells nothing, the estimate is 1 (documented in docs/features.md).
 pub fn compute_units(phys: &PhysicalDevice) -> u32 {
     if let Some(sms) = phys.sm_count {
         return sms.max(1);
@@ -195,7 +195,7 @@ impl Device {
 
     /// `CL_DEVICE_PARTITION_AFFINITY_DOMAIN`: the affinity domains this device can be split
     /// along. None on every device vkcl knows: llvmpipe's threads are not bound to NUMA nodes
-    /// or caches, and Vulkan tells nothing of a GPU's cache hierarchy (README: Sub-devices).
+    /// or caches, and Vulkan tells nothing of a GPU's cache hierarchy (docs/subdevices.md).
     pub fn affinity_domains(&self) -> cl_device_affinity_domain {
         0
     }
@@ -665,7 +665,7 @@ impl Device {
     /// Whether `half` arithmetic is offered (`cl_khr_fp16`; OpenCL C 3.0 defines no
     /// `__opencl_c_fp16` feature, half being an extension only): the Vulkan
     /// device has `shaderFloat16`, `shaderInt16` and 16-bit storage-buffer access, and
-    /// `VKCL_FP16` turns it on (README, "Settings").
+    /// `VKCL_FP16` turns it on (docs/settings.md).
     ///
     /// Offered by default (`VKCL_FP16=0` turns it off). On the H200 (NVIDIA 580) vkcl works
     /// around two driver bugs for it: half division is done in float and rounded to half on
@@ -678,7 +678,7 @@ impl Device {
 
     /// Whether `double` is offered (`cl_khr_fp64`, `__opencl_c_fp64`): the Vulkan device has
     /// `shaderFloat64` and `shaderInt64` (the double math library works on the bits through
-    /// 64-bit integers) and `VKCL_FP64` does not turn it off (README, "Settings").
+    /// 64-bit integers) and `VKCL_FP64` does not turn it off (docs/settings.md).
     pub fn has_fp64(&self) -> bool {
         self.phys.shader_float64 && self.phys.shader_int64 && crate::util::config::config().fp64
     }

@@ -3,7 +3,7 @@
 //! or the Vulkan path (compute-unit-limited dispatch) where none does. Pure arithmetic, so the
 //! rule is tested without a GPU (`cargo test --lib core::partition`).
 //!
-//! The rule (docs/subdevices.md, README "Sub-devices on NVIDIA: green contexts"):
+//! The rule (docs/subdevices.md, "Sub-devices on NVIDIA: green contexts"):
 //! `EQUALLY` n makes as many sub-devices of exactly n units as fit, `BY_COUNTS` one of
 //! exactly each count. Without vkcl's split property a partition whose counts are all
 //! multiples of the driver's co-scheduling alignment (8 SMs on the H200) is an aligned green
@@ -104,7 +104,7 @@ pub fn plan_partition(
                 return Err(ClError(CL_INVALID_VALUE));
             }
             // CL_INVALID_VALUE if values specified in properties are valid but not supported by the
-            // device (vkcl's devices report no affinity domains: see README).
+            // device (vkcl's devices report no affinity domains: see docs/subdevices.md).
             if domains & d == 0 {
                 return Err(ClError(CL_INVALID_VALUE));
             }

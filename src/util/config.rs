@@ -1,4 +1,4 @@
-//! The `VKCL_*` settings, read once from the environment (documented in README.md).
+//! The `VKCL_*` settings, read once from the environment (documented in docs/settings.md).
 
 use super::cache_file::CacheConfig;
 use std::sync::OnceLock;
@@ -26,7 +26,7 @@ pub enum LimitedDispatch {
     Waves,
 }
 
-/// All settings. See README.md, "Settings".
+/// All settings. See docs/settings.md.
 #[derive(Debug, Clone)]
 pub struct Config {
     /// `VKCL_LOG`: a tracing filter (`debug`, `vkcl=trace`, ...); logging is off when unset.

@@ -17,7 +17,7 @@ use std::sync::Mutex;
 /// non-applicable") that succeed one at a time.
 static SPLIT_LOCK: Mutex<()> = Mutex::new(());
 
-/// How SMs are carved (vkcl's partition property, README "Sub-devices").
+/// How SMs are carved (vkcl's partition property, docs/subdevices.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SplitMethod {
     /// Whole co-scheduled groups of 8 SMs (thread-block clusters possible): a count rounds up
