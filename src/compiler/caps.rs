@@ -24,6 +24,8 @@ pub struct DeviceCaps {
     /// `CL_DEVICE_MAX_WORK_GROUP_SIZE` (`maxComputeWorkGroupInvocations`): the slots of the
     /// work-group collective functions' scratch arrays.
     pub max_work_group_size: u32,
+    /// The Vulkan subgroup operations a kernel may use (see [`SubgroupOps`]).
+    pub subgroup_ops: SubgroupOps,
     /// The extensions (`CL_DEVICE_EXTENSIONS`) and OpenCL C features
     /// (`CL_DEVICE_OPENCL_C_FEATURES`) the device reports. OpenCL C programs see exactly these
     /// as predefined macros (of the names clang knows). `None`: derived from the flags above
@@ -43,7 +45,42 @@ impl Default for DeviceCaps {
             max_push_constants: 128,
             max_local_mem_bytes: 32768,
             max_work_group_size: 1024,
+            subgroup_ops: SubgroupOps::default(),
             opencl_c_names: None,
+        }
+    }
+}
+
+/// The Vulkan subgroup operations usable in compute shaders (`subgroupSupportedOperations`
+/// and the features beside it), as the lowering checks the `OpGroupNonUniform*` of a kernel
+/// against them. `Default` describes lavapipe (Mesa 22.3): everything but clustered
+/// operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubgroupOps {
+    /// `VK_SUBGROUP_FEATURE_VOTE_BIT`: `OpGroupNonUniformAll`, `Any`, `AllEqual`.
+    pub vote: bool,
+    /// `VK_SUBGROUP_FEATURE_ARITHMETIC_BIT`: reductions and scans.
+    pub arithmetic: bool,
+    /// `VK_SUBGROUP_FEATURE_BALLOT_BIT` and `subgroupBroadcastDynamicId`: ballots, the mask
+    /// built-ins, `OpGroupNonUniformBroadcast` with a dynamically uniform id.
+    pub ballot: bool,
+    /// `VK_SUBGROUP_FEATURE_SHUFFLE_BIT`: `OpGroupNonUniformShuffle`, `ShuffleXor`.
+    pub shuffle: bool,
+    /// `VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT`: `ShuffleUp`, `ShuffleDown`.
+    pub shuffle_relative: bool,
+    /// `VK_SUBGROUP_FEATURE_CLUSTERED_BIT`: the `ClusteredReduce` group operation.
+    pub clustered: bool,
+}
+
+impl Default for SubgroupOps {
+    fn default() -> Self {
+        SubgroupOps {
+            vote: true,
+            arithmetic: true,
+            ballot: true,
+            shuffle: true,
+            shuffle_relative: true,
+            clustered: false,
         }
     }
 }

@@ -369,6 +369,9 @@ fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, Build
     let spv = dir.join("kernel.spv");
     let args = vec![
         "--preserve-ocl-kernel-arg-type-metadata-through-string".to_string(),
+        // sub_group_rotate (cl_khr_subgroup_rotate): OpGroupNonUniformRotateKHR, which
+        // llvm-spirv-15 writes only with this extension allowed.
+        "--spirv-ext=+SPV_KHR_subgroup_rotate".to_string(),
         path_arg(&structured),
         "-o".to_string(),
         path_arg(&spv),

@@ -145,7 +145,7 @@ mod validate;
 #[cfg(test)]
 mod tests;
 
-pub use caps::DeviceCaps;
+pub use caps::{DeviceCaps, SubgroupOps};
 pub use error::{BuildFailure, BuildFailureKind, CompilerError};
 pub use globals::{program_globals, GlobalVariables};
 pub use il::{spec_constants, SpecConstant, SpecValues};

@@ -109,6 +109,21 @@ fn derived_names(caps: &DeviceCaps) -> Vec<String> {
     if caps.int64_atomics {
         v.extend(["cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics"]);
     }
+    let sg = &caps.subgroup_ops;
+    for (name, on) in [
+        ("cl_khr_subgroup_extended_types", true),
+        ("cl_khr_subgroup_non_uniform_vote", sg.vote),
+        ("cl_khr_subgroup_ballot", sg.ballot),
+        ("cl_khr_subgroup_non_uniform_arithmetic", sg.arithmetic),
+        ("cl_khr_subgroup_shuffle", sg.shuffle),
+        ("cl_khr_subgroup_shuffle_relative", sg.shuffle_relative),
+        ("cl_khr_subgroup_clustered_reduce", sg.clustered),
+        ("cl_khr_subgroup_rotate", sg.shuffle),
+    ] {
+        if on {
+            v.push(name);
+        }
+    }
     v.into_iter().map(String::from).collect()
 }
 

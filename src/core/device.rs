@@ -593,12 +593,20 @@ impl Device {
             ("cl_khr_extended_bit_ops", make_version(1, 0, 0)),
             ("cl_khr_integer_dot_product", make_version(2, 0, 0)),
         ];
-        // cl_khr_command_buffer (api/command_buffer.rs), at 0.9.4 with its older ABI under
-        // VKCL_COMMAND_BUFFER_REVISION=0.9.4, else 0.9.8 with mutable dispatch 0.9.5.
-        if crate::util::config::config().command_buffer_094 {
+        // cl_khr_command_buffer (api/command_buffer.rs): 1.0.0, final since 2026-09-09 with
+        // the semantics and ABI of 0.9.8 (which VKCL_COMMAND_BUFFER_REVISION=0.9.8 reports),
+        // with mutable dispatch 0.9.5; at 0.9.4 with its older ABI and no mutable dispatch
+        // under VKCL_COMMAND_BUFFER_REVISION=0.9.4.
+        let config = crate::util::config::config();
+        if config.command_buffer_094 {
             v.push(("cl_khr_command_buffer", make_version(0, 9, 4)));
         } else {
-            v.push(("cl_khr_command_buffer", make_version(0, 9, 8)));
+            let revision = if config.command_buffer_098 {
+                make_version(0, 9, 8)
+            } else {
+                make_version(1, 0, 0)
+            };
+            v.push(("cl_khr_command_buffer", revision));
             v.push((
                 "cl_khr_command_buffer_mutable_dispatch",
                 make_version(0, 9, 5),
@@ -607,9 +615,14 @@ impl Device {
         if self.phys.storage_8bit {
             v.push(("cl_khr_byte_addressable_store", make_version(1, 0, 0)));
         }
-        // Not cl_khr_subgroups: that extension requires independent forward progress of
-        // sub-groups (CTS subgroups ifp_ext), which lavapipe's subgroups do not make (they
-        // run in turn within a work-group); OpenCL 3.0's __opencl_c_subgroups does not.
+        // Not cl_khr_subgroups: the OpenCL 3.0 API specification (table "Device queries",
+        // CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS) says that query "must return
+        // CL_TRUE for devices that support the cl_khr_subgroups extension", and the CTS's
+        // subgroups ifp_ext fails a device that claims it with CL_FALSE. Vulkan promises no
+        // forward progress between the subgroups of a workgroup (lavapipe runs them in turn:
+        // a spin-wait on another sub-group never ends), so vkcl reports CL_FALSE and offers
+        // sub-groups as OpenCL 3.0's __opencl_c_subgroups, which does not require it.
+        v.extend(self.subgroup_extensions());
         // atom_* on 64-bit integers in __global and __local memory: SPIR-V Int64Atomics on
         // storage buffers and on workgroup memory.
         if self.phys.shader_int64_atomics && self.phys.shader_shared_int64_atomics {
@@ -740,6 +753,58 @@ impl Device {
                 .phys
                 .subgroup_ops
                 .contains(F::BASIC | F::VOTE | F::ARITHMETIC | F::SHUFFLE)
+    }
+
+    /// The Vulkan subgroup operations of compute shaders that the compiler may use: each
+    /// cl_khr_subgroup_* extension is reported where its operations are (see
+    /// [`Self::subgroup_extensions`]).
+    pub fn subgroup_ops(&self) -> crate::compiler::SubgroupOps {
+        use vk::SubgroupFeatureFlags as F;
+        let p = &self.phys;
+        let on = |f: F| self.subgroups() && p.subgroup_ops.contains(f);
+        crate::compiler::SubgroupOps {
+            vote: on(F::VOTE),
+            arithmetic: on(F::ARITHMETIC),
+            ballot: on(F::BALLOT) && p.subgroup_broadcast_dynamic_id,
+            shuffle: on(F::SHUFFLE),
+            shuffle_relative: on(F::SHUFFLE_RELATIVE),
+            clustered: on(F::CLUSTERED),
+        }
+    }
+
+    /// The cl_khr_subgroup_* extensions (OpenCL extension specification, 1.0.0 each), each
+    /// where the Vulkan device offers its operations in compute shaders
+    /// (`subgroupSupportedOperations`, `VK_KHR_shader_subgroup_rotate`):
+    /// `_extended_types` (8- and 16-bit integers; `shaderSubgroupExtendedTypes`, required by
+    /// [`Self::subgroups`], with `shaderInt8` and `shaderInt16`), `_non_uniform_vote` (vote),
+    /// `_ballot` (ballot, `subgroupBroadcastDynamicId`), `_non_uniform_arithmetic`
+    /// (arithmetic), `_shuffle` (shuffle), `_shuffle_relative` (shuffle relative),
+    /// `_clustered_reduce` (clustered) and `_rotate` (shuffle: OpenCL rotates modulo the
+    /// maximum sub-group size, which is the work-group's size in a work-group smaller than
+    /// a Vulkan subgroup, where `VK_KHR_shader_subgroup_rotate` rotates modulo
+    /// `SubgroupSize`; `lower::collective` shuffles from the computed lane instead). None
+    /// without sub-groups.
+    pub fn subgroup_extensions(&self) -> Vec<(&'static str, u32)> {
+        let ops = self.subgroup_ops();
+        let p = &self.phys;
+        let v1 = make_version(1, 0, 0);
+        [
+            (
+                "cl_khr_subgroup_extended_types",
+                self.subgroups() && p.shader_int8 && p.shader_int16,
+            ),
+            ("cl_khr_subgroup_non_uniform_vote", ops.vote),
+            ("cl_khr_subgroup_ballot", ops.ballot),
+            ("cl_khr_subgroup_non_uniform_arithmetic", ops.arithmetic),
+            ("cl_khr_subgroup_shuffle", ops.shuffle),
+            ("cl_khr_subgroup_shuffle_relative", ops.shuffle_relative),
+            ("cl_khr_subgroup_clustered_reduce", ops.clustered),
+            ("cl_khr_subgroup_rotate", ops.shuffle),
+        ]
+        .into_iter()
+        .filter(|(_, on)| *on)
+        .map(|(n, _)| (n, v1))
+        .collect()
     }
 
     /// `CL_DEVICE_MAX_NUM_SUB_GROUPS`: sub-groups in the largest work-group (0 without them).

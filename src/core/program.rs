@@ -144,6 +144,7 @@ pub fn device_caps(d: &Device) -> DeviceCaps {
         max_push_constants: p.limits.max_push_constants_size,
         max_local_mem_bytes: p.limits.max_compute_shared_memory_size,
         max_work_group_size: p.limits.max_compute_work_group_invocations,
+        subgroup_ops: d.subgroup_ops(),
         opencl_c_names: Some(
             d.extensions()
                 .into_iter()

@@ -38,6 +38,10 @@ pub struct Config {
     pub spirv_val: bool,
     /// `VKCL_COMMAND_BUFFER_REVISION=0.9.4`: the pre-0.9.5 `cl_khr_command_buffer` ABI.
     pub command_buffer_094: bool,
+    /// `VKCL_COMMAND_BUFFER_REVISION=0.9.8`: `cl_khr_command_buffer` reported as 0.9.8, the
+    /// last provisional revision (same ABI and semantics as the final 1.0.0, the default),
+    /// for applications that look for that version.
+    pub command_buffer_098: bool,
     /// `VKCL_SUBDEVICE_DISPATCH`: `persistent` or `waves`; None: the device's default.
     pub subdevice_dispatch: Option<LimitedDispatch>,
     /// `VKCL_STAGED_READS=1`: buffer reads always go through host-cached staging memory (by
@@ -94,6 +98,7 @@ impl Config {
         };
         let spirv_val = !matches!(var("VKCL_SPIRV_VAL").as_deref(), Some("0") | Some("off"));
         let command_buffer_094 = var("VKCL_COMMAND_BUFFER_REVISION").as_deref() == Some("0.9.4");
+        let command_buffer_098 = var("VKCL_COMMAND_BUFFER_REVISION").as_deref() == Some("0.9.8");
         let subdevice_dispatch = match var("VKCL_SUBDEVICE_DISPATCH").as_deref() {
             Some("persistent") => Some(LimitedDispatch::Persistent),
             Some("waves") => Some(LimitedDispatch::Waves),
@@ -159,6 +164,7 @@ impl Config {
             validation,
             spirv_val,
             command_buffer_094,
+            command_buffer_098,
             subdevice_dispatch,
             staged_reads: var("VKCL_STAGED_READS").as_deref() == Some("1"),
         }

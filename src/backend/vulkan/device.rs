@@ -91,6 +91,7 @@ impl Device {
             .shader_buffer_int64_atomics(phys.shader_int64_atomics)
             .shader_shared_int64_atomics(phys.shader_shared_int64_atomics)
             .shader_subgroup_extended_types(phys.subgroup_extended_types)
+            .subgroup_broadcast_dynamic_id(phys.subgroup_broadcast_dynamic_id)
             .host_query_reset(true);
         let mut enabled_extensions: Vec<&'static std::ffi::CStr> = Vec::new();
         let mut atomic_float = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default()

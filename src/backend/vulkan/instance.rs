@@ -168,6 +168,9 @@ pub struct PhysicalDevice {
     pub subgroup_ops: vk::SubgroupFeatureFlags,
     /// `shaderSubgroupExtendedTypes`: subgroup operations on 8/16/64-bit types.
     pub subgroup_extended_types: bool,
+    /// `subgroupBroadcastDynamicId`: `OpGroupNonUniformBroadcast` with an id that is only
+    /// dynamically uniform (SPIR-V 1.5).
+    pub subgroup_broadcast_dynamic_id: bool,
     pub max_memory_allocation_size: u64,
     pub max_buffer_size: u64,
     pub device_uuid: [u8; 16],
@@ -321,6 +324,7 @@ impl PhysicalDevice {
                 vk::SubgroupFeatureFlags::empty()
             },
             subgroup_extended_types: f12.shader_subgroup_extended_types != 0,
+            subgroup_broadcast_dynamic_id: f12.subgroup_broadcast_dynamic_id != 0,
             max_memory_allocation_size: p11.max_memory_allocation_size,
             max_buffer_size: if has_m4 {
                 m4.max_buffer_size

@@ -9,10 +9,11 @@
 
 use std::collections::HashMap;
 
-use rspirv::dr::{Module, Operand};
-use rspirv::spirv::{Op, Scope, StorageClass, Word};
+use rspirv::dr::{Instruction, Module, Operand};
+use rspirv::spirv::{BuiltIn, Capability, GroupOperation, Op, Scope, StorageClass, Word};
 
 use super::ctx::Ctx;
+use crate::compiler::caps::SubgroupOps;
 use crate::compiler::spv::{id_operand, inst, name_of};
 
 /// Name prefix of the prelude's scratch functions.
@@ -122,7 +123,14 @@ pub(crate) fn scratch_arrays(ctx: &mut Ctx, max_work_group_size: u32) -> Result<
 
 /// Sub-group functions (cl_khr_subgroups): llvm-spirv's `OpGroup*` of `Subgroup` scope ->
 /// Vulkan's `OpGroupNonUniform*` (same operands; `sub_group_broadcast` as a shuffle, whose
-/// lane id may be any value, with a 32-bit id).
+/// lane id may be any value, with a 32-bit id). The cl_khr_subgroup_* built-ins arrive as
+/// `OpGroupNonUniform*` already and stay, but for `sub_group_rotate` and
+/// `sub_group_clustered_rotate` (`OpGroupNonUniformRotateKHR`): OpenCL rotates modulo the
+/// maximum sub-group size, which vkcl reports as the work-group's size in a work-group
+/// smaller than a Vulkan subgroup, where Vulkan's rotate (`VK_KHR_shader_subgroup_rotate`)
+/// works modulo `SubgroupSize`; both become shuffles from the lane the OpenCL extension
+/// names, `(id + delta) % get_max_sub_group_size()` and, in clusters of `c`,
+/// `(id & ~(c - 1)) | ((id + delta) & (c - 1))` (`delta` unsigned, as SPIR-V reads it).
 ///
 /// # Errors
 /// A group instruction of another scope (the work-group functions are the prelude's).
@@ -130,6 +138,37 @@ pub(crate) fn subgroup_ops(ctx: &mut Ctx) -> Result<(), String> {
     let types = ctx.value_types();
     let u32t = ctx.t_int(32);
     let subgroup = Scope::Subgroup as u64;
+    // The OpenCL built-in variables the rotations read (lowered by `entry`).
+    let rotates = ctx
+        .module
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+        .any(|i| i.class.opcode == Op::GroupNonUniformRotateKHR);
+    let (lid_var, max_var, one) = if rotates {
+        let pty = ctx.t_ptr(StorageClass::Input, u32t);
+        let var = |ctx: &mut Ctx, b: BuiltIn| {
+            let v = ctx.id();
+            ctx.module.types_global_values.push(inst(
+                Op::Variable,
+                Some(pty),
+                Some(v),
+                vec![Operand::StorageClass(StorageClass::Input)],
+            ));
+            ctx.decorate(
+                v,
+                rspirv::spirv::Decoration::BuiltIn,
+                vec![Operand::BuiltIn(b)],
+            );
+            v
+        };
+        let lid = var(ctx, BuiltIn::SubgroupLocalInvocationId);
+        let max = var(ctx, BuiltIn::SubgroupMaxSize);
+        (lid, max, ctx.c_u32(1))
+    } else {
+        (0, 0, 0)
+    };
     let defs = crate::compiler::spv::Defs::new(&ctx.module);
     // Conversions get placeholder ids (u32::MAX - k), renumbered below.
     let mut converted: Word = 0;
@@ -141,6 +180,58 @@ pub(crate) fn subgroup_ops(ctx: &mut Ctx) -> Result<(), String> {
     {
         let mut out = Vec::with_capacity(b.instructions.len());
         for mut i in std::mem::take(&mut b.instructions) {
+            if i.class.opcode == Op::GroupNonUniformRotateKHR {
+                // [scope, value, delta, (cluster size)] -> [scope, value, lane].
+                let mut fresh = || {
+                    converted += 1;
+                    u32::MAX - (converted - 1)
+                };
+                let mut op = |out: &mut Vec<Instruction>, o: Op, args: Vec<Word>| {
+                    let r = fresh();
+                    out.push(inst(
+                        o,
+                        Some(u32t),
+                        Some(r),
+                        args.into_iter().map(Operand::IdRef).collect(),
+                    ));
+                    r
+                };
+                let delta = id_operand(&i, 2).ok_or("rotate without a delta")?;
+                let narrow = types
+                    .get(&delta)
+                    .and_then(|t| defs.get(*t))
+                    .and_then(|d| crate::compiler::spv::lit_operand(d, 0))
+                    != Some(32);
+                let delta = if narrow {
+                    op(&mut out, Op::UConvert, vec![delta])
+                } else {
+                    delta
+                };
+                let lid = op(&mut out, Op::Load, vec![lid_var]);
+                let sum = op(&mut out, Op::IAdd, vec![lid, delta]);
+                let lane = match id_operand(&i, 3) {
+                    None => {
+                        let max = op(&mut out, Op::Load, vec![max_var]);
+                        op(&mut out, Op::UMod, vec![sum, max])
+                    }
+                    Some(c) => {
+                        let m = op(&mut out, Op::ISub, vec![c, one]);
+                        let low = op(&mut out, Op::BitwiseAnd, vec![sum, m]);
+                        let not_m = op(&mut out, Op::Not, vec![m]);
+                        let base = op(&mut out, Op::BitwiseAnd, vec![lid, not_m]);
+                        op(&mut out, Op::BitwiseOr, vec![base, low])
+                    }
+                };
+                i.operands.truncate(2);
+                i.operands.push(Operand::IdRef(lane));
+                out.push(inst(
+                    Op::GroupNonUniformShuffle,
+                    i.result_type,
+                    i.result_id,
+                    i.operands,
+                ));
+                continue;
+            }
             let to = match i.class.opcode {
                 Op::GroupAll => Op::GroupNonUniformAll,
                 Op::GroupAny => Op::GroupNonUniformAny,
@@ -217,4 +308,122 @@ pub(crate) fn subgroup_ops(ctx: &mut Ctx) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The Vulkan subgroup capability of one instruction (`OpGroupNonUniform*`, lowered by
+/// [`subgroup_ops`] or left as llvm-spirv wrote it for the cl_khr_subgroup_* built-ins) and
+/// whether `caps` offers it (Vulkan 1.2 section "Subgroup Operations": each capability needs
+/// its `VK_SUBGROUP_FEATURE_*_BIT` in compute). `None`: not a subgroup instruction.
+fn subgroup_capability(i: &Instruction, caps: &SubgroupOps) -> Option<(Capability, bool)> {
+    use Capability as C;
+    let clustered = i
+        .operands
+        .get(1)
+        .is_some_and(|o| *o == Operand::GroupOperation(GroupOperation::ClusteredReduce));
+    Some(match i.class.opcode {
+        Op::GroupNonUniformElect => (C::GroupNonUniform, true),
+        Op::GroupNonUniformAll | Op::GroupNonUniformAny | Op::GroupNonUniformAllEqual => {
+            (C::GroupNonUniformVote, caps.vote)
+        }
+        Op::GroupNonUniformBroadcast
+        | Op::GroupNonUniformBroadcastFirst
+        | Op::GroupNonUniformBallot
+        | Op::GroupNonUniformInverseBallot
+        | Op::GroupNonUniformBallotBitExtract
+        | Op::GroupNonUniformBallotBitCount
+        | Op::GroupNonUniformBallotFindLSB
+        | Op::GroupNonUniformBallotFindMSB => (C::GroupNonUniformBallot, caps.ballot),
+        Op::GroupNonUniformShuffle | Op::GroupNonUniformShuffleXor => {
+            (C::GroupNonUniformShuffle, caps.shuffle)
+        }
+        Op::GroupNonUniformShuffleUp | Op::GroupNonUniformShuffleDown => {
+            (C::GroupNonUniformShuffleRelative, caps.shuffle_relative)
+        }
+        Op::GroupNonUniformIAdd
+        | Op::GroupNonUniformFAdd
+        | Op::GroupNonUniformIMul
+        | Op::GroupNonUniformFMul
+        | Op::GroupNonUniformSMin
+        | Op::GroupNonUniformUMin
+        | Op::GroupNonUniformFMin
+        | Op::GroupNonUniformSMax
+        | Op::GroupNonUniformUMax
+        | Op::GroupNonUniformFMax
+        | Op::GroupNonUniformBitwiseAnd
+        | Op::GroupNonUniformBitwiseOr
+        | Op::GroupNonUniformBitwiseXor
+        | Op::GroupNonUniformLogicalAnd
+        | Op::GroupNonUniformLogicalOr
+        | Op::GroupNonUniformLogicalXor => {
+            if clustered {
+                (C::GroupNonUniformClustered, caps.clustered)
+            } else {
+                (C::GroupNonUniformArithmetic, caps.arithmetic)
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// The capabilities the kernel's subgroup instructions and built-ins need
+/// (`GroupNonUniform` and one per kind).
+///
+/// # Errors
+/// An instruction or built-in whose Vulkan feature `caps` lacks (the device does not report
+/// the cl_khr_subgroup_* extension that offers it; clang-15 declares those built-ins for
+/// every OpenCL C 2.0+ program of the SPIR target, so this is where they fail).
+pub(crate) fn subgroup_capabilities(
+    ctx: &Ctx,
+    caps: &SubgroupOps,
+) -> Result<Vec<Capability>, String> {
+    let mut c = Vec::new();
+    for a in &ctx.module.annotations {
+        match a.operands.get(2) {
+            Some(Operand::BuiltIn(
+                BuiltIn::SubgroupSize
+                | BuiltIn::SubgroupId
+                | BuiltIn::NumSubgroups
+                | BuiltIn::SubgroupLocalInvocationId,
+            )) => c.push(Capability::GroupNonUniform),
+            Some(Operand::BuiltIn(
+                b @ (BuiltIn::SubgroupEqMask
+                | BuiltIn::SubgroupGeMask
+                | BuiltIn::SubgroupGtMask
+                | BuiltIn::SubgroupLeMask
+                | BuiltIn::SubgroupLtMask),
+            )) => {
+                if !caps.ballot {
+                    return Err(format!(
+                        "built-in {b:?} needs Vulkan subgroup ballot operations, which this \
+                         device lacks (no cl_khr_subgroup_ballot)"
+                    ));
+                }
+                c.push(Capability::GroupNonUniform);
+                c.push(Capability::GroupNonUniformBallot);
+            }
+            _ => {}
+        }
+    }
+    for i in ctx
+        .module
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+    {
+        let Some((cap, offered)) = subgroup_capability(i, caps) else {
+            continue;
+        };
+        if !offered {
+            return Err(format!(
+                "{:?} needs the Vulkan subgroup capability {cap:?}, which this device lacks \
+                 in compute shaders (the cl_khr_subgroup_* extension of this built-in is not \
+                 reported)",
+                i.class.opcode
+            ));
+        }
+        c.push(Capability::GroupNonUniform);
+        c.push(cap);
+    }
+    Ok(c)
 }

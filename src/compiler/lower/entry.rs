@@ -161,6 +161,93 @@ impl Emit<'_> {
         })
     }
 
+    /// get_max_sub_group_size(), 32 bits: the largest sub-group of the dispatch, no more than
+    /// the enqueued work-group (NVIDIA's 32-wide subgroups in work-groups of 20 items: 20).
+    fn max_sub_group_size(&mut self) -> Word {
+        self.cached("sg_max", |e| {
+            let u = e.ctx.t_int(32);
+            let max = e.subgroup_input(BuiltIn::SubgroupSize);
+            let ls = e.enqueued_local_size();
+            let n = e.linear_count(ls);
+            let bool_t = e.ctx.t_bool();
+            let lt = e.op(
+                Op::ULessThan,
+                bool_t,
+                vec![Operand::IdRef(max), Operand::IdRef(n)],
+            );
+            e.op(
+                Op::Select,
+                u,
+                vec![Operand::IdRef(lt), Operand::IdRef(max), Operand::IdRef(n)],
+            )
+        })
+    }
+
+    /// A `uint4` (`ty`) ballot mask of the bits below get_max_sub_group_size(): component k
+    /// holds bits 32k to 32k + 31.
+    fn below_max_sub_group_size(&mut self, ty: Word) -> Word {
+        let u = self.ctx.t_int(32);
+        let bool_t = self.ctx.t_bool();
+        let max = self.max_sub_group_size();
+        let (zero, one, c31, c32, ones) = (
+            self.ctx.c_u32(0),
+            self.ctx.c_u32(1),
+            self.ctx.c_u32(31),
+            self.ctx.c_u32(32),
+            self.ctx.c_u32(u32::MAX),
+        );
+        let mut comps = Vec::new();
+        for k in 0..4u32 {
+            let base = self.ctx.c_u32(32 * k);
+            let none = self.op(
+                Op::ULessThanEqual,
+                bool_t,
+                vec![Operand::IdRef(max), Operand::IdRef(base)],
+            );
+            let rest = self.op(Op::ISub, u, vec![Operand::IdRef(max), Operand::IdRef(base)]);
+            let all = self.op(
+                Op::UGreaterThanEqual,
+                bool_t,
+                vec![Operand::IdRef(rest), Operand::IdRef(c32)],
+            );
+            // rest itself where it is used (below 32); a shift in range elsewhere.
+            let small = self.op(
+                Op::BitwiseAnd,
+                u,
+                vec![Operand::IdRef(rest), Operand::IdRef(c31)],
+            );
+            let bit = self.op(
+                Op::ShiftLeftLogical,
+                u,
+                vec![Operand::IdRef(one), Operand::IdRef(small)],
+            );
+            let low = self.op(Op::ISub, u, vec![Operand::IdRef(bit), Operand::IdRef(one)]);
+            let part = self.op(
+                Op::Select,
+                u,
+                vec![
+                    Operand::IdRef(all),
+                    Operand::IdRef(ones),
+                    Operand::IdRef(low),
+                ],
+            );
+            comps.push(self.op(
+                Op::Select,
+                u,
+                vec![
+                    Operand::IdRef(none),
+                    Operand::IdRef(zero),
+                    Operand::IdRef(part),
+                ],
+            ));
+        }
+        self.op(
+            Op::CompositeConstruct,
+            ty,
+            comps.into_iter().map(Operand::IdRef).collect(),
+        )
+    }
+
     /// x * y * z of a 64-bit 3-vector, as 32 bits (work-group sizes).
     fn linear_count(&mut self, v3: Word) -> Word {
         let u64t = self.ctx.t_int(64);
@@ -301,25 +388,25 @@ impl Emit<'_> {
             // the linear local id; all of `SubgroupSize` but possibly the last.
             // get_max_sub_group_size: the largest sub-group of the dispatch, no more than the
             // enqueued work-group (NVIDIA's 32-wide subgroups in work-groups of 20 items: 20).
-            BuiltIn::SubgroupMaxSize => {
-                let u = self.ctx.t_int(32);
-                let max = self.subgroup_input(BuiltIn::SubgroupSize);
-                let ls = self.enqueued_local_size();
-                let n = self.linear_count(ls);
-                let bool_t = self.ctx.t_bool();
-                let lt = self.op(
-                    Op::ULessThan,
-                    bool_t,
-                    vec![Operand::IdRef(max), Operand::IdRef(n)],
-                );
-                return Ok(self.op(
-                    Op::Select,
-                    u,
-                    vec![Operand::IdRef(lt), Operand::IdRef(max), Operand::IdRef(n)],
-                ));
-            }
+            BuiltIn::SubgroupMaxSize => return Ok(self.max_sub_group_size()),
             BuiltIn::SubgroupLocalInvocationId | BuiltIn::SubgroupId => {
                 return Ok(self.subgroup_input(b))
+            }
+            // cl_khr_subgroup_ballot's get_sub_group_*_mask(): Vulkan's uvec4 masks, the
+            // Kernel module's uint4 (bits of the sub-group's work-items, in local-id order).
+            // The ge and gt masks stop below the maximum sub-group size (OpenCL), Vulkan's
+            // below `SubgroupSize`: in a work-group smaller than a subgroup they differ.
+            BuiltIn::SubgroupEqMask | BuiltIn::SubgroupLeMask | BuiltIn::SubgroupLtMask => {
+                return Ok(self.input_builtin(b, ty))
+            }
+            BuiltIn::SubgroupGeMask | BuiltIn::SubgroupGtMask => {
+                let m = self.input_builtin(b, ty);
+                let below = self.below_max_sub_group_size(ty);
+                return Ok(self.op(
+                    Op::BitwiseAnd,
+                    ty,
+                    vec![Operand::IdRef(m), Operand::IdRef(below)],
+                ));
             }
             BuiltIn::SubgroupSize => {
                 // min(max size, items of the work-group after this sub-group's first).

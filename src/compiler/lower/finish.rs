@@ -300,36 +300,10 @@ fn capabilities(ctx: &mut Ctx, caps: &DeviceCaps) -> Result<(), String> {
         c.push(Capability::Int64Atomics);
     }
     // Sub-group functions (lower/collective.rs) and built-ins (lower/entry.rs).
-    let subgroup_builtin = ctx.module.annotations.iter().any(|a| {
-        matches!(
-            a.operands.get(2),
-            Some(Operand::BuiltIn(
-                rspirv::spirv::BuiltIn::SubgroupSize
-                    | rspirv::spirv::BuiltIn::SubgroupId
-                    | rspirv::spirv::BuiltIn::NumSubgroups
-                    | rspirv::spirv::BuiltIn::SubgroupLocalInvocationId
-            ))
-        )
-    });
-    if subgroup_builtin {
-        c.push(Capability::GroupNonUniform);
-    }
-    for i in ctx.module.functions[0]
-        .blocks
-        .iter()
-        .flat_map(|b| b.instructions.iter())
-    {
-        let cap = match i.class.opcode {
-            Op::GroupNonUniformAll | Op::GroupNonUniformAny => Capability::GroupNonUniformVote,
-            Op::GroupNonUniformShuffle => Capability::GroupNonUniformShuffle,
-            op if format!("{op:?}").starts_with("GroupNonUniform") => {
-                Capability::GroupNonUniformArithmetic
-            }
-            _ => continue,
-        };
-        c.push(Capability::GroupNonUniform);
-        c.push(cap);
-    }
+    c.extend(super::collective::subgroup_capabilities(
+        ctx,
+        &caps.subgroup_ops,
+    )?);
     c.dedup();
     let mut seen = HashSet::new();
     ctx.module.capabilities = c
