@@ -370,8 +370,8 @@ fn subgroup_capability(i: &Instruction, caps: &SubgroupOps) -> Option<(Capabilit
 ///
 /// # Errors
 /// An instruction or built-in whose Vulkan feature `caps` lacks (the device does not report
-/// the cl_khr_subgroup_* extension that offers it; clang-15 declares those built-ins for
-/// every OpenCL C 2.0+ program of the SPIR target, so this is where they fail).
+/// the cl_khr_subgroup_* extension that offers it: clang-15 then leaves its built-ins
+/// undeclared, so this is where SPIR-V input, `clCreateProgramWithIL`, using them fails).
 pub(crate) fn subgroup_capabilities(
     ctx: &Ctx,
     caps: &SubgroupOps,

@@ -400,6 +400,16 @@ impl<'a> Session<'a> {
 
     /// Creates and builds a program from source; a failed build's log is in the error.
     pub fn program(&self, source: &str) -> ClResult<Program<'a>> {
+        self.program_with_options(source, "")
+    }
+
+    /// As [`Session::program`], with build `options` (`-cl-std=CL3.0`...).
+    pub fn program_with_options(&self, source: &str, options: &str) -> ClResult<Program<'a>> {
+        let opts = CString::new(options).map_err(|_| ClError {
+            call: "clBuildProgram",
+            code: -43,
+            detail: "options hold a NUL".into(),
+        })?;
         let src = CString::new(source).map_err(|_| ClError {
             call: "clCreateProgramWithSource",
             code: -30,
@@ -413,13 +423,13 @@ impl<'a> Session<'a> {
         };
         check("clCreateProgramWithSource", err)?;
         let prog = Program { api: self.api, raw };
-        // SAFETY: valid program and device, no options, synchronous build.
+        // SAFETY: valid program and device, NUL-terminated options, synchronous build.
         let r = unsafe {
             (self.api.clBuildProgram)(
                 raw,
                 1,
                 &self.device,
-                ptr::null(),
+                opts.as_ptr(),
                 ptr::null(),
                 ptr::null_mut(),
             )

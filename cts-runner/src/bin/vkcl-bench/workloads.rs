@@ -103,6 +103,18 @@ pub const WORKLOADS: &[Workload] = &[
         run: sgemm,
     },
     Workload {
+        id: "reduce_local",
+        unit: "GB/s",
+        better: Better::Higher,
+        run: reduce_local,
+    },
+    Workload {
+        id: "reduce_subgroup",
+        unit: "GB/s",
+        better: Better::Higher,
+        run: reduce_subgroup,
+    },
+    Workload {
         id: "build_cold",
         unit: "ms",
         better: Better::Lower,
@@ -480,6 +492,90 @@ fn sgemm(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
     Ok(Figure {
         value: 2.0 * (n as f64).powi(3) / median(times) / 1e9,
         note: format!("n = {n}, 16x16 tiles, median of {reps}"),
+    })
+}
+
+/// Work-group sums of `uint`s (256 per group) in `__local` memory: a tree of halvings, a
+/// barrier after each.
+const REDUCE_LOCAL: &str = "__kernel void reduce(__global const uint *in, __global uint *out) {\n\
+    __local uint part[256];\n\
+    uint l = get_local_id(0);\n\
+    part[l] = in[get_global_id(0)];\n\
+    barrier(CLK_LOCAL_MEM_FENCE);\n\
+    for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {\n\
+        if (l < s) part[l] += part[l + s];\n\
+        barrier(CLK_LOCAL_MEM_FENCE);\n\
+    }\n\
+    if (l == 0) out[get_group_id(0)] = part[0];\n\
+}\n";
+
+/// The same sums with sub-group built-ins (OpenCL C 3.0 `__opencl_c_subgroups`): each
+/// sub-group reduces its items, one barrier, and the first sub-group reduces the partial
+/// sums.
+const REDUCE_SUBGROUP: &str =
+    "__kernel void reduce(__global const uint *in, __global uint *out) {\n\
+    __local uint part[256];\n\
+    uint s = sub_group_reduce_add(in[get_global_id(0)]);\n\
+    uint sid = get_sub_group_id(), lid = get_sub_group_local_id();\n\
+    if (lid == 0) part[sid] = s;\n\
+    barrier(CLK_LOCAL_MEM_FENCE);\n\
+    if (sid == 0) {\n\
+        uint v = 0;\n\
+        for (uint k = lid; k < get_num_sub_groups(); k += get_sub_group_size()) v += part[k];\n\
+        v = sub_group_reduce_add(v);\n\
+        if (lid == 0) out[get_group_id(0)] = v;\n\
+    }\n\
+}\n";
+
+fn reduce_local(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
+    reduce_with(s, z, REDUCE_LOCAL, "__local memory tree")
+}
+
+fn reduce_subgroup(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
+    reduce_with(s, z, REDUCE_SUBGROUP, "sub_group_reduce_add")
+}
+
+/// Work-group sums of `z.bytes` of `uint`s in groups of 256 with kernel `src`, GB/s of input
+/// (every group's sum checked on the host).
+fn reduce_with(s: &Session<'_>, z: &Sizes, src: &str, how: &str) -> Result<Figure, String> {
+    const GROUP: usize = 256;
+    let n = z.bytes / 4 / GROUP * GROUP;
+    let groups = n / GROUP;
+    let data = pattern(n, 7);
+    let input = s.buffer(n * 4).map_err(e)?;
+    let out = s.buffer(groups * 4).map_err(e)?;
+    s.write(&input, &data).map_err(e)?;
+    s.write(&out, &vec![0u32; groups]).map_err(e)?;
+    let p = s.program_with_options(src, "-cl-std=CL3.0").map_err(e)?;
+    let k = s
+        .kernel(&p, "reduce", &[Arg::Buf(&input), Arg::Buf(&out)])
+        .map_err(e)?;
+    s.launch(&k, &[n], Some(&[GROUP])).map_err(e)?;
+    s.finish().map_err(e)?;
+    let mut times = Vec::new();
+    for _ in 0..z.reps {
+        let t = Instant::now();
+        s.launch(&k, &[n], Some(&[GROUP])).map_err(e)?;
+        s.finish().map_err(e)?;
+        times.push(t.elapsed().as_secs_f64());
+    }
+    let mut back = vec![0u32; groups];
+    s.read(&out, &mut back).map_err(e)?;
+    for (g, got) in back.iter().enumerate() {
+        let want = data[g * GROUP..(g + 1) * GROUP]
+            .iter()
+            .fold(0u32, |a, &b| a.wrapping_add(b));
+        if *got != want {
+            return Err(format!("sum of group {g} = {got:#x}, expected {want:#x}"));
+        }
+    }
+    Ok(Figure {
+        value: (n * 4) as f64 / median(times) / 1e9,
+        note: format!(
+            "{} MiB of uint in work-groups of {GROUP}, {how}, median of {}",
+            (n * 4) >> 20,
+            z.reps
+        ),
     })
 }
 
