@@ -1193,3 +1193,87 @@ fn kernel_sub_group_info_answers_and_errors() {
         cl!(clReleaseKernel)(k);
     }
 }
+
+#[test]
+fn vector_broadcasts() {
+    // sub_group_broadcast and sub_group_non_uniform_broadcast of vectors (2 to 16
+    // components; char16 with cl_khr_subgroup_extended_types), each component against the
+    // value of the lane named.
+    let env = Env::new();
+    if !has_subgroups(&env) {
+        return;
+    }
+    let ballot = env.has_extension("cl_khr_subgroup_ballot");
+    let extended = env.has_extension("cl_khr_subgroup_extended_types");
+    let src = format!(
+        "kernel void k(global const int *in, global int *out) {{\n\
+         size_t i = get_global_id(0);\n\
+         int b = in[i];\n\
+         uint sz = get_sub_group_size();\n\
+         global int *o = out + 60 * i;\n\
+         uint2 a = (uint2)(b, b + 1);\n\
+         float4 f = (float4)(b, b * 2, b * 3, b * 4);\n\
+         int8 v = (int8)(b) + (int8)(0, 1, 2, 3, 4, 5, 6, 7);\n\
+         vstore2(convert_int2(sub_group_broadcast(a, 1u)), 0, o);\n\
+         vstore4(convert_int4(sub_group_broadcast(f, 1u)), 0, o + 2);\n\
+         vstore8(sub_group_broadcast(v, 1u), 0, o + 6);\n\
+         {}\n\
+         {}\n\
+         }}\n",
+        if extended {
+            "char16 c = convert_char16((int16)(b) + (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, \
+             11, 12, 13, 14, 15));\n\
+             vstore16(convert_int16(sub_group_broadcast(c, 1u)), 0, o + 14);"
+        } else {
+            ""
+        },
+        if ballot {
+            "vstore2(convert_int2(sub_group_non_uniform_broadcast(a, sz - 1)), 0, o + 30);\n\
+             vstore4(convert_int4(sub_group_non_uniform_broadcast(f, sz - 1)), 0, o + 32);\n\
+             vstore8(sub_group_non_uniform_broadcast(v, sz - 1), 0, o + 36);"
+        } else {
+            ""
+        }
+    );
+    let k = env.kern_opts(&src, "-cl-std=CL3.0", "k");
+    let s = sub_group_size(k, env.device);
+    let (n, l) = (128usize, 64usize);
+    let xs: Vec<i32> = (0..n as i32).map(|i| (i * 37) % 50 - 20).collect();
+    let input = env.buf(&xs);
+    let out = env.zeros::<i32>(60 * n);
+    arg_mem(k, 0, input);
+    arg_mem(k, 1, out);
+    env.run(k, &[n], Some(&[l]), None);
+    let got: Vec<i32> = env.read(out, 60 * n);
+    let comps = |b: i32| -> Vec<i32> {
+        let mut v = vec![b, b + 1, b, b * 2, b * 3, b * 4];
+        v.extend((0..8).map(|c| b + c));
+        v
+    };
+    for i in 0..n {
+        let first = i / s * s;
+        let (one, last) = (xs[first + 1], xs[first + s - 1]);
+        let o = &got[60 * i..60 * i + 60];
+        assert_eq!(
+            &o[..14],
+            &comps(one)[..],
+            "broadcast from lane 1, work-item {i}"
+        );
+        if extended {
+            let want: Vec<i32> = (0..16).map(|c| (one + c) as i8 as i32).collect();
+            assert_eq!(&o[14..30], &want[..], "char16 broadcast, work-item {i}");
+        }
+        if ballot {
+            assert_eq!(
+                &o[30..44],
+                &comps(last)[..],
+                "non-uniform broadcast, work-item {i}"
+            );
+        }
+    }
+    unsafe {
+        cl!(clReleaseMemObject)(input);
+        cl!(clReleaseMemObject)(out);
+        cl!(clReleaseKernel)(k);
+    }
+}

@@ -686,6 +686,19 @@ impl Split<'_> {
                 self.literal_path(i, rt_wide)
             }
             Op::CompositeConstruct | Op::CompositeInsert => self.whole_operands(i),
+            // Sub-group broadcasts and shuffles of vectors (sub_group_broadcast of `int8`,
+            // cl_khr_subgroup_ballot's of `char16`): per part, the same scope and lane.
+            Op::GroupNonUniformBroadcast
+            | Op::GroupNonUniformBroadcastFirst
+            | Op::GroupNonUniformShuffle
+            | Op::GroupNonUniformShuffleXor
+            | Op::GroupNonUniformShuffleUp
+            | Op::GroupNonUniformShuffleDown
+                if rt_wide.is_some() =>
+            {
+                let w = rt_wide.ok_or("group operation type")?;
+                self.per_part(&i, w, rid)
+            }
             _ if COMPONENT_WISE.contains(&op) => {
                 let w = rt_wide
                     .ok_or_else(|| format!("{} on vectors of 8 or 16 components", op_name(op)))?;
