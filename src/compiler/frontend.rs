@@ -334,11 +334,105 @@ pub(crate) fn compile_il(
 
 /// The math library ([`super::mathlib`]) when `bc` needs it, then opt-15 (inline +
 /// structurize) then llvm-spirv-15 on `bc`, in `dir`.
+///
+/// Every call of the program's own functions must be inlined (see
+/// [`super::lower`]'s `calls` pass for why vkcl does not emit calls). The O2 pipeline with a
+/// huge threshold inlines nearly all; the functions it leaves called (`noinline` ones, or a
+/// callee too large even for that threshold) are found in the SPIR-V ([`not_inlined`]) and
+/// the module goes through opt once more with those functions made `alwaysinline` (and
+/// their `noinline` and `optnone` removed), which costs a second opt and llvm-spirv run only
+/// for such programs. What is still called after that (a recursive function) is reported by
+/// the lowering with the function's name.
 fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, BuildFailure> {
     // Precise math built-ins (libclc) join the module before opt, which inlines them.
     let bc = &super::mathlib::link(tools, dir, bc)?;
+    let words = optimize_and_translate(tools, dir, bc, &[])?;
+    let left = not_inlined(&words);
+    if left.is_empty() {
+        return Ok(words);
+    }
+    tracing::debug!(
+        "{} functions not inlined by opt, inlined by force: {}",
+        left.len(),
+        left.join(", ")
+    );
+    optimize_and_translate(tools, dir, bc, &left)
+}
+
+/// The names of the functions with a body that a function other than a kernel's entry wrapper
+/// still calls in Kernel SPIR-V `words`, llvm-spirv's own helpers (`spirv.llvm_*`) left out;
+/// sorted, without repeats. A plain scan of the words: names (`OpName`), entry points,
+/// functions with blocks and calls.
+pub(crate) fn not_inlined(words: &[u32]) -> Vec<String> {
+    use std::collections::{BTreeSet, HashMap, HashSet};
+    const OP_NAME: u32 = 5;
+    const OP_ENTRY_POINT: u32 = 15;
+    const OP_FUNCTION: u32 = 54;
+    const OP_FUNCTION_CALL: u32 = 57;
+    const OP_LABEL: u32 = 248;
+    let mut names: HashMap<u32, String> = HashMap::new();
+    let mut entries = HashSet::new();
+    let mut with_body = HashSet::new();
+    let mut calls = Vec::new();
+    let mut current = 0;
+    let mut at = 5;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        let op = words[at] & 0xffff;
+        let Some(operands) = words.get(at + 1..at + count.max(1)) else {
+            break;
+        };
+        match (op, operands) {
+            (OP_NAME, [target, text @ ..]) => {
+                let bytes: Vec<u8> = text
+                    .iter()
+                    .flat_map(|w| w.to_le_bytes())
+                    .take_while(|b| *b != 0)
+                    .collect();
+                names.insert(*target, String::from_utf8_lossy(&bytes).into_owned());
+            }
+            (OP_ENTRY_POINT, [_, function, ..]) => {
+                entries.insert(*function);
+            }
+            (OP_FUNCTION, [_, id, ..]) => current = *id,
+            (OP_LABEL, _) => {
+                with_body.insert(current);
+            }
+            (OP_FUNCTION_CALL, [_, _, callee, ..]) => calls.push((current, *callee)),
+            _ => {}
+        }
+        at += count.max(1);
+    }
+    let left: BTreeSet<String> = calls
+        .into_iter()
+        .filter(|(caller, callee)| !entries.contains(caller) && with_body.contains(callee))
+        .filter_map(|(_, callee)| names.get(&callee))
+        .filter(|n| !n.starts_with("spirv.llvm_"))
+        .cloned()
+        .collect();
+    left.into_iter().collect()
+}
+
+/// opt-15 (inline + structurize; the functions `force_inline` made `alwaysinline`) then
+/// llvm-spirv-15 on `bc`, in `dir`.
+fn optimize_and_translate(
+    tools: &Tools,
+    dir: &Path,
+    bc: &Path,
+    force_inline: &[String],
+) -> Result<Vec<u32>, BuildFailure> {
     let structured = dir.join("structured.bc");
-    let args = vec![
+    let mut args: Vec<String> = force_inline
+        .iter()
+        .flat_map(|f| {
+            [
+                format!("-force-remove-attribute={f}:noinline"),
+                format!("-force-remove-attribute={f}:optnone"),
+                format!("-force-attribute={f}:alwaysinline"),
+            ]
+        })
+        .collect();
+    args.extend([
         "-inline-threshold=1000000".to_string(),
         // IndVarSimplify would replace loop exit values by closed forms computed in odd
         // widths (`i33` for a triangular sum), which SPIR-V cannot express.
@@ -355,7 +449,7 @@ fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, Build
         path_arg(bc),
         "-o".to_string(),
         path_arg(&structured),
-    ];
+    ]);
     run_opt(tools, &args)?;
     // Saturating intrinsics: their names are plain bytes in the bitcode's string table.
     let io = |e: std::io::Error| BuildFailure::compile(format!("temporary file: {e}"));

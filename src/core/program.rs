@@ -541,7 +541,19 @@ impl Program {
             device_key: &key,
             cache: crate::util::config::config().cache.as_ref(),
         };
+        let started = std::time::Instant::now();
         let result = f(&env);
+        match &result {
+            Ok(_) => tracing::debug!(
+                "{step:?} with options `{options}`: done in {:.2} s",
+                started.elapsed().as_secs_f64()
+            ),
+            Err(e) => tracing::debug!(
+                "{step:?} with options `{options}`: failed after {:.2} s: {}",
+                started.elapsed().as_secs_f64(),
+                e.log
+            ),
+        }
         self.modules
             .lock()
             .unwrap_or_else(|e| e.into_inner())

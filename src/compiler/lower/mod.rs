@@ -1,6 +1,7 @@
 //! Kernel SPIR-V -> Vulkan compute SPIR-V, one kernel at a time. One pass per file:
 //!
-//! 1. [`select`]: keep only the kernel's body function, expand decoration groups.
+//! 1. [`select`]: keep only the kernel's body function, expand decoration groups; [`calls`]:
+//!    inline llvm-spirv's helper functions (and why vkcl inlines every call).
 //!    [`collective`]: the scratch arrays of the work-group collective functions (prelude).
 //! 2. [`cfg`]: order blocks by dominance and add `OpSelectionMerge`/`OpLoopMerge` (the CFG is
 //!    already structured by LLVM's `structurizecfg`).
@@ -25,6 +26,7 @@
 //! [`loopguard`]: the variant that reports llvmpipe's loop limit.
 
 mod access;
+mod calls;
 mod cfg;
 mod collective;
 mod convert;

@@ -1,5 +1,7 @@
 //! Keeps only the kernel's body: llvm-spirv wraps every kernel in an entry function that calls
-//! the real body with its own parameters; everything else was inlined by LLVM.
+//! the real body with its own parameters; everything else was inlined by LLVM, but for
+//! llvm-spirv's helpers of LLVM intrinsics (funnel shifts expanded here, the others inlined by
+//! [`super::calls`], which says why vkcl inlines instead of calling).
 
 use rspirv::dr::{Function, Module, Operand};
 use rspirv::spirv::{Op, Word};
@@ -40,7 +42,8 @@ fn forwarded_callee(f: &Function) -> Option<Word> {
 /// renamed to the entry function's, so the names and decorations of those apply).
 ///
 /// # Errors
-/// When the kernel still calls functions.
+/// When the kernel still calls a function other than llvm-spirv's one-block helpers (the
+/// message names it: see [`super::calls::remaining_call_error`]).
 pub(crate) fn select_kernel(module: &Module, info: &KernelInfo) -> Result<Module, String> {
     let mut m = module.clone();
     expand_decoration_groups(&mut m);
@@ -83,12 +86,9 @@ pub(crate) fn select_kernel(module: &Module, info: &KernelInfo) -> Result<Module
         None => wrapper,
     };
     expand_funnel_shifts(&mut m, &mut body)?;
-    for i in body.blocks.iter().flat_map(|b| b.instructions.iter()) {
-        if i.class.opcode == Op::FunctionCall
-            && !id_operand(i, 0).is_some_and(|f| super::collective::is_scratch(&m, f))
-        {
-            return Err("calls to functions that were not inlined are not supported yet".into());
-        }
+    super::calls::inline_simple_calls(&mut m, &mut body);
+    if let Some(e) = super::calls::remaining_call_error(&m, &body) {
+        return Err(e);
     }
     if let Some(def) = body.def.as_mut() {
         def.result_id = Some(info.function);
