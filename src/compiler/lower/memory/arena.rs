@@ -457,6 +457,13 @@ impl Walk<'_> {
                     ws,
                 )));
             }
+            tracing::debug!(
+                kind = if kind == 0 { "work-item" } else { "work-group" },
+                members = members.len(),
+                bytes = at,
+                spec_sized = spec_at.is_some(),
+                "private/local arena"
+            );
             let var = inst(Op::Variable, Some(pt), Some(key), ops);
             self.types.insert(key, pt);
             if sc == StorageClass::Function {
@@ -525,7 +532,9 @@ impl Walk<'_> {
     /// Whether `var` is one of the arena variables (pointers into it are offsets of the
     /// arena's address space, see the module doc).
     pub(super) fn is_arena(&self, var: Word) -> bool {
-        self.arenas.as_ref().is_some_and(|a| a.kind_of_key(var).is_some())
+        self.arenas
+            .as_ref()
+            .is_some_and(|a| a.kind_of_key(var).is_some())
     }
 
     /// The flat pointer at offset `off` (a `uint` id) into the arena of pointer type `ty`'s

@@ -17,7 +17,9 @@
 //!   `OpConvertPtrToU` gives the synthetic address of [`super::Walk::logical_ptr_to_u`].
 //!
 //! [`super::lower_memory`] first tries the typed form and flattens the variables whose
-//! pointers it could not lower, then lowers again.
+//! pointers it could not lower, then lowers again. Flat variables whose pointers meet
+//! (phis, selects, comparisons) or leave as values (stored, converted to integers) share
+//! one such array per kind of memory ([`super::arena`]); the others keep their own.
 
 use std::collections::HashMap;
 

@@ -13,7 +13,9 @@
 //! - A private or local variable used in ways typed access chains cannot express (8/16-bit
 //!   views of wider objects at dynamic offsets, memcpy of part of an object, pointer arithmetic
 //!   across objects, pointer comparisons and differences) becomes a byte-addressed array of
-//!   words ([`flat`]); [`lower_memory`] retries with it.
+//!   words ([`flat`]); [`lower_memory`] retries with it. Those whose pointers are chosen at
+//!   run time among variables (phis, selects, pointers stored in memory or converted to
+//!   integers) share one such array per work-item or per work-group ([`arena`]).
 //! - `__local` variables reached by float atomics that move values (load, store, exchange)
 //!   hold integers of the same width instead ([`inthome`]).
 //! - Atomics and barriers get Vulkan scopes and semantics: `Device` scope on global memory
@@ -556,9 +558,10 @@ impl Walk<'_> {
             Op::LifetimeStart | Op::LifetimeStop => return Ok(()),
             Op::Load => {
                 let p = id_operand(&i, 0).ok_or("load pointer")?;
-                if i.result_type.and_then(|t| self.ctx.ptr_info(t)).is_some_and(|(sc, _)| {
-                    arena::kind_of(sc).is_some()
-                }) {
+                if i.result_type
+                    .and_then(|t| self.ctx.ptr_info(t))
+                    .is_some_and(|(sc, _)| arena::kind_of(sc).is_some())
+                {
                     return Err(
                         "a pointer to private or local memory loaded from memory is not supported"
                             .into(),
@@ -577,7 +580,10 @@ impl Walk<'_> {
             Op::Store => {
                 let p = id_operand(&i, 0).ok_or("store pointer")?;
                 let v = id_operand(&i, 1).ok_or("store value")?;
-                if self.logical.contains_key(&self.alias.get(&v).copied().unwrap_or(v)) {
+                if self
+                    .logical
+                    .contains_key(&self.alias.get(&v).copied().unwrap_or(v))
+                {
                     // Typed pointers have no value form: both variables become
                     // byte-addressed, the pointer an arena offset ([`arena`]).
                     return Err(
@@ -604,9 +610,9 @@ impl Walk<'_> {
                 return self.logical_ptr_to_u(&i, p);
             }
             Op::ConvertUToPtr
-                if i.result_type.and_then(|t| self.ctx.ptr_info(t)).is_some_and(|(sc, _)| {
-                    arena::kind_of(sc).is_some()
-                }) =>
+                if i.result_type
+                    .and_then(|t| self.ctx.ptr_info(t))
+                    .is_some_and(|(sc, _)| arena::kind_of(sc).is_some()) =>
             {
                 let kind = i
                     .result_type
@@ -632,9 +638,7 @@ impl Walk<'_> {
                         .contains_key(&self.alias.get(&p).copied().unwrap_or(p))
                 }) =>
             {
-                return Err(
-                    "a generic pointer to private or local memory is not supported".into(),
-                );
+                return Err("a generic pointer to private or local memory is not supported".into());
             }
             Op::Phi
             | Op::Select
@@ -1197,7 +1201,9 @@ fn lower_memory_with(ctx: &mut Ctx, flat_roots: &HashSet<Word>) -> Result<(), (S
         blame: Vec::new(),
     };
     if let Some(a) = arenas {
-        let top = w.build_arenas(&a, blocks.first()).map_err(|e| (e, vec![]))?;
+        let top = w
+            .build_arenas(&a, blocks.first())
+            .map_err(|e| (e, vec![]))?;
         w.out.extend(top);
         w.arenas = Some(a);
     }
