@@ -244,6 +244,67 @@ pub(super) fn plan(
     (derived, Arenas { keys, members })
 }
 
+/// The private and local variables the typed form is sure to fail on (see the module doc):
+/// those whose pointers reach a phi, a select, a pointer comparison or difference, are
+/// stored to memory (with the variable stored into), or converted to integers where an
+/// integer is converted back. [`super::lower_memory`] flattens them before its first
+/// attempt instead of finding them one failing instruction at a time (each finding costs a
+/// lowering of the whole kernel).
+pub(super) fn predicted_flat_roots(ctx: &super::Ctx, blocks: &[Block]) -> HashSet<Word> {
+    let is_logical_var = |i: &Instruction| {
+        i.class.opcode == Op::Variable
+            && matches!(i.operands.first(), Some(Operand::StorageClass(sc)) if kind_of(*sc).is_some())
+    };
+    let roots: HashSet<Word> = blocks
+        .first()
+        .into_iter()
+        .flat_map(|b| b.instructions.iter())
+        .chain(ctx.module.types_global_values.iter())
+        .filter(|i| is_logical_var(i))
+        .filter_map(|i| i.result_id)
+        .collect();
+    let raw = derived_pointers(blocks, &roots, &HashMap::new());
+    let int_to_ptr = blocks.iter().flat_map(|b| b.instructions.iter()).any(|i| {
+        i.class.opcode == Op::ConvertUToPtr
+            && i.result_type.and_then(|t| logical_sc(ctx, t)).is_some()
+    });
+    let mut out = HashSet::new();
+    let mut add = |v: Option<Word>| {
+        if let Some(r) = v.and_then(|v| raw.get(&v)) {
+            out.insert(*r);
+        }
+    };
+    for i in blocks.iter().flat_map(|b| b.instructions.iter()) {
+        match i.class.opcode {
+            Op::Phi if i.result_id.is_some_and(|r| raw.contains_key(&r)) => {
+                for o in i.operands.iter().step_by(2) {
+                    if let Operand::IdRef(v) = o {
+                        add(Some(*v));
+                    }
+                }
+            }
+            Op::Select if i.result_id.is_some_and(|r| raw.contains_key(&r)) => {
+                add(id_operand(i, 1));
+                add(id_operand(i, 2));
+            }
+            Op::PtrEqual | Op::PtrNotEqual | Op::PtrDiff => {
+                add(id_operand(i, 0));
+                add(id_operand(i, 1));
+            }
+            Op::Store if id_operand(i, 1).is_some_and(|v| raw.contains_key(&v)) => {
+                add(id_operand(i, 0));
+                add(id_operand(i, 1));
+            }
+            Op::Load if i.result_type.and_then(|t| logical_sc(ctx, t)).is_some() => {
+                add(id_operand(i, 0));
+            }
+            Op::ConvertPtrToU if int_to_ptr => add(id_operand(i, 0)),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// The size of one member: bytes, or a spec-constant `uint` id (`__local` arguments).
 #[derive(Clone, Copy)]
 enum Size {

@@ -1086,14 +1086,6 @@ impl Walk<'_> {
     }
 }
 
-/// Rewrites the memory accesses of the kernel function.
-///
-/// First with typed logical pointers only; a private or local variable whose pointers that
-/// cannot express (see [`flat`]) is made byte-addressed and the function lowered again from
-/// the start, until it lowers or fails for a variable that is already byte-addressed.
-///
-/// # Errors
-/// For memory uses that neither form supports (a message naming the construct).
 /// The atomic instructions on a pointer (operand 0) that the memory passes rewrite (the
 /// `atomic_flag` ones come apart: Vulkan has no flag type).
 pub(super) const ATOMICS: &[Op] = &[
@@ -1115,12 +1107,26 @@ pub(super) const ATOMICS: &[Op] = &[
     Op::AtomicFAddEXT,
 ];
 
+/// Rewrites the memory accesses of the kernel function.
+///
+/// First with typed logical pointers only; a private or local variable whose pointers that
+/// cannot express (see [`flat`]) is made byte-addressed and the function lowered again from
+/// the start, until it lowers or fails for a variable that is already byte-addressed.
+///
+/// # Errors
+/// For memory uses that neither form supports (a message naming the construct).
 pub(crate) fn lower_memory(ctx: &mut Ctx) -> Result<(), String> {
     inthome::integer_homes(ctx)?;
-    let mut roots = HashSet::new();
+    let mut roots = match ctx.module.functions.first() {
+        Some(f) => arena::predicted_flat_roots(ctx, &f.blocks),
+        None => HashSet::new(),
+    };
+    let started = std::time::Instant::now();
+    let mut attempts = 0u32;
     loop {
+        attempts += 1;
         // The copy restarts id allocation where the earlier passes left it.
-        let saved = (roots.len() < 64).then(|| {
+        let saved = (attempts < 64).then(|| {
             let mut m = ctx.module.clone();
             if let Some(h) = m.header.as_mut() {
                 h.bound = ctx.bound();
@@ -1128,7 +1134,15 @@ pub(crate) fn lower_memory(ctx: &mut Ctx) -> Result<(), String> {
             m
         });
         match lower_memory_with(ctx, &roots) {
-            Ok(()) => return Ok(()),
+            Ok(()) => {
+                tracing::debug!(
+                    attempts,
+                    flat_variables = roots.len(),
+                    ms = started.elapsed().as_millis() as u64,
+                    "memory lowered"
+                );
+                return Ok(());
+            }
             Err((msg, blamed)) => {
                 let fresh: Vec<Word> = blamed.into_iter().filter(|r| !roots.contains(r)).collect();
                 let Some(module) = saved else { return Err(msg) };
