@@ -526,3 +526,126 @@ fn word_buffer_chosen_among_four_by_index_as_hashcat_does() {
         assert_eq!(got[i], s ^ w[1] ^ w[6] ^ w[11] ^ w[12], "work-item {i}");
     }
 }
+
+/// `source` compiled to SPIR-V with the generic address space on (clang-15 and
+/// llvm-spirv-15, which vkcl needs anyway): vkcl does not claim
+/// `__opencl_c_generic_address_space`, so only a program from IL can hold generic pointers.
+fn generic_il(source: &str) -> Vec<u8> {
+    let dir = std::env::temp_dir().join(format!("vkcl-private-pointers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (cl, bc, spv) = (dir.join("g.cl"), dir.join("g.bc"), dir.join("g.spv"));
+    std::fs::write(&cl, source).unwrap();
+    let run = |cmd: &str, args: &[&std::ffi::OsStr]| {
+        let o = std::process::Command::new(cmd).args(args).output().unwrap();
+        assert!(
+            o.status.success(),
+            "{cmd}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    run(
+        "clang-15",
+        &[
+            "-x".as_ref(),
+            "cl".as_ref(),
+            "-cl-std=CL3.0".as_ref(),
+            "-Xclang".as_ref(),
+            "-cl-ext=+__opencl_c_generic_address_space".as_ref(),
+            "-target".as_ref(),
+            "spir64".as_ref(),
+            "-emit-llvm".as_ref(),
+            "-c".as_ref(),
+            "-O2".as_ref(),
+            "-fno-vectorize".as_ref(),
+            "-fno-unroll-loops".as_ref(),
+            cl.as_os_str(),
+            "-o".as_ref(),
+            bc.as_os_str(),
+        ],
+    );
+    run(
+        "llvm-spirv-15",
+        &[bc.as_os_str(), "-o".as_ref(), spv.as_os_str()],
+    );
+    std::fs::read(&spv).unwrap()
+}
+
+/// Builds IL `il`; `Err(log)` when the build fails.
+fn build_il(e: &Env, il: &[u8]) -> Result<cl_program, String> {
+    let mut err = 0;
+    let p = unsafe {
+        cl!(clCreateProgramWithIL)(
+            e.context,
+            il.as_ptr() as *const std::ffi::c_void,
+            il.len(),
+            &mut err,
+        )
+    };
+    ok(err);
+    let r = unsafe {
+        cl!(clBuildProgram)(
+            p,
+            1,
+            &e.device,
+            std::ptr::null(),
+            None,
+            std::ptr::null_mut(),
+        )
+    };
+    if r == CL_SUCCESS {
+        Ok(p)
+    } else {
+        assert_eq!(r, CL_BUILD_PROGRAM_FAILURE);
+        Err(build_log(p, e.device))
+    }
+}
+
+#[test]
+fn generic_pointers_into_private_arrays_from_il() {
+    // Generic pointers that only ever point into private memory are the private pointers
+    // they were cast from; one that may point into global memory at run time fails the build
+    // with the reason.
+    let e = Env::new();
+    let il = generic_il(
+        r#"
+        int sum4(int *p) { int s = 0; for (int j = 0; j < 4; j++) s = s * 3 + p[j]; return s; }
+        __kernel void k(__global int *o, __global const int *in, int w) {
+            int i = get_global_id(0);
+            int a[4], b[4];
+            for (int j = 0; j < 4; j++) { a[j] = in[j] + i; b[j] = in[4 + j] * 2; }
+            int *p = ((w + i) & 1) ? a : b;
+            o[i] = sum4(p);
+        }
+    "#,
+    );
+    let p = build_il(&e, &il).unwrap_or_else(|log| panic!("build failed:\n{log}"));
+    let k = e.kernel(p, "k");
+    let inp = input(8);
+    let w = 1i32;
+    set_arg(k, 2, &w);
+    let got: Vec<i32> = run_words(&e, k, &inp, N, None);
+    for i in 0..N as i32 {
+        let arr: Vec<i32> = if (w + i) & 1 != 0 {
+            (0..4).map(|j| inp[j] + i).collect()
+        } else {
+            (0..4).map(|j| inp[4 + j] * 2).collect()
+        };
+        let want = arr.iter().fold(0i32, |s, v| s * 3 + v);
+        assert_eq!(got[i as usize], want, "work-item {i}");
+    }
+    let mixed = generic_il(
+        r#"
+        __kernel void k(__global int *o, __global int *g, int w) {
+            int a[4];
+            for (int j = 0; j < 4; j++) a[j] = g[j] + (int)get_global_id(0);
+            int *p = (w == 0) ? a : (int *)g;
+            o[get_global_id(0)] = p[w & 3];
+        }
+    "#,
+    );
+    let log = build_il(&e, &mixed).expect_err("a generic pointer into private or global memory");
+    assert!(
+        log.contains("needs the generic address space"),
+        "log should give the reason: {log}"
+    );
+}
