@@ -200,7 +200,12 @@ fn unsupported_constructs_fail_cleanly() {
     )
     .unwrap_err();
     assert_eq!(e.kind, BuildFailureKind::CompileError);
-    assert!(e.log.contains("pointer_select"), "log: {}", e.log);
+    assert!(e.log.contains("variable_memcpy"), "log: {}", e.log);
+    assert!(
+        e.log.contains("memcpy of a variable size"),
+        "log: {}",
+        e.log
+    );
 }
 
 #[test]

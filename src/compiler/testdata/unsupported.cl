@@ -1,9 +1,10 @@
 // Kernels the lowering rejects today, with a clear build log (known limitations).
 
-// A pointer that selects between two private arrays: private and local pointers are offsets
-// into one variable, so a select (or phi) between different variables has no form.
-__kernel void pointer_select(__global int *o, int w) {
-    int a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8};
-    int *p = w ? a : b;
-    o[get_global_id(0)] = p[get_global_id(0) & 3];
+// A memcpy whose length is known only at run time: Vulkan has no instruction for it, and
+// the lowering does not make it a loop.
+__kernel void variable_memcpy(__global int *o, int n) {
+    int a[8], b[8];
+    for (int j = 0; j < 8; j++) a[j] = j + get_global_id(0);
+    __builtin_memcpy(b, a, n * sizeof(int));
+    o[get_global_id(0)] = b[get_global_id(0) & 7];
 }

@@ -17,7 +17,9 @@
 //!   `OpConvertPtrToU` gives the synthetic address of [`super::Walk::logical_ptr_to_u`].
 //!
 //! [`super::lower_memory`] first tries the typed form and flattens the variables whose
-//! pointers it could not lower, then lowers again.
+//! pointers it could not lower, then lowers again. Flat variables whose pointers meet
+//! (phis, selects, comparisons) or leave as values (stored, converted to integers) share
+//! one such array per kind of memory ([`super::arena`]); the others keep their own.
 
 use std::collections::HashMap;
 
@@ -48,7 +50,7 @@ struct Part {
 }
 
 impl Walk<'_> {
-    fn layout_size(&self, ty: Word) -> Result<u64, String> {
+    pub(super) fn layout_size(&self, ty: Word) -> Result<u64, String> {
         let defs = Defs::new(&self.ctx.module);
         Layout::new(&self.ctx.module, &defs)
             .size_align(ty)
@@ -106,6 +108,26 @@ impl Walk<'_> {
                 }
                 Ok(())
             }
+            Op::TypePointer
+                if matches!(
+                    d.operands.first(),
+                    Some(Operand::StorageClass(StorageClass::PhysicalStorageBuffer))
+                ) =>
+            {
+                // A pointer to global or constant memory: its 64-bit address.
+                out.push(Part {
+                    at: base,
+                    ty,
+                    bits: 64,
+                    path: path.clone(),
+                });
+                Ok(())
+            }
+            Op::TypePointer => Err(
+                "a private or local pointer inside a struct or array loaded or stored as a whole \
+                 is not supported"
+                    .into(),
+            ),
             _ => Err("this type in byte-addressed private or local memory is not supported".into()),
         }
     }
@@ -480,6 +502,10 @@ impl Walk<'_> {
     fn bits_as(&mut self, v: Word, from: Word, to: Word) -> Word {
         if from == to {
             v
+        } else if self.ctx.ptr_info(to).is_some() {
+            self.emit(Op::ConvertUToPtr, to, vec![Operand::IdRef(v)])
+        } else if self.ctx.ptr_info(from).is_some() {
+            self.emit(Op::ConvertPtrToU, to, vec![Operand::IdRef(v)])
         } else {
             self.emit(Op::Bitcast, to, vec![Operand::IdRef(v)])
         }
@@ -765,6 +791,13 @@ impl Walk<'_> {
         let b = id_operand(i, 1).and_then(|p| self.flat.get(&p).copied());
         let u = self.ctx.t_int(32);
         let value = match (op, a, b) {
+            (Op::ConvertPtrToU, Some(a), _) if self.is_arena(a.var) => {
+                // The arena offset (see `arena`): NULL is 0.
+                match self.ctx.scalar_width(rt) {
+                    Some(32) => a.off,
+                    _ => self.emit(Op::UConvert, rt, vec![Operand::IdRef(a.off)]),
+                }
+            }
             (Op::ConvertPtrToU, Some(a), _) => {
                 let w = self.ctx.scalar_width(rt).ok_or("ConvertPtrToU width")?;
                 let shift = if w == 64 { 32 } else { 20 };
@@ -864,6 +897,29 @@ impl Walk<'_> {
         x
     }
 
+    /// The offset of pointer `v` chosen by a phi or select whose result has root `root`: its
+    /// own offset when it has that root, 0 for an undefined pointer (structurization gives
+    /// the paths that do not define a value `OpUndef`).
+    fn chosen_offset(&mut self, v: Word, root: Word, what: &str) -> Result<Word, String> {
+        if self.flat_derived.get(&v) == Some(&root) {
+            return Ok(self.flat_off_or_pending(v));
+        }
+        if self.ctx.def(v).is_some_and(|d| d.class.opcode == Op::Undef) {
+            return Ok(self.ctx.c_u32(0));
+        }
+        Err(match self.flat_derived.get(&v) {
+            Some(_) => format!(
+                "a {what} of a pointer into private memory and a pointer into local memory is \
+                 not supported (it needs the generic address space, which vkcl does not claim)"
+            ),
+            None => format!(
+                "a {what} of a pointer into private or local memory and a pointer into global \
+                 or constant memory is not supported (it needs the generic address space, which \
+                 vkcl does not claim)"
+            ),
+        })
+    }
+
     /// Records flat pointer `id` and fulfils a phi's promise for it.
     fn flat_insert(&mut self, id: Word, f: Flat) {
         if let Some(x) = self.pending.remove(&id) {
@@ -920,7 +976,11 @@ impl Walk<'_> {
                 self.flat_insert(rid, f);
                 Ok(None)
             }
-            Op::Bitcast | Op::CopyObject => {
+            Op::Bitcast
+            | Op::CopyObject
+            | Op::PtrCastToGeneric
+            | Op::GenericCastToPtr
+            | Op::GenericCastToPtrExplicit => {
                 let Some(base) = operand_flat(self, 0) else {
                     return Ok(Some(i));
                 };
@@ -937,6 +997,16 @@ impl Walk<'_> {
                     return Ok(Some(i));
                 };
                 let ty = i.result_type.ok_or("load type")?;
+                if self.flat_derived.contains_key(&rid) {
+                    // A pointer into private or local memory, kept as its arena offset.
+                    let wide = self.ctx.t_int(64);
+                    let align = self.flat_align(Self::stated_align(&i.operands[1..]), wide);
+                    let v = self.flat_load(&f, wide, align)?;
+                    let off = self.as_u32(v);
+                    let p = self.arena_pointer(ty, off)?;
+                    self.flat_insert(rid, p);
+                    return Ok(None);
+                }
                 let align = self.flat_align(Self::stated_align(&i.operands[1..]), ty);
                 let v = self.flat_load(&f, ty, align)?;
                 self.types.insert(rid, ty);
@@ -949,10 +1019,27 @@ impl Walk<'_> {
                 Ok(None)
             }
             Op::Store => {
+                let v = id_operand(&i, 1).ok_or("store value")?;
+                let stored = self.flat.get(&v).copied();
                 let Some(f) = operand_flat(self, 0) else {
+                    if stored.is_some() {
+                        return Err("a pointer into private or local memory stored to global \
+                                    memory is not supported"
+                            .into());
+                    }
                     return Ok(Some(i));
                 };
-                let v = id_operand(&i, 1).ok_or("store value")?;
+                if let Some(p) = stored {
+                    // A pointer as a value: its arena offset, zero-extended.
+                    if !self.is_arena(p.var) {
+                        return Err("a stored private or local pointer outside the arena".into());
+                    }
+                    let wide = self.ctx.t_int(64);
+                    let x = self.emit(Op::UConvert, wide, vec![Operand::IdRef(p.off)]);
+                    let align = self.flat_align(Self::stated_align(&i.operands[2..]), wide);
+                    self.flat_store(&f, x, wide, align)?;
+                    return Ok(None);
+                }
                 let ty = self.ty(v).ok_or("store value type")?;
                 let align = self.flat_align(Self::stated_align(&i.operands[2..]), ty);
                 self.flat_store(&f, v, ty, align)?;
@@ -1008,10 +1095,7 @@ impl Walk<'_> {
                     else {
                         return Err("phi operands".into());
                     };
-                    if self.flat_derived.get(v) != Some(&root) {
-                        return Err("a phi of pointers into different private or local variables is not supported".into());
-                    }
-                    let o = self.flat_off_or_pending(*v);
+                    let o = self.chosen_offset(*v, root, "phi")?;
                     ops.push(Operand::IdRef(o));
                     ops.push(parent.clone());
                 }
@@ -1031,30 +1115,47 @@ impl Walk<'_> {
                 if !self.flat_derived.contains_key(&rid) {
                     return Ok(Some(i));
                 }
-                let (a, b) = (operand_flat(self, 1), operand_flat(self, 2));
-                let (Some(a), Some(b)) = (a, b) else {
-                    return Err("a select of pointers into different private or local variables is not supported".into());
+                let root = self.flat_derived[&rid];
+                let base = self.flat_root(root)?;
+                let (Some(x), Some(y)) = (id_operand(&i, 1), id_operand(&i, 2)) else {
+                    return Err("select operands".into());
                 };
-                if a.var != b.var {
-                    return Err("a select of pointers into different private or local variables is not supported".into());
-                }
+                let a = self.chosen_offset(x, root, "select")?;
+                let b = self.chosen_offset(y, root, "select")?;
                 let cond = id_operand(&i, 0).ok_or("select condition")?;
                 let u = self.ctx.t_int(32);
                 let off = self.emit(
                     Op::Select,
                     u,
-                    vec![
-                        Operand::IdRef(cond),
-                        Operand::IdRef(a.off),
-                        Operand::IdRef(b.off),
-                    ],
+                    vec![Operand::IdRef(cond), Operand::IdRef(a), Operand::IdRef(b)],
                 );
                 let pointee = i
                     .result_type
                     .and_then(|t| self.ctx.ptr_info(t))
                     .map(|p| p.1)
                     .ok_or("select type")?;
-                self.flat_insert(rid, Flat { off, pointee, ..a });
+                self.flat_insert(
+                    rid,
+                    Flat {
+                        off,
+                        pointee,
+                        ..base
+                    },
+                );
+                Ok(None)
+            }
+            Op::ConvertUToPtr => {
+                let Some(ty) = i.result_type.filter(|t| {
+                    self.ctx
+                        .ptr_info(*t)
+                        .is_some_and(|p| super::arena::kind_of(p.0).is_some())
+                }) else {
+                    return Ok(Some(i));
+                };
+                let x = id_operand(&i, 0).ok_or("ConvertUToPtr operand")?;
+                let off = self.as_u32(x);
+                let f = self.arena_pointer(ty, off)?;
+                self.flat_insert(rid, f);
                 Ok(None)
             }
             Op::PtrEqual | Op::PtrNotEqual | Op::PtrDiff | Op::ConvertPtrToU => {
@@ -1166,46 +1267,6 @@ impl Walk<'_> {
     }
 }
 
-/// Pointers derived from the flat variables `roots` in `blocks` (chains, casts, copies, phis,
-/// selects), each with its root.
-pub(super) fn derived_pointers(
-    blocks: &[rspirv::dr::Block],
-    roots: &std::collections::HashSet<Word>,
-) -> HashMap<Word, Word> {
-    let mut m: HashMap<Word, Word> = roots.iter().map(|r| (*r, *r)).collect();
-    loop {
-        let before = m.len();
-        for i in blocks.iter().flat_map(|b| b.instructions.iter()) {
-            let Some(rid) = i.result_id else { continue };
-            if m.contains_key(&rid) {
-                continue;
-            }
-            let src = match i.class.opcode {
-                Op::AccessChain
-                | Op::InBoundsAccessChain
-                | Op::PtrAccessChain
-                | Op::InBoundsPtrAccessChain
-                | Op::Bitcast
-                | Op::CopyObject => id_operand(i, 0).and_then(|p| m.get(&p).copied()),
-                Op::Phi => i.operands.iter().step_by(2).find_map(|o| match o {
-                    Operand::IdRef(v) => m.get(v).copied(),
-                    _ => None,
-                }),
-                Op::Select => id_operand(i, 1)
-                    .and_then(|p| m.get(&p).copied())
-                    .or_else(|| id_operand(i, 2).and_then(|p| m.get(&p).copied())),
-                _ => None,
-            };
-            if let Some(r) = src {
-                m.insert(rid, r);
-            }
-        }
-        if m.len() == before {
-            return m;
-        }
-    }
-}
-
 impl Walk<'_> {
     /// The `uint` array type holding `pointee` (rounded up to whole words); a length of
     /// `__local` argument arrays (spec-constant elements) stays a spec-constant expression.
@@ -1305,7 +1366,7 @@ impl Walk<'_> {
     }
 
     /// Writes constant `c` (OpenCL C layout) into `out` at byte `at`.
-    fn constant_bytes(&self, c: Word, at: u64, out: &mut [u8]) -> Result<(), String> {
+    pub(super) fn constant_bytes(&self, c: Word, at: u64, out: &mut [u8]) -> Result<(), String> {
         let d = self.ctx.def(c).ok_or("initializer")?;
         let ty = d.result_type.ok_or("initializer type")?;
         match d.class.opcode {
@@ -1365,7 +1426,10 @@ impl Walk<'_> {
         let n = self.ctx.module.types_global_values.len();
         for k in 0..n {
             let g = &self.ctx.module.types_global_values[k];
-            if g.class.opcode != Op::Variable || !g.result_id.is_some_and(|r| roots.contains(&r)) {
+            if g.class.opcode != Op::Variable
+                || !g.result_id.is_some_and(|r| roots.contains(&r))
+                || g.result_id.is_some_and(|r| self.flat.contains_key(&r))
+            {
                 continue;
             }
             let mut v = g.clone();

@@ -13,13 +13,16 @@
 //! - A private or local variable used in ways typed access chains cannot express (8/16-bit
 //!   views of wider objects at dynamic offsets, memcpy of part of an object, pointer arithmetic
 //!   across objects, pointer comparisons and differences) becomes a byte-addressed array of
-//!   words ([`flat`]); [`lower_memory`] retries with it.
+//!   words ([`flat`]); [`lower_memory`] retries with it. Those whose pointers are chosen at
+//!   run time among variables (phis, selects, pointers stored in memory or converted to
+//!   integers) share one such array per work-item or per work-group ([`arena`]).
 //! - `__local` variables reached by float atomics that move values (load, store, exchange)
 //!   hold integers of the same width instead ([`inthome`]).
 //! - Atomics and barriers get Vulkan scopes and semantics: `Device` scope on global memory
 //!   (OpenCL 1.2 atomics arrive with `Workgroup`), `SequentiallyConsistent` -> `AcquireRelease`,
 //!   `CrossWorkgroupMemory` -> `UniformMemory`.
 
+mod arena;
 mod flat;
 mod half;
 mod inthome;
@@ -65,6 +68,13 @@ struct Walk<'c> {
     flat_derived: HashMap<Word, Word>,
     /// Offset ids promised to phis for flat pointers defined later in block order.
     pending: HashMap<Word, Word>,
+    /// The arenas of this attempt ([`arena`]), when any variable is flat.
+    arenas: Option<arena::Arenas>,
+    /// Roots of typed pointers converted to integers so far.
+    to_int: HashSet<Word>,
+    /// Further variables to make byte-addressed when the failing instruction does not name
+    /// them (an integer converted to a pointer: the variables converted to integers).
+    blame: Vec<Word>,
 }
 
 impl Walk<'_> {
@@ -472,6 +482,10 @@ impl Walk<'_> {
             if op == Op::Variable && self.flat_derived.get(&rid) == Some(&rid) {
                 return self.flat_variable(&i);
             }
+            if op == Op::Variable && self.flat.contains_key(&rid) {
+                // A member of an arena ([`arena`]): it lives there.
+                return Ok(());
+            }
             match self.flat_instruction(i)? {
                 None => return Ok(()),
                 Some(x) => i = x,
@@ -544,6 +558,15 @@ impl Walk<'_> {
             Op::LifetimeStart | Op::LifetimeStop => return Ok(()),
             Op::Load => {
                 let p = id_operand(&i, 0).ok_or("load pointer")?;
+                if i.result_type
+                    .and_then(|t| self.ctx.ptr_info(t))
+                    .is_some_and(|(sc, _)| arena::kind_of(sc).is_some())
+                {
+                    return Err(
+                        "a pointer to private or local memory loaded from memory is not supported"
+                            .into(),
+                    );
+                }
                 if self.views.contains_key(&p) {
                     return self.pun_load(&i, p);
                 }
@@ -556,6 +579,18 @@ impl Walk<'_> {
             }
             Op::Store => {
                 let p = id_operand(&i, 0).ok_or("store pointer")?;
+                let v = id_operand(&i, 1).ok_or("store value")?;
+                if self
+                    .logical
+                    .contains_key(&self.alias.get(&v).copied().unwrap_or(v))
+                {
+                    // Typed pointers have no value form: both variables become
+                    // byte-addressed, the pointer an arena offset ([`arena`]).
+                    return Err(
+                        "a pointer to private or local memory stored in memory is not supported"
+                            .into(),
+                    );
+                }
                 if self.views.contains_key(&p) {
                     return self.pun_store(&i, p);
                 }
@@ -573,6 +608,37 @@ impl Walk<'_> {
             {
                 let p = id_operand(&i, 0).ok_or("ConvertPtrToU operand")?;
                 return self.logical_ptr_to_u(&i, p);
+            }
+            Op::ConvertUToPtr
+                if i.result_type
+                    .and_then(|t| self.ctx.ptr_info(t))
+                    .is_some_and(|(sc, _)| arena::kind_of(sc).is_some()) =>
+            {
+                let kind = i
+                    .result_type
+                    .and_then(|t| self.ctx.ptr_info(t))
+                    .and_then(|(sc, _)| arena::kind_of(sc));
+                let mut to_int: Vec<Word> = self
+                    .to_int
+                    .iter()
+                    .copied()
+                    .filter(|r| self.logical.get(r).and_then(|l| arena::kind_of(l.sc)) == kind)
+                    .collect();
+                to_int.sort_unstable();
+                self.blame = to_int;
+                return Err(
+                    "an integer converted to a pointer to private or local memory is not \
+                     supported where no such pointer was converted to an integer"
+                        .into(),
+                );
+            }
+            Op::PtrCastToGeneric
+                if id_operand(&i, 0).is_some_and(|p| {
+                    self.logical
+                        .contains_key(&self.alias.get(&p).copied().unwrap_or(p))
+                }) =>
+            {
+                return Err("a generic pointer to private or local memory is not supported".into());
             }
             Op::Phi
             | Op::Select
@@ -1020,14 +1086,6 @@ impl Walk<'_> {
     }
 }
 
-/// Rewrites the memory accesses of the kernel function.
-///
-/// First with typed logical pointers only; a private or local variable whose pointers that
-/// cannot express (see [`flat`]) is made byte-addressed and the function lowered again from
-/// the start, until it lowers or fails for a variable that is already byte-addressed.
-///
-/// # Errors
-/// For memory uses that neither form supports (a message naming the construct).
 /// The atomic instructions on a pointer (operand 0) that the memory passes rewrite (the
 /// `atomic_flag` ones come apart: Vulkan has no flag type).
 pub(super) const ATOMICS: &[Op] = &[
@@ -1049,12 +1107,26 @@ pub(super) const ATOMICS: &[Op] = &[
     Op::AtomicFAddEXT,
 ];
 
+/// Rewrites the memory accesses of the kernel function.
+///
+/// First with typed logical pointers only; a private or local variable whose pointers that
+/// cannot express (see [`flat`]) is made byte-addressed and the function lowered again from
+/// the start, until it lowers or fails for a variable that is already byte-addressed.
+///
+/// # Errors
+/// For memory uses that neither form supports (a message naming the construct).
 pub(crate) fn lower_memory(ctx: &mut Ctx) -> Result<(), String> {
     inthome::integer_homes(ctx)?;
-    let mut roots = HashSet::new();
+    let mut roots = match ctx.module.functions.first() {
+        Some(f) => arena::predicted_flat_roots(ctx, &f.blocks),
+        None => HashSet::new(),
+    };
+    let started = std::time::Instant::now();
+    let mut attempts = 0u32;
     loop {
+        attempts += 1;
         // The copy restarts id allocation where the earlier passes left it.
-        let saved = (roots.len() < 64).then(|| {
+        let saved = (attempts < 64).then(|| {
             let mut m = ctx.module.clone();
             if let Some(h) = m.header.as_mut() {
                 h.bound = ctx.bound();
@@ -1062,7 +1134,15 @@ pub(crate) fn lower_memory(ctx: &mut Ctx) -> Result<(), String> {
             m
         });
         match lower_memory_with(ctx, &roots) {
-            Ok(()) => return Ok(()),
+            Ok(()) => {
+                tracing::debug!(
+                    attempts,
+                    flat_variables = roots.len(),
+                    ms = started.elapsed().as_millis() as u64,
+                    "memory lowered"
+                );
+                return Ok(());
+            }
             Err((msg, blamed)) => {
                 let fresh: Vec<Word> = blamed.into_iter().filter(|r| !roots.contains(r)).collect();
                 let Some(module) = saved else { return Err(msg) };
@@ -1111,10 +1191,12 @@ fn lower_memory_with(ctx: &mut Ctx, flat_roots: &HashSet<Word>) -> Result<(), (S
     }
     physical_nulls(ctx);
     let blocks = std::mem::take(&mut ctx.module.functions[0].blocks);
-    let flat_derived = if flat_roots.is_empty() {
-        HashMap::new()
+    let (flat_derived, arenas) = if flat_roots.is_empty() {
+        (HashMap::new(), None)
     } else {
-        flat::derived_pointers(&blocks, flat_roots)
+        let keys = [ctx.id(), ctx.id()];
+        let (d, a) = arena::plan(ctx, &blocks, flat_roots, keys);
+        (d, Some(a))
     };
     let mut w = Walk {
         ctx,
@@ -1128,7 +1210,17 @@ fn lower_memory_with(ctx: &mut Ctx, flat_roots: &HashSet<Word>) -> Result<(), (S
         flat: HashMap::new(),
         flat_derived,
         pending: HashMap::new(),
+        arenas: None,
+        to_int: HashSet::new(),
+        blame: Vec::new(),
     };
+    if let Some(a) = arenas {
+        let top = w
+            .build_arenas(&a, blocks.first())
+            .map_err(|e| (e, vec![]))?;
+        w.out.extend(top);
+        w.arenas = Some(a);
+    }
     w.flat_globals(flat_roots).map_err(|e| (e, vec![]))?;
     let mut new_blocks = Vec::with_capacity(blocks.len());
     for mut b in blocks {
@@ -1141,6 +1233,8 @@ fn lower_memory_with(ctx: &mut Ctx, flat_roots: &HashSet<Word>) -> Result<(), (S
                 })
                 .collect();
             if let Err(e) = w.instruction(i) {
+                let mut roots = roots;
+                roots.append(&mut w.blame);
                 return Err((e, roots));
             }
         }

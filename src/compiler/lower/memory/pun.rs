@@ -472,6 +472,7 @@ impl Walk<'_> {
     /// be converted back to a pointer.
     pub(super) fn logical_ptr_to_u(&mut self, i: &Instruction, ptr: Word) -> Result<(), String> {
         let l = self.logical.get(&ptr).cloned().ok_or("pointer")?;
+        self.to_int.insert(l.root);
         let rt = i.result_type.ok_or("ConvertPtrToU type")?;
         let rid = i.result_id.ok_or("ConvertPtrToU id")?;
         let w = self.ctx.scalar_width(rt).ok_or("ConvertPtrToU width")?;
