@@ -70,10 +70,24 @@ struct Item<'u> {
     lid: u32,
     scopes: Vec<HashMap<String, Value>>,
     iterations: u64,
+    /// The type of each expression evaluated, by its address (for the reducer).
+    types: Option<&'u mut HashMap<usize, Type>>,
 }
 
 /// The values the kernel stores, one per work-item (`out[gid]`).
 pub fn run(unit: &Unit) -> Result<Vec<u32>, EvalError> {
+    run_with(unit, None)
+}
+
+/// [`run`], also noting the type of every expression evaluated, by its address.
+pub fn run_typed(unit: &Unit, types: &mut HashMap<usize, Type>) -> Result<Vec<u32>, EvalError> {
+    run_with(unit, Some(types))
+}
+
+fn run_with(
+    unit: &Unit,
+    mut types: Option<&mut HashMap<usize, Type>>,
+) -> Result<Vec<u32>, EvalError> {
     let mut h = Vec::with_capacity(unit.global);
     for gid in 0..unit.global {
         let lid = unit.local.map_or(gid, |l| gid % l);
@@ -83,6 +97,7 @@ pub fn run(unit: &Unit) -> Result<Vec<u32>, EvalError> {
             lid: lid as u32,
             scopes: vec![HashMap::new()],
             iterations: 0,
+            types: types.as_deref_mut(),
         };
         match item.stmts(&unit.body)? {
             Flow::Normal => {}
@@ -360,6 +375,14 @@ impl Item<'_> {
     }
 
     fn expr(&mut self, e: &Expr) -> R<Value> {
+        let v = self.expr_value(e)?;
+        if let Some(t) = self.types.as_deref_mut() {
+            t.entry(e as *const Expr as usize).or_insert_with(|| v.ty());
+        }
+        Ok(v)
+    }
+
+    fn expr_value(&mut self, e: &Expr) -> R<Value> {
         Ok(match e {
             Expr::Lit(s, b) => Value::Scalar(*s, s.wrap(*b)),
             Expr::Var(n) => self.lookup(n)?.clone(),

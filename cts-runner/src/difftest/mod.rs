@@ -6,7 +6,8 @@
 //! - [`gen`] (and `gen_expr`): the generator, one [`ast::Unit`] (structs, helpers, a kernel)
 //!   per seed;
 //! - [`print`]: OpenCL C source, several units to one program;
-//! - [`eval`] (and `ops`): the interpreter, which also rejects anything not well defined.
+//! - [`eval`] (and `ops`): the interpreter, which also rejects anything not well defined;
+//! - [`reduce`]: shrinks a failing unit.
 //!
 //! docs/difftest.md says what is generated, how to run the tester and what it found.
 
@@ -16,6 +17,7 @@ pub mod gen;
 mod gen_expr;
 mod ops;
 pub mod print;
+pub mod reduce;
 
 /// A seed's unit and its expected output (one uint per work-item), or why the interpreter
 /// refused it (a generator bug).
@@ -24,3 +26,5 @@ pub fn case(seed: u64) -> (ast::Unit, Result<Vec<u32>, eval::EvalError>) {
     let r = eval::run(&u);
     (u, r)
 }
+#[cfg(test)]
+mod tests;

@@ -180,3 +180,75 @@ fn run_batch(s: &cl::Session<'_>, units: &[&Unit]) -> Result<Vec<Vec<u32>>, (Str
     }
     Ok(res)
 }
+
+/// The key of a build failure: its first error line, after the last `error:` (and a
+/// validator's ` - `), so that a reduction keeps to the same failure.
+fn error_key(detail: &str) -> String {
+    let line = detail
+        .lines()
+        .find(|l| l.contains("error"))
+        .unwrap_or(detail);
+    let tail = line.rsplit("error:").next().unwrap_or(line);
+    let tail = tail.split_once(" - ").map_or(tail, |(_, t)| t);
+    tail.trim().to_string()
+}
+
+/// Reduces `seed`'s failure on the platform matching `query`; writes each smaller program to
+/// `out` and prints the last.
+pub fn reduce(query: &str, seed: u64, budget: usize, out: &std::path::Path) {
+    use cts_runner::difftest::{eval, reduce};
+    let api = match cl::Api::load() {
+        Ok(a) => a,
+        Err(e) => return eprintln!("{e}"),
+    };
+    let Some(p) = api.platforms().ok().and_then(|ps| {
+        ps.into_iter()
+            .find(|p| api.platform_name(*p).is_ok_and(|n| matches(query, &n)))
+    }) else {
+        return eprintln!("no platform matches '{query}'");
+    };
+    let session = match api.session(p) {
+        Ok(s) => s,
+        Err(e) => return eprintln!("{e}"),
+    };
+    let session = &session;
+    let unit = gen::generate(seed);
+    let expected = match eval::run(&unit) {
+        Ok(v) => v,
+        Err(e) => return eprintln!("seed {seed} is not well defined: {e}"),
+    };
+    let mut fails: Box<dyn FnMut(&Unit) -> bool + '_> = match run_batch(session, &[&unit]) {
+        Ok(v) if v[0] == expected => return eprintln!("seed {seed} does not fail on {query}"),
+        Ok(_) => Box::new(|u: &Unit| {
+            let exp = eval::run(u).unwrap_or_default();
+            matches!(run_batch(session, &[u]), Ok(v) if v[0] != exp)
+        }),
+        Err((kind, detail)) => {
+            let key = error_key(&detail);
+            eprintln!("reducing a {kind}: {key}");
+            Box::new(
+                move |u: &Unit| matches!(run_batch(session, &[u]), Err((k, d)) if k == kind && d.contains(&key)),
+            )
+        }
+    };
+    let mut steps = 0;
+    let best = reduce::reduce(&unit, &mut *fails, budget, &mut |u| {
+        steps += 1;
+        let _ = std::fs::write(out, print::program(&[u]));
+        eprintln!("  step {steps}: {} bytes", print::unit(u, "t0_", 0).len());
+    });
+    drop(fails);
+    let src = print::program(&[&best]);
+    let _ = std::fs::write(out, &src);
+    println!("{src}");
+    let exp = eval::run(&best).unwrap_or_default();
+    println!("// expected: {exp:?}");
+    match run_batch(session, &[&best]) {
+        Ok(v) => println!("// got:      {:?}", v[0]),
+        Err((k, d)) => println!("// {k}: {d}"),
+    }
+    println!(
+        "// global {}, local {:?}, in[] = {:?}",
+        best.global, best.local, best.input
+    );
+}

@@ -63,6 +63,9 @@ struct Args {
     /// Seconds a child may go without finishing a batch before it counts as hung.
     #[arg(long, default_value_t = 300)]
     timeout: u64,
+    /// Start no new child process after this many seconds (the seeds not run are reported).
+    #[arg(long)]
+    time_limit: Option<u64>,
     /// Where failures and the summary go (default: target/difftest/<unix time>).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -75,6 +78,16 @@ struct Args {
     /// Print the kernel source of this seed and its expected output, and exit.
     #[arg(long)]
     print: Option<u64>,
+    /// Reduce this seed's failure on the first of `--platforms` (writes the smallest
+    /// failing program so far to `--out`/reduced-<seed>.cl while it works).
+    #[arg(long)]
+    reduce: Option<u64>,
+    /// Most candidates a reduction tries.
+    #[arg(long, default_value_t = 4000)]
+    budget: usize,
+    /// Internal: reduce on this platform.
+    #[arg(long, hide = true)]
+    child_reduce: Option<String>,
     /// Internal: run these seeds on one platform and print events.
     #[arg(long, hide = true)]
     child: Option<String>,
@@ -112,6 +125,8 @@ struct Tally {
     missing: Option<String>,
     ok: usize,
     failures: Vec<Failure>,
+    /// Seeds left when the time limit came.
+    not_run: usize,
     /// Children that failed after printing every result (a crash at exit).
     exit_failures: Vec<String>,
 }
@@ -127,6 +142,16 @@ fn main() -> std::process::ExitCode {
     };
     if let Some(q) = &args.child {
         child::run(q, &seeds, args.batch);
+        return std::process::ExitCode::SUCCESS;
+    }
+    if let (Some(q), Some(seed)) = (&args.child_reduce, args.reduce) {
+        let out = args.out.clone().unwrap_or_else(|| PathBuf::from("."));
+        child::reduce(
+            q,
+            seed,
+            args.budget,
+            &out.join(format!("reduced-{seed}.cl")),
+        );
         return std::process::ExitCode::SUCCESS;
     }
     if let Some(seed) = args.print {
@@ -192,6 +217,30 @@ fn parent(args: &Args, seeds: &[u64]) -> Result<bool, String> {
     }
     let runnable: Vec<u64> = expected.keys().copied().collect();
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    if let Some(seed) = args.reduce {
+        let setup = setup(args, &target, &out)?;
+        let q = args.platforms.split(',').next().unwrap_or("vkcl").trim();
+        let mut cmd = Command::new(&setup.exe);
+        cmd.args(["--child-reduce", q, "--reduce", &seed.to_string()])
+            .arg("--budget")
+            .arg(args.budget.to_string())
+            .arg("--out")
+            .arg(&out);
+        let env = if q.eq_ignore_ascii_case("vkcl") {
+            &setup.env_vkcl
+        } else {
+            &setup.env_other
+        };
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let st = cmd.status().map_err(|e| e.to_string())?;
+        eprintln!(
+            "vkcl-difftest: reduction ended ({st}); {}",
+            out.join(format!("reduced-{seed}.cl")).display()
+        );
+        return Ok(st.success());
+    }
     if !args.host_only {
         let setup = setup(args, &target, &out)?;
         let queries: Vec<String> = args
@@ -231,11 +280,12 @@ fn parent(args: &Args, seeds: &[u64]) -> Result<bool, String> {
             }
         } else {
             println!(
-                "{q} ({}): {} kernels, {} agree with the host, failures {:?}",
+                "{q} ({}): {} kernels, {} agree with the host, failures {:?}, {} not run (time limit)",
                 t.name.as_deref().unwrap_or("?"),
                 t.ok + t.failures.len(),
                 t.ok,
-                kinds
+                kinds,
+                t.not_run
             );
             if !t.exit_failures.is_empty() {
                 println!(
@@ -251,6 +301,8 @@ fn parent(args: &Args, seeds: &[u64]) -> Result<bool, String> {
             "platform": t.name,
             "missing": t.missing,
             "agree": t.ok,
+            "kernels": t.ok + t.failures.len(),
+            "not_run": t.not_run,
             "exit_failures": t.exit_failures,
             "failures": kinds,
             "failed_seeds": t.failures.iter().map(|f| json!({"seed": f.seed, "kind": f.kind})).collect::<Vec<_>>(),
@@ -473,6 +525,13 @@ fn run_platform(
     let total = seeds.len();
     let progress = Instant::now();
     while let Some(list) = todo.pop_front() {
+        if args
+            .time_limit
+            .is_some_and(|l| progress.elapsed().as_secs() >= l)
+        {
+            t.not_run = todo.iter().map(Vec::len).sum::<usize>() + list.len();
+            break;
+        }
         let mut seen = std::collections::BTreeSet::new();
         let mut name = t.name.clone();
         let mut on_result = |seed: u64, status: &str, values: Vec<u32>, detail: String| {
