@@ -124,6 +124,8 @@ fn exprs_mut(u: &mut Unit, f: &mut dyn FnMut(&mut Expr) -> bool) {
     fn stmts(l: &mut [Stmt], f: &mut dyn FnMut(&mut Expr) -> bool) -> bool {
         for s in l {
             let stop = match s {
+                // The ids stay: every work-item must keep storing to its own element.
+                Stmt::Decl(n, _, _) if n == "gid" || n == "lid" => false,
                 Stmt::Decl(_, _, i) => init(i, f),
                 Stmt::Assign(lv, _, e) => {
                     lv.path.iter_mut().any(|a| match a {
@@ -305,6 +307,27 @@ pub fn reduce(
                 }
             }
             k = at + 1;
+        }
+        // Helper functions nothing calls.
+        for i in (0..best.funcs.len()).rev() {
+            if tries >= budget {
+                return best;
+            }
+            let mut cand = best.clone();
+            let mut used = false;
+            exprs_mut(&mut cand, &mut |e| {
+                if let Expr::CallFn(j, _) = e {
+                    used |= *j == i;
+                    if *j > i {
+                        *j -= 1;
+                    }
+                }
+                false
+            });
+            if !used {
+                cand.funcs.remove(i);
+                changed |= accept(cand, &mut best, &mut tries);
+            }
         }
         if !changed {
             return best;

@@ -177,6 +177,30 @@ fn main() -> std::process::ExitCode {
     }
 }
 
+/// The host's answers, computed when first asked; an `Err` (the interpreter refused the
+/// kernel as not well defined) is a generator bug.
+#[derive(Default)]
+struct Answers(std::sync::Mutex<BTreeMap<u64, Result<Vec<u32>, String>>>);
+
+impl Answers {
+    fn get(&self, seed: u64) -> Result<Vec<u32>, String> {
+        let lock = || self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = lock().get(&seed) {
+            return r.clone();
+        }
+        let r = difftest::case(seed).1.map_err(|e| e.0);
+        lock().insert(seed, r.clone());
+        r
+    }
+
+    fn rejected(&self) -> Vec<(u64, String)> {
+        let map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        map.iter()
+            .filter_map(|(s, r)| r.as_ref().err().map(|e| (*s, e.clone())))
+            .collect()
+    }
+}
+
 /// What the children need to find a platform.
 struct Setup {
     exe: PathBuf,
@@ -199,23 +223,13 @@ fn parent(args: &Args, seeds: &[u64]) -> Result<bool, String> {
         target.join("difftest").join(t.to_string())
     });
     std::fs::create_dir_all(out.join("failures")).map_err(|e| format!("{}: {e}", out.display()))?;
-    // The host's answers; a seed the interpreter refuses is a generator bug.
-    let mut expected = BTreeMap::new();
-    let mut rejected = Vec::new();
-    for &s in seeds {
-        match difftest::case(s).1 {
-            Ok(v) => {
-                expected.insert(s, v);
-            }
-            Err(e) => rejected.push((s, e.0)),
+    let answers = Answers::default();
+    if args.host_only {
+        for &s in seeds {
+            let _ = answers.get(s);
         }
     }
-    for (s, e) in &rejected {
-        eprintln!(
-            "vkcl-difftest: seed {s}: the generator wrote a kernel that is not well defined: {e}"
-        );
-    }
-    let runnable: Vec<u64> = expected.keys().copied().collect();
+    let runnable = seeds;
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     if let Some(seed) = args.reduce {
         let setup = setup(args, &target, &out)?;
@@ -253,8 +267,8 @@ fn parent(args: &Args, seeds: &[u64]) -> Result<bool, String> {
             let hs: Vec<_> = queries
                 .iter()
                 .map(|q| {
-                    let (setup, expected, runnable) = (&setup, &expected, &runnable);
-                    sc.spawn(move || (q.clone(), run_platform(args, setup, q, runnable, expected)))
+                    let (setup, answers) = (&setup, &answers);
+                    sc.spawn(move || (q.clone(), run_platform(args, setup, q, runnable, answers)))
                 })
                 .collect();
             hs.into_iter().filter_map(|h| h.join().ok()).collect()
@@ -262,6 +276,12 @@ fn parent(args: &Args, seeds: &[u64]) -> Result<bool, String> {
         tallies.extend(results);
     }
     let secs = started.elapsed().as_secs_f64();
+    let rejected = answers.rejected();
+    for (s, e) in &rejected {
+        eprintln!(
+            "vkcl-difftest: seed {s}: the generator wrote a kernel that is not well defined: {e}"
+        );
+    }
     // Save and summarise.
     let driver =
         std::env::var("VKCL_VULKAN_DRIVER").unwrap_or_else(|_| "lavapipe-25.0.7 (default)".into());
@@ -514,7 +534,7 @@ fn run_platform(
     setup: &Setup,
     query: &str,
     seeds: &[u64],
-    expected: &BTreeMap<u64, Vec<u32>>,
+    answers: &Answers,
 ) -> Tally {
     let mut t = Tally::default();
     let mut todo: std::collections::VecDeque<Vec<u64>> = seeds
@@ -536,7 +556,10 @@ fn run_platform(
         let mut name = t.name.clone();
         let mut on_result = |seed: u64, status: &str, values: Vec<u32>, detail: String| {
             seen.insert(seed);
-            let exp = expected.get(&seed).cloned().unwrap_or_default();
+            // A seed the interpreter refuses is reported once, not as this platform's.
+            let Ok(exp) = answers.get(seed) else {
+                return;
+            };
             let kind = match status {
                 "ok" if values == exp => None,
                 "ok" => Some("mismatch"),
@@ -578,7 +601,7 @@ fn run_platform(
                         seed: culprits[0],
                         platform: query.to_string(),
                         kind,
-                        expected: expected.get(&culprits[0]).cloned().unwrap_or_default(),
+                        expected: answers.get(culprits[0]).unwrap_or_default(),
                         got: Vec::new(),
                         detail,
                     });
