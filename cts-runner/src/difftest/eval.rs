@@ -313,7 +313,9 @@ impl Item<'_> {
     ) -> R<Flow> {
         let mut first = true;
         loop {
-            if !(do_while && first) && !self.truth(cond)? {
+            // A do-while's first iteration runs before its condition is evaluated.
+            let skip_cond = do_while && first;
+            if !skip_cond && !self.truth(cond)? {
                 return Ok(Flow::Normal);
             }
             first = false;

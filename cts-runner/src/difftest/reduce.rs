@@ -161,17 +161,15 @@ fn exprs_mut(u: &mut Unit, f: &mut dyn FnMut(&mut Expr) -> bool) {
 /// (`types`: by address, from the interpreter).
 fn replacements(e: &Expr, t: &Type, types: &HashMap<usize, Type>) -> Vec<Expr> {
     let mut out = Vec::new();
+    let is_lit = matches!(e, Expr::Lit(..));
+    let is_splat = matches!(e, Expr::Cast(_, x) if matches!(**x, Expr::Lit(..)));
     match t {
-        Type::Scalar(s) => {
-            if !matches!(e, Expr::Lit(..)) {
-                out.push(Expr::Lit(*s, 0));
-                out.push(Expr::Lit(*s, 1));
-            }
+        Type::Scalar(s) if !is_lit => {
+            out.push(Expr::Lit(*s, 0));
+            out.push(Expr::Lit(*s, 1));
         }
-        Type::Vector(s, _) => {
-            if !matches!(e, Expr::Cast(_, x) if matches!(**x, Expr::Lit(..))) {
-                out.push(Expr::Cast(t.clone(), Box::new(Expr::Lit(*s, 0))));
-            }
+        Type::Vector(s, _) if !is_splat => {
+            out.push(Expr::Cast(t.clone(), Box::new(Expr::Lit(*s, 0))));
         }
         _ => {}
     }

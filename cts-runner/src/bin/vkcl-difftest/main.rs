@@ -404,6 +404,9 @@ enum End {
     Died(Vec<u64>, &'static str, String),
 }
 
+/// What a child's result is given to: seed, status, values, detail.
+type OnResult<'a> = dyn FnMut(u64, &str, Vec<u32>, String) + 'a;
+
 /// Runs one child over `seeds`; feeds each result to `on_result`.
 fn run_child(
     args: &Args,
@@ -412,7 +415,7 @@ fn run_child(
     seeds: &[u64],
     batch: usize,
     name: &mut Option<String>,
-    on_result: &mut dyn FnMut(u64, &str, Vec<u32>, String),
+    on_result: &mut OnResult<'_>,
 ) -> End {
     let list: Vec<String> = seeds.iter().map(u64::to_string).collect();
     let mut cmd = Command::new(&setup.exe);
