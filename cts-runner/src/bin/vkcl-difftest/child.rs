@@ -143,7 +143,15 @@ fn one(session: &cl::Session<'_>, u: &Unit) {
 
 /// Builds one program of `units` and runs each kernel; the values per unit.
 fn run_batch(s: &cl::Session<'_>, units: &[&Unit]) -> Result<Vec<Vec<u32>>, (String, String)> {
-    let src = print::program(units);
+    run_source(s, units, &print::program(units))
+}
+
+/// [`run_batch`] with the program's source given (kernels `t<i>_k`, as printed).
+fn run_source(
+    s: &cl::Session<'_>,
+    units: &[&Unit],
+    src: &str,
+) -> Result<Vec<Vec<u32>>, (String, String)> {
     let prog = s
         .program(&src)
         .map_err(|e| ("build_error".to_string(), e.to_string()))?;
@@ -195,7 +203,16 @@ fn error_key(detail: &str) -> String {
 
 /// Reduces `seed`'s failure on the platform matching `query`; writes each smaller program to
 /// `out` and prints the last.
-pub fn reduce(query: &str, seed: u64, budget: usize, out: &std::path::Path) {
+///
+/// With `source`, runs that file instead (its kernel `t0_k` with seed's input and sizes) and
+/// prints the values.
+pub fn reduce(
+    query: &str,
+    seed: u64,
+    budget: usize,
+    out: &std::path::Path,
+    source: Option<&std::path::Path>,
+) {
     use cts_runner::difftest::{eval, reduce};
     let api = match cl::Api::load() {
         Ok(a) => a,
@@ -217,6 +234,17 @@ pub fn reduce(query: &str, seed: u64, budget: usize, out: &std::path::Path) {
         Ok(v) => v,
         Err(e) => return eprintln!("seed {seed} is not well defined: {e}"),
     };
+    if let Some(file) = source {
+        let src = match std::fs::read_to_string(file) {
+            Ok(t) => t,
+            Err(e) => return eprintln!("{}: {e}", file.display()),
+        };
+        match run_source(session, &[&unit], &src) {
+            Ok(v) => println!("{query}: {:?}", v[0]),
+            Err((k, d)) => println!("{query}: {k}: {d}"),
+        }
+        return;
+    }
     let mut fails: Box<dyn FnMut(&Unit) -> bool + '_> = match run_batch(session, &[&unit]) {
         Ok(v) if v[0] == expected => return eprintln!("seed {seed} does not fail on {query}"),
         Ok(_) => Box::new(|u: &Unit| {

@@ -82,6 +82,11 @@ struct Args {
     /// failing program so far to `--out`/reduced-<seed>.cl while it works).
     #[arg(long)]
     reduce: Option<u64>,
+    /// Run this OpenCL C file (kernel `t0_k(out, in)`, as `--print` and `--reduce` write them)
+    /// on each of `--platforms` with the input and sizes of the first of `--seeds`, and print
+    /// the values (checking a hand-edited reproducer).
+    #[arg(long)]
+    run_file: Option<PathBuf>,
     /// Most candidates a reduction tries.
     #[arg(long, default_value_t = 4000)]
     budget: usize,
@@ -151,6 +156,7 @@ fn main() -> std::process::ExitCode {
             seed,
             args.budget,
             &out.join(format!("reduced-{seed}.cl")),
+            args.run_file.as_deref(),
         );
         return std::process::ExitCode::SUCCESS;
     }
@@ -231,6 +237,29 @@ fn parent(args: &Args, seeds: &[u64]) -> Result<bool, String> {
     }
     let runnable = seeds;
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    if let Some(file) = &args.run_file {
+        let setup = setup(args, &target, &out)?;
+        let seed = seeds.first().copied().unwrap_or(0);
+        if let Ok(v) = answers.get(seed) {
+            println!("host (seed {seed}'s input; for the seed's own kernel): {v:?}");
+        }
+        for q in args.platforms.split(',').map(str::trim) {
+            let mut cmd = Command::new(&setup.exe);
+            cmd.args(["--child-reduce", q, "--reduce", &seed.to_string()])
+                .arg("--run-file")
+                .arg(file);
+            let env = if q.eq_ignore_ascii_case("vkcl") {
+                &setup.env_vkcl
+            } else {
+                &setup.env_other
+            };
+            for (k, v) in env {
+                cmd.env(k, v);
+            }
+            cmd.status().map_err(|e| e.to_string())?;
+        }
+        return Ok(true);
+    }
     if let Some(seed) = args.reduce {
         let setup = setup(args, &target, &out)?;
         let q = args.platforms.split(',').next().unwrap_or("vkcl").trim();
