@@ -3,7 +3,8 @@
 set -euo pipefail
 pkgs=(mesa-vulkan-drivers libvulkan1 vulkan-tools vulkan-validationlayers
       clang-15 llvm-15 llvm-spirv-15 libclc-15 spirv-tools
-      ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-headers clinfo gcc make)
+      ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-headers clinfo gcc make
+      pocl-opencl-icd)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

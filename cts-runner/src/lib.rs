@@ -12,11 +12,13 @@
 //! - [`report`]: the results JSON and the Markdown tables;
 //! - [`expect`]: expectations per device kind, and the comparison that decides the exit code;
 //! - [`changes`]: `--changed-since`, the suites a change can affect, and the vkcl commit.
+//! - [`difftest`]: random differential testing of OpenCL C kernels (`vkcl-difftest`).
 //!
 //! The benchmark (`vkcl-bench`) lives in `src/bin/vkcl-bench/` and shares nothing with the
 //! runner but this crate's name.
 
 pub mod changes;
+pub mod difftest;
 pub mod exec;
 pub mod expect;
 pub mod model;
