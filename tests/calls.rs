@@ -360,3 +360,35 @@ fn call_of_an_undefined_function_fails_the_build_naming_it() {
         "log: {log}"
     );
 }
+
+/// 16- and 8-bit byte swaps and rotates: the only 16- and 8-bit shifts a program reaches the
+/// device with (llvm-spirv's `spirv.llvm_bswap_i16` helper, the funnel-shift expansion of
+/// `rotate`). NVIDIA's Vulkan driver gave 0 for them (H200, 2026-12-02) until the lowering did
+/// them in 32 bits (`lower/narrowshift.rs`).
+#[test]
+fn sixteen_and_eight_bit_swaps_and_rotates() {
+    let src = r#"
+        ushort swap16(ushort v) { return (ushort)((v >> 8) | (v << 8)); }
+        __kernel void k(__global uint *out, __global const uint *in) {
+            size_t g = get_global_id(0);
+            uint x = in[g];
+            ushort v = (ushort)x;
+            uchar c = (uchar)(x >> 16);
+            short s = (short)x;
+            out[g] = (uint)swap16(v) + (uint)rotate(v, (ushort)5) * 3u
+                     + (uint)rotate(c, (uchar)3) * 7u + (uint)(ushort)rotate(s, (short)9) * 13u;
+        }"#;
+    let inp = input();
+    let want: Vec<u32> = inp
+        .iter()
+        .map(|&x| {
+            let v = x as u16;
+            let c = (x >> 16) as u8;
+            v.swap_bytes() as u32
+                + v.rotate_left(5) as u32 * 3
+                + c.rotate_left(3) as u32 * 7
+                + (x as u16).rotate_left(9) as u32 * 13
+        })
+        .collect();
+    assert_eq!(run_uint(src, "k", &inp, 16), want);
+}

@@ -389,7 +389,10 @@ fn known_limitations_fail_the_build_with_a_reason() {
     let env = Env::new();
     let cases = [
         // (A select between two private arrays builds since issue 22: tests/private_pointers.rs.)
-        (include_str!("../src/compiler/testdata/unsupported.cl"), "variable_memcpy"),
+        (
+            include_str!("../src/compiler/testdata/unsupported.cl"),
+            "variable_memcpy",
+        ),
         (
             "__kernel void pf(__constant char *s) { printf(\"%s\\n\", s); }",
             "must be a constant string",

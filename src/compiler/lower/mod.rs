@@ -14,7 +14,8 @@
 //!    physical pointer fixes, memcpy, vector loads/stores, atomics and barriers.
 //! 7. [`widevec`]: vectors of 8 and 16 components -> 4-component parts (arrays in memory).
 //! 8. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
-//! 9. [`convert`]: saturating and rounding conversions, `half` division.
+//! 9. [`convert`]: saturating and rounding conversions, `half` division; then [`narrowshift`]:
+//!    8- and 16-bit shifts done in 32 bits (NVIDIA's driver returned 0 for them).
 //! 10. [`dynamic`]: dynamic indexing of vectors of 8- and 16-bit components -> selects.
 //! 11. [`ptrarith`]: element steps of physical pointers that may be negative -> integer
 //!     address arithmetic.
@@ -37,6 +38,7 @@ mod extinst;
 mod finish;
 mod loopguard;
 mod memory;
+mod narrowshift;
 mod persistent;
 mod printf;
 mod ptrarith;
@@ -86,6 +88,7 @@ pub(crate) fn lower_kernel(
     widevec::lower_wide_vectors(&mut ctx)?;
     extinst::lower_ext_inst(&mut ctx, exact_mad)?;
     convert::lower_conversions(&mut ctx)?;
+    narrowshift::widen_narrow_shifts(&mut ctx)?;
     dynamic::lower_dynamic_indexing(&mut ctx)?;
     ptrarith::lower_ptr_arith(&mut ctx)?;
     access::sink_private_access_chains(&mut ctx)?;
