@@ -584,6 +584,11 @@ pub(crate) fn remove_freeze(text: &str) -> std::borrow::Cow<'_, str> {
                 None => (rest, ""),
             };
             let (ty, value) = rest.rsplit_once(' ')?;
+            // A same-type bitcast of `i1` would become `OpBitcast` of a bool, which SPIR-V
+            // forbids: `and v, v` is the no-op there.
+            if ty == "i1" || ty.ends_with(" x i1>") {
+                return Some(format!("{lhs} = and {ty} {value}, {value}{attachments}"));
+            }
             Some(format!("{lhs} = bitcast {ty} {value} to {ty}{attachments}"))
         });
         match rewritten {

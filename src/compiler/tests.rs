@@ -280,6 +280,13 @@ fn freeze_is_rewritten_as_a_no_op_cast() {
         "  %a = sdiv i32 %x, %y\n  %b.frozen = bitcast i32 %x to i32, !dbg !7\n  \
          %c = bitcast <2 x i32> %v to <2 x i32>\n"
     );
+    // `i1` has no same-type OpBitcast in SPIR-V (bool is neither numeric nor a pointer):
+    // found by vkcl-difftest, seed 58 (docs/difftest.md).
+    let ir = "  %f = freeze i1 %c\n  %g = freeze <4 x i1> %m, !dbg !3\n";
+    assert_eq!(
+        frontend::remove_freeze(ir),
+        "  %f = and i1 %c, %c\n  %g = and <4 x i1> %m, %m, !dbg !3\n"
+    );
     // x / y next to x % y makes O2 emit `freeze` (DivRemPairs).
     build(
         "__kernel void k(__global int *a) { int x = a[0], y = a[1]; a[2] = x / y; a[3] = x % y; }",

@@ -52,19 +52,9 @@ use std::collections::{HashMap, HashSet};
 use rspirv::dr::{Block, Instruction, Operand};
 use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 
-use super::flat::Flat;
+use super::flat::{kind_of, Flat};
 use super::Walk;
 use crate::compiler::spv::{id_operand, inst};
-
-/// The kind of memory an arena serves: 0 per work-item (`Function`, `Private`), 1 per
-/// work-group (`Workgroup`).
-pub(super) fn kind_of(sc: StorageClass) -> Option<usize> {
-    match sc {
-        StorageClass::Function | StorageClass::Private => Some(0),
-        StorageClass::Workgroup => Some(1),
-        _ => None,
-    }
-}
 
 /// The arenas of one lowering attempt.
 pub(super) struct Arenas {

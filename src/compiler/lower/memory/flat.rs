@@ -49,6 +49,16 @@ struct Part {
     path: Vec<u32>,
 }
 
+/// The kind of memory an arena serves: 0 per work-item (`Function`, `Private`), 1 per
+/// work-group (`Workgroup`).
+pub(super) fn kind_of(sc: StorageClass) -> Option<usize> {
+    match sc {
+        StorageClass::Function | StorageClass::Private => Some(0),
+        StorageClass::Workgroup => Some(1),
+        _ => None,
+    }
+}
+
 impl Walk<'_> {
     pub(super) fn layout_size(&self, ty: Word) -> Result<u64, String> {
         let defs = Defs::new(&self.ctx.module);
@@ -1148,7 +1158,7 @@ impl Walk<'_> {
                 let Some(ty) = i.result_type.filter(|t| {
                     self.ctx
                         .ptr_info(*t)
-                        .is_some_and(|p| super::arena::kind_of(p.0).is_some())
+                        .is_some_and(|p| kind_of(p.0).is_some())
                 }) else {
                     return Ok(Some(i));
                 };

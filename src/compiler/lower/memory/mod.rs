@@ -560,7 +560,7 @@ impl Walk<'_> {
                 let p = id_operand(&i, 0).ok_or("load pointer")?;
                 if i.result_type
                     .and_then(|t| self.ctx.ptr_info(t))
-                    .is_some_and(|(sc, _)| arena::kind_of(sc).is_some())
+                    .is_some_and(|(sc, _)| flat::kind_of(sc).is_some())
                 {
                     return Err(
                         "a pointer to private or local memory loaded from memory is not supported"
@@ -612,17 +612,17 @@ impl Walk<'_> {
             Op::ConvertUToPtr
                 if i.result_type
                     .and_then(|t| self.ctx.ptr_info(t))
-                    .is_some_and(|(sc, _)| arena::kind_of(sc).is_some()) =>
+                    .is_some_and(|(sc, _)| flat::kind_of(sc).is_some()) =>
             {
                 let kind = i
                     .result_type
                     .and_then(|t| self.ctx.ptr_info(t))
-                    .and_then(|(sc, _)| arena::kind_of(sc));
+                    .and_then(|(sc, _)| flat::kind_of(sc));
                 let mut to_int: Vec<Word> = self
                     .to_int
                     .iter()
                     .copied()
-                    .filter(|r| self.logical.get(r).and_then(|l| arena::kind_of(l.sc)) == kind)
+                    .filter(|r| self.logical.get(r).and_then(|l| flat::kind_of(l.sc)) == kind)
                     .collect();
                 to_int.sort_unstable();
                 self.blame = to_int;
