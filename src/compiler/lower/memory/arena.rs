@@ -313,23 +313,6 @@ struct Member {
 }
 
 impl Walk<'_> {
-    /// `op a b` as a `uint` spec-constant expression.
-    fn spec_op(&mut self, op: Op, a: Word, b: Word) -> Word {
-        let u = self.ctx.t_int(32);
-        let id = self.ctx.id();
-        self.ctx.module.types_global_values.push(inst(
-            Op::SpecConstantOp,
-            Some(u),
-            Some(id),
-            vec![
-                Operand::LiteralSpecConstantOpInteger(op),
-                Operand::IdRef(a),
-                Operand::IdRef(b),
-            ],
-        ));
-        id
-    }
-
     /// `x` rounded up to a multiple of `a`, as a spec-constant expression.
     fn spec_align_up(&mut self, x: Word, a: u64) -> Word {
         if a <= 1 {

@@ -60,6 +60,23 @@ pub(super) fn kind_of(sc: StorageClass) -> Option<usize> {
 }
 
 impl Walk<'_> {
+    /// `op a b` as a `uint` spec-constant expression.
+    pub(super) fn spec_op(&mut self, op: Op, a: Word, b: Word) -> Word {
+        let u = self.ctx.t_int(32);
+        let id = self.ctx.id();
+        self.ctx.module.types_global_values.push(inst(
+            Op::SpecConstantOp,
+            Some(u),
+            Some(id),
+            vec![
+                Operand::LiteralSpecConstantOpInteger(op),
+                Operand::IdRef(a),
+                Operand::IdRef(b),
+            ],
+        ));
+        id
+    }
+
     pub(super) fn layout_size(&self, ty: Word) -> Result<u64, String> {
         let defs = Defs::new(&self.ctx.module);
         Layout::new(&self.ctx.module, &defs)
@@ -1297,23 +1314,9 @@ impl Walk<'_> {
                     self.ctx.c_u32(3),
                     self.ctx.c_u32(4),
                 );
-                let spec = |w: &mut Self, op: Op, a: Word, b: Word| -> Word {
-                    let id = w.ctx.id();
-                    w.ctx.module.types_global_values.push(inst(
-                        Op::SpecConstantOp,
-                        Some(u),
-                        Some(id),
-                        vec![
-                            Operand::LiteralSpecConstantOpInteger(op),
-                            Operand::IdRef(a),
-                            Operand::IdRef(b),
-                        ],
-                    ));
-                    id
-                };
-                let bytes = spec(self, Op::IMul, len, k_es);
-                let up = spec(self, Op::IAdd, bytes, k3);
-                let words = spec(self, Op::UDiv, up, k4);
+                let bytes = self.spec_op(Op::IMul, len, k_es);
+                let up = self.spec_op(Op::IAdd, bytes, k3);
+                let words = self.spec_op(Op::UDiv, up, k4);
                 let id = self.ctx.id();
                 self.ctx.module.types_global_values.push(inst(
                     Op::TypeArray,
