@@ -781,3 +781,79 @@ fn local_float_atomics_use_integer_homes_and_64_bit_stores_declare_int64_atomics
         assert_eq!(int64, t != "float", "{t}: Int64Atomics declared: {int64}");
     }
 }
+
+/// Signed instructions of [`lower::signedops`] (NVIDIA's driver): with
+/// `signed_int_types`, no signed instruction keeps an unsigned-typed integer operand, the
+/// module validates, and without it the module is what it was.
+#[test]
+fn signed_instructions_get_signed_types() {
+    let src = r#"
+__kernel void k(__global int *out, __global const int *in) {
+  int a = in[0], b = in[1];
+  out[0] = (~a) % -3;
+  out[1] = a / b;
+  out[2] = min(a, -1) % 128;
+  out[3] = clamp(a, -5, 7) >> 1;
+  for (int i = -2; i < (b & 7); i += 2) out[4] += i;
+  out[5] = (int)convert_float(a);
+  out[6] = convert_int_sat((long)a * 3000000000L);
+  out[7] = abs_diff(a, b) + (a < -7);
+}"#;
+    let caps = DeviceCaps {
+        signed_int_types: true,
+        ..Default::default()
+    };
+    let signed = compile_source(&tools(), src, "", &caps).expect("builds");
+    let plain = build(src, "");
+    let words = &kernel(&signed, "k").spirv;
+    validate::validate_vulkan(words).expect("the signed form validates");
+    let m = rspirv::dr::load_words(words).unwrap();
+    let int_sign: std::collections::HashMap<u32, u32> = m
+        .types_global_values
+        .iter()
+        .filter_map(|i| match (i.class.opcode, i.operands.get(1)) {
+            (rspirv::spirv::Op::TypeInt, Some(rspirv::dr::Operand::LiteralBit32(s))) => {
+                Some((i.result_id?, *s))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut types = std::collections::HashMap::new();
+    for i in m.types_global_values.iter().chain(
+        m.functions
+            .iter()
+            .flat_map(|f| f.blocks.iter())
+            .flat_map(|b| b.instructions.iter()),
+    ) {
+        if let (Some(t), Some(id)) = (i.result_type, i.result_id) {
+            types.insert(id, t);
+        }
+    }
+    let mut checked = 0;
+    for i in m
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+    {
+        use rspirv::spirv::Op;
+        if matches!(
+            i.class.opcode,
+            Op::SDiv | Op::SRem | Op::SMod | Op::SLessThan | Op::SGreaterThan | Op::SConvert
+        ) {
+            for o in &i.operands {
+                if let rspirv::dr::Operand::IdRef(v) = o {
+                    let t = types[v];
+                    if let Some(s) = int_sign.get(&t) {
+                        assert_eq!(*s, 1, "{:?} has an unsigned operand", i.class.opcode);
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked >= 4, "only {checked} signed operands seen");
+    assert_ne!(words, &kernel(&plain, "k").spirv);
+    let again = compile_source(&tools(), src, "", &DeviceCaps::default()).unwrap();
+    assert_eq!(kernel(&again, "k").spirv, kernel(&plain, "k").spirv);
+}

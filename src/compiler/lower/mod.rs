@@ -43,6 +43,7 @@ mod persistent;
 mod printf;
 mod ptrarith;
 mod select;
+mod signedops;
 mod types;
 mod widevec;
 
@@ -92,6 +93,9 @@ pub(crate) fn lower_kernel(
     dynamic::lower_dynamic_indexing(&mut ctx)?;
     ptrarith::lower_ptr_arith(&mut ctx)?;
     access::sink_private_access_chains(&mut ctx)?;
+    if caps.signed_int_types {
+        signedops::sign_signed_ops(&mut ctx)?;
+    }
     finish::finish(&mut ctx, caps)?;
     Ok(Lowered {
         words: ctx.module.assemble(),
