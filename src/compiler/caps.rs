@@ -31,10 +31,6 @@ pub struct DeviceCaps {
     /// as predefined macros (of the names clang knows). `None`: derived from the flags above
     /// (unit tests).
     pub opencl_c_names: Option<Vec<String>>,
-    /// Give signed integer instructions signed-typed operands and results
-    /// (`lower::signedops`): for drivers that take an instruction's signedness from its
-    /// operands' types (NVIDIA's). `false` leaves the module as llvm-spirv typed it.
-    pub signed_int_types: bool,
 }
 
 impl Default for DeviceCaps {
@@ -51,7 +47,6 @@ impl Default for DeviceCaps {
             max_work_group_size: 1024,
             subgroup_ops: SubgroupOps::default(),
             opencl_c_names: None,
-            signed_int_types: false,
         }
     }
 }

@@ -355,16 +355,6 @@ impl Device {
             .then_some(65535)
     }
 
-    /// Whether kernels get signed integer instructions on signed types (see
-    /// `compiler::lower::signedops`): `VKCL_SIGNED_INT_TYPES` (`1` or `0`) if set, else on
-    /// NVIDIA's proprietary driver, whose compiler gets signed instructions on unsigned-typed
-    /// constants wrong (measured on the H200, driver 580.159; docs/difftest.md).
-    pub fn signed_int_types(&self) -> bool {
-        crate::util::config::config()
-            .signed_int_types
-            .unwrap_or(self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY)
-    }
-
     /// `VKCL_SUBDEVICE_DISPATCH` if set, else waves on llvmpipe and the persistent variant
     /// elsewhere (see [`LimitedDispatch`]).
     pub fn limited_dispatch(&self) -> LimitedDispatch {

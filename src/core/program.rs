@@ -152,7 +152,6 @@ pub fn device_caps(d: &Device) -> DeviceCaps {
                 .map(|(n, _)| n.to_string())
                 .collect(),
         ),
-        signed_int_types: d.signed_int_types(),
     }
 }
 

@@ -68,10 +68,6 @@ pub struct Config {
     /// devices with `shaderFloat16` and 16-bit storage, `Some(false)` (`0`) never; `None`
     /// (unset): the device's default (`Device::has_fp16`).
     pub fp16: Option<bool>,
-    /// `VKCL_SIGNED_INT_TYPES`: `Some(true)` (`1`) or `Some(false)` (`0`) forces the lowering
-    /// of signed integer instructions onto signed types on or off; `None` (unset): the
-    /// device's default (on for NVIDIA's driver).
-    pub signed_int_types: Option<bool>,
 }
 
 /// Whether `double` is reported (on capable devices) when `VKCL_FP64` is unset: yes (the
@@ -171,11 +167,6 @@ impl Config {
             command_buffer_098,
             subdevice_dispatch,
             staged_reads: var("VKCL_STAGED_READS").as_deref() == Some("1"),
-            signed_int_types: match var("VKCL_SIGNED_INT_TYPES").as_deref() {
-                Some("1") => Some(true),
-                Some("0") => Some(false),
-                _ => None,
-            },
         }
     }
 }

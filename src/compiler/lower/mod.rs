@@ -43,7 +43,6 @@ mod persistent;
 mod printf;
 mod ptrarith;
 mod select;
-mod signedops;
 mod types;
 mod widevec;
 
@@ -93,9 +92,6 @@ pub(crate) fn lower_kernel(
     dynamic::lower_dynamic_indexing(&mut ctx)?;
     ptrarith::lower_ptr_arith(&mut ctx)?;
     access::sink_private_access_chains(&mut ctx)?;
-    if caps.signed_int_types {
-        signedops::sign_signed_ops(&mut ctx)?;
-    }
     finish::finish(&mut ctx, caps)?;
     Ok(Lowered {
         words: ctx.module.assemble(),
