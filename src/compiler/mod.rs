@@ -546,6 +546,19 @@ pub fn loop_guard_variant(words: &[u32]) -> Result<Vec<u32>, String> {
     Ok(out)
 }
 
+/// Whether a SPIR-V module (`words`, header included) has a loop (`OpLoopMerge`): only such a
+/// module's loop-guard variant can raise `loop_limit_hit`.
+pub fn has_loops(words: &[u32]) -> bool {
+    let mut at = 5;
+    while let Some(&w) = words.get(at) {
+        if w & 0xffff == rspirv::spirv::Op::LoopMerge as u32 {
+            return true;
+        }
+        at += ((w >> 16) as usize).max(1);
+    }
+    false
+}
+
 /// Offset of the `loop_limit_hit` flag (`u32`) in the launch header, bytes (kernel ABI).
 pub const LOOP_FLAG_OFFSET: u64 = lower::LOOP_FLAG_OFFSET;
 

@@ -16,6 +16,7 @@ use super::error::{refused, ClError, ClResult};
 use super::event::Event;
 use super::kernel_command::{Dispatch, KernelCommand, Live, NO_ADDITIONAL_WORK_GROUPS};
 use super::kernel_cuda::prepare_green_launch;
+use super::launch::LoopCheck;
 use super::object::{ClObject, Header, Kind};
 use super::printf::PrintfBuffer;
 use super::queue::CommandQueue;
@@ -42,12 +43,20 @@ enum Step {
 
 impl Step {
     /// The step's device commands now (pushing what they use beyond the recording's own
-    /// keep list onto `keep`).
-    fn device_commands(&self, keep: &mut Keep) -> Vec<DeviceCommand> {
+    /// keep list onto `keep`, and the launch buffer and kernel name of a kernel command with
+    /// a loop onto `launches`).
+    fn device_commands(
+        &self,
+        keep: &mut Keep,
+        launches: &mut Vec<(Arc<Buffer>, String)>,
+    ) -> Vec<DeviceCommand> {
         match self {
             Step::Fixed(c) => c.clone(),
             Step::Kernel(k) => match k.device_command() {
                 Some((c, live)) => {
+                    if k.loops(&live) {
+                        launches.push((live.buf.clone(), k.kernel.info().name.clone()));
+                    }
                     keep.push(live);
                     vec![c]
                 }
@@ -95,6 +104,11 @@ pub struct Executable {
     /// (by the queue's executor).
     graph: Option<Arc<Graph>>,
     keep: Keep,
+    /// The launch buffer of each NDRange command with a loop that the secondary runs, with its
+    /// kernel's name:
+    /// on a device with a loop limit, each run resets and checks their `loop_limit_hit` flags
+    /// (an update in place keeps the buffers; one that is not records a new secondary).
+    launches: Vec<(Arc<Buffer>, String)>,
     /// Number of recorded commands (sync points issued).
     pub commands: usize,
     /// Number of pipeline barriers finalize put into the secondary.
@@ -123,9 +137,10 @@ pub struct CommandBuffer {
     /// `CL_COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS_KHR`.
     pub asserts: cl_bitfield,
     state: Mutex<State>,
-    /// The event of the last enqueue, kept while the command buffer has printf commands: runs
-    /// of such a command buffer are serialized, since they share its printf buffers.
-    last_printf_run: Mutex<Option<Arc<Event>>>,
+    /// The event of the last enqueue, kept while the command buffer has printf commands or
+    /// loop checks: runs of such a command buffer are serialized, since they share its printf
+    /// buffers and the `loop_limit_hit` flags of its launch buffers.
+    last_shared_run: Mutex<Option<Arc<Event>>>,
 }
 
 impl ClObject for CommandBuffer {
@@ -158,7 +173,7 @@ impl CommandBuffer {
                 last_gpu: None,
                 kernels: Vec::new(),
             })),
-            last_printf_run: Mutex::new(None),
+            last_shared_run: Mutex::new(None),
         }
     }
 
@@ -375,12 +390,13 @@ impl CommandBuffer {
     fn record_plan(&self, plan: &Plan) -> ClResult<Executable> {
         let vk = self.queue.device.vk()?;
         let mut keep = plan.keep.clone();
+        let mut launches = Vec::new();
         let secondary = Secondary::record(vk, |rec| {
             for (barrier, step) in &plan.steps {
                 if *barrier {
                     record(rec, &DeviceCommand::Barrier);
                 }
-                for c in step.device_commands(&mut keep) {
+                for c in step.device_commands(&mut keep, &mut launches) {
                     record(rec, &c);
                 }
             }
@@ -390,6 +406,7 @@ impl CommandBuffer {
             graph: None,
             secondary: Arc::new(secondary),
             keep,
+            launches,
             commands: plan.commands,
             barriers: plan.barriers,
         })
@@ -480,9 +497,14 @@ impl CommandBuffer {
     ///
     /// With printf commands (OpenCL C 6.15.14 output on every enqueue), the job also resets
     /// each printf buffer's counter before the secondary, copies each buffer into a snapshot of
-    /// its own after it, and prints the snapshots when it completes (before its event does);
-    /// such runs wait for the previous run of the same command buffer, since they share the
-    /// printf buffers. Errors: also `CL_OUT_OF_RESOURCES` when a snapshot cannot be allocated.
+    /// its own after it, and prints the snapshots when it completes (before its event does).
+    /// On a device with a loop limit ([`super::device::Device::loop_limit`]) it likewise
+    /// resets the `loop_limit_hit` flag in the launch buffer of every NDRange command with a
+    /// loop before the secondary and copies each into a snapshot after it; a flag that an invocation raised
+    /// fails the run: the event's status is `CL_OUT_OF_RESOURCES`, with a log line naming the
+    /// kernel and the limit ([`LoopCheck::status`]). Such runs wait for the previous run of the
+    /// same command buffer (whether it succeeded or not), since they share those buffers.
+    /// Errors: also `CL_OUT_OF_RESOURCES` when a snapshot cannot be allocated.
     pub fn enqueue(
         self: &Arc<Self>,
         queue: &Arc<CommandQueue>,
@@ -490,9 +512,15 @@ impl CommandBuffer {
     ) -> ClResult<Arc<Event>> {
         let exe = self.executable()?;
         let printfs = self.printf_buffers();
+        let limit = queue.device.loop_limit();
+        let launches = match limit {
+            Some(_) => exe.launches.as_slice(),
+            None => &[],
+        };
         let mut keep: Keep = vec![exe.clone(), self.clone()];
         let ty = CL_COMMAND_COMMAND_BUFFER_KHR;
-        if let (Some(graph), true) = (&exe.graph, printfs.is_empty()) {
+        let plain = printfs.is_empty() && launches.is_empty();
+        if let (Some(graph), true) = (&exe.graph, plain) {
             let same = match (queue.executor.green(), self.queue.executor.green()) {
                 (Some(a), Some(b)) => Arc::ptr_eq(a, b),
                 _ => false,
@@ -505,11 +533,11 @@ impl CommandBuffer {
             }
         }
         let run = DeviceCommand::Execute(exe.secondary.clone());
-        if printfs.is_empty() {
+        if plain {
             return Ok(queue.enqueue_device(ty, wait_list, vec![run], keep, None));
         }
         let vk = queue.device.vk()?;
-        let mut commands = Vec::with_capacity(2 * printfs.len() + 3);
+        let mut commands = Vec::with_capacity(2 * (printfs.len() + launches.len()) + 3);
         let mut pairs = Vec::with_capacity(printfs.len());
         for p in printfs {
             let snap = Buffer::new(vk, p.buf.size).map_err(|e| refused("printf snapshot", e))?;
@@ -523,6 +551,19 @@ impl CommandBuffer {
             keep.push(p.clone());
             pairs.push((p, Arc::new(snap)));
         }
+        let flag = crate::compiler::LOOP_FLAG_OFFSET;
+        let mut flags = Vec::with_capacity(launches.len());
+        for (buf, kernel) in launches {
+            // The snapshot holds the header up to the flag, so LoopCheck reads it in place.
+            let snap = Buffer::new(vk, flag + 4).map_err(|e| refused("loop flag snapshot", e))?;
+            commands.push(DeviceCommand::Fill {
+                dst: buf.clone(),
+                offset: flag,
+                size: 4,
+                word: 0,
+            });
+            flags.push((buf.clone(), Arc::new(snap), kernel.clone()));
+        }
         commands.extend([DeviceCommand::Barrier, run, DeviceCommand::Barrier]);
         for (p, snap) in &pairs {
             commands.push(DeviceCommand::Copy {
@@ -531,19 +572,33 @@ impl CommandBuffer {
                 regions: vec![(0, 0, p.buf.size)],
             });
         }
+        let mut checks = Vec::with_capacity(flags.len());
+        for (buf, snap, kernel) in flags {
+            commands.push(DeviceCommand::Copy {
+                src: buf,
+                dst: snap.clone(),
+                regions: vec![(flag, flag, 4)],
+            });
+            keep.push(snap.clone());
+            checks.push(LoopCheck::new(snap, kernel, limit.unwrap_or(0)));
+        }
         // The engine ends every job with a barrier to host reads.
         let mut last = self
-            .last_printf_run
+            .last_shared_run
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        let mut waits = wait_list.to_vec();
-        waits.extend(last.take());
-        let then = Box::new(move || {
+        let check = Box::new(move || {
             for (p, snap) in &pairs {
                 p.print_from(snap);
             }
+            // Every check runs, so that each kernel whose loop was cut is logged.
+            checks
+                .iter()
+                .map(LoopCheck::status)
+                .fold(CL_SUCCESS, |s, c| if s == CL_SUCCESS { c } else { s })
         });
-        let ev = queue.enqueue_device(ty, &waits, commands, keep, Some(then));
+        let work = queue.executor.work(commands);
+        let ev = queue.enqueue_checked_after(ty, wait_list, last.take(), work, keep, check);
         *last = Some(ev.clone());
         Ok(ev)
     }

@@ -345,14 +345,27 @@ impl Device {
     }
 
     /// How kernels on this device's sub-devices keep to their compute units:
-    /// llvmpipe's loop limit where the driver has one: lavapipe before Mesa 25 (driverVersion
-    /// below 25.0.0; Mesa 22.3.6 has it, 25.0.7 not), 65535 loop passes per shader call
+    /// llvmpipe's loop limit where the driver has one: lavapipe before Mesa 25 (Mesa
+    /// 22.3.6 has it, 25.0.7 not), 65535 loop passes per shader call
     /// (`LP_MAX_TGSI_LOOP_ITERATIONS`, see "Loop-limit guard" in the `compiler` module doc).
     /// Kernels with loops then run as their loop-guard variant. None elsewhere.
+    ///
+    /// Lavapipe reports a `driverVersion` of 1 (22.3.6 and 25.0.7 alike), so the Mesa version
+    /// comes from `driverInfo` ("Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6)"); a `driverInfo` that
+    /// names none falls back to `driverVersion` (as `VK_MAKE_API_VERSION`), and so to the limit.
     pub fn loop_limit(&self) -> Option<u32> {
-        let mesa_25 = vk::make_api_version(0, 25, 0, 0);
-        (self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE && self.phys.driver_version < mesa_25)
-            .then_some(65535)
+        if self.phys.driver_id != vk::DriverId::MESA_LLVMPIPE {
+            return None;
+        }
+        let major = self
+            .phys
+            .driver_info
+            .split("Mesa ")
+            .nth(1)
+            .and_then(|v| v.split('.').next())
+            .and_then(|m| m.parse::<u32>().ok())
+            .unwrap_or_else(|| vk::api_version_major(self.phys.driver_version));
+        (major < 25).then_some(65535)
     }
 
     /// `VKCL_SUBDEVICE_DISPATCH` if set, else waves on llvmpipe and the persistent variant

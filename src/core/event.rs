@@ -258,3 +258,14 @@ impl JobDependency for EventLink {
         Ok(ev.point.get().cloned())
     }
 }
+
+/// An ordering-only dependency on an event: the job runs after the event's command, whether
+/// that command succeeded or failed (a later run of a command buffer after an earlier run
+/// that failed a completion check; its device work is done or never started).
+pub struct OrderLink(pub Arc<Event>);
+
+impl JobDependency for OrderLink {
+    fn wait_submitted(&self) -> Result<Option<TimelinePoint>, ()> {
+        Ok(EventLink(self.0.clone()).wait_submitted().unwrap_or(None))
+    }
+}

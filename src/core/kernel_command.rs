@@ -202,6 +202,13 @@ impl KernelCommand {
         self.kernel.encode(&self.device, d.range, &d.args).map(Some)
     }
 
+    /// Whether `live`, a launch of this command, runs a loop: its kernel has one, or it is
+    /// the persistent variant (a loop over groups), so its loop-guard variant may raise
+    /// `loop_limit_hit`.
+    pub(crate) fn loops(&self, live: &Live) -> bool {
+        live.persistent || crate::compiler::has_loops(&self.kernel.info().spirv)
+    }
+
     /// The device command of the current launch (and the launch buffer it reads): for a
     /// mutable command (one the application holds a handle to) whose launch is one box of
     /// groups, one `vkCmdDispatchIndirect` reading the group counts from the launch header;

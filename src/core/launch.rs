@@ -37,6 +37,13 @@ pub struct LoopCheck {
 }
 
 impl LoopCheck {
+    /// The check of the `loop_limit_hit` flag in the header held by `buf` (a launch buffer,
+    /// or a copy of its header: bytes up to `LOOP_FLAG_OFFSET + 4`), for `kernel` on a device
+    /// with a loop limit of `limit` passes per shader call.
+    pub fn new(buf: Arc<Buffer>, kernel: String, limit: u32) -> LoopCheck {
+        LoopCheck { buf, kernel, limit }
+    }
+
     /// After the launch completed: `CL_SUCCESS`, or `CL_OUT_OF_RESOURCES` (with an error log
     /// naming the kernel and the limit) when the loop-guard variant found a loop that an
     /// invocation left without taking an exit (the driver cut it), so the results are

@@ -4,7 +4,7 @@ use super::command::{Command, Keep};
 use super::context::Context;
 use super::device::Device;
 use super::error::{refused, ClError, ClResult};
-use super::event::{Event, EventLink, EventQueue};
+use super::event::{Event, EventLink, EventQueue, OrderLink};
 use super::object::{ClObject, Header, Kind};
 use super::transfer::FillPlan;
 use super::UserPtr;
@@ -228,7 +228,7 @@ impl CommandQueue {
             }
             _ => self.executor.work(device),
         };
-        Ok(self.enqueue_with(ty, wait_list, work, keep, hook))
+        Ok(self.enqueue_with(ty, wait_list, None, work, keep, hook))
     }
 
     /// Enqueues `commands` as one job of command type `ty` (a command buffer's run) after
@@ -257,7 +257,7 @@ impl CommandQueue {
         work: Work,
         keep: Vec<Arc<dyn Any + Send + Sync>>,
     ) -> Arc<Event> {
-        self.enqueue_with(command_type, wait_list, work, keep, None)
+        self.enqueue_with(command_type, wait_list, None, work, keep, None)
     }
 
     /// As [`enqueue`](Self::enqueue), and when the command completes successfully, `then`
@@ -276,7 +276,7 @@ impl CommandQueue {
             then();
             CL_SUCCESS
         });
-        self.enqueue_with(command_type, wait_list, work, keep, Some(then))
+        self.enqueue_with(command_type, wait_list, None, work, keep, Some(then))
     }
 
     /// As [`enqueue_then`](Self::enqueue_then), where `check` also decides the command's
@@ -290,13 +290,30 @@ impl CommandQueue {
         keep: Vec<Arc<dyn Any + Send + Sync>>,
         check: Box<dyn FnOnce() -> cl_int + Send>,
     ) -> Arc<Event> {
-        self.enqueue_with(command_type, wait_list, work, keep, Some(check))
+        self.enqueue_with(command_type, wait_list, None, work, keep, Some(check))
+    }
+
+    /// As [`enqueue_checked`](Self::enqueue_checked), and also after `previous` (an earlier
+    /// run of the same command buffer) whatever its status: the runs are ordered, but a failed
+    /// earlier run does not fail this one.
+    #[allow(clippy::too_many_arguments)]
+    pub fn enqueue_checked_after(
+        self: &Arc<Self>,
+        command_type: cl_command_type,
+        wait_list: &[Arc<Event>],
+        previous: Option<Arc<Event>>,
+        work: Work,
+        keep: Vec<Arc<dyn Any + Send + Sync>>,
+        check: Box<dyn FnOnce() -> cl_int + Send>,
+    ) -> Arc<Event> {
+        self.enqueue_with(command_type, wait_list, previous, work, keep, Some(check))
     }
 
     fn enqueue_with(
         self: &Arc<Self>,
         command_type: cl_command_type,
         wait_list: &[Arc<Event>],
+        order: Option<Arc<Event>>,
         work: Work,
         keep: Vec<Arc<dyn Any + Send + Sync>>,
         then: Option<Hook>,
@@ -307,10 +324,11 @@ impl CommandQueue {
             queue,
             command_type,
         ));
-        let deps: Vec<Arc<dyn JobDependency>> = wait_list
+        let mut deps: Vec<Arc<dyn JobDependency>> = wait_list
             .iter()
             .map(|e| Arc::new(EventLink(e.clone())) as Arc<dyn JobDependency>)
             .collect();
+        deps.extend(order.map(|e| Arc::new(OrderLink(e)) as Arc<dyn JobDependency>));
         let observer: Arc<dyn JobObserver> = match then {
             Some(then) => Arc::new(Then {
                 inner: EventLink(event.clone()),

@@ -15,7 +15,9 @@
 //! 7. [`widevec`]: vectors of 8 and 16 components -> 4-component parts (arrays in memory).
 //! 8. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
 //! 9. [`convert`]: saturating and rounding conversions, `half` division; then [`narrowshift`]:
-//!    8- and 16-bit shifts done in 32 bits (NVIDIA's driver returned 0 for them).
+//!    8- and 16-bit shifts done in 32 bits (NVIDIA's driver returned 0 for them); then
+//!    [`upcastcmp`]: signed comparisons of a sign-extended `int` with a `long` constant done
+//!    in 32 bits (lavapipe 22.3.6 got them wrong).
 //! 10. [`dynamic`]: dynamic indexing of vectors of 8- and 16-bit components -> selects.
 //! 11. [`ptrarith`]: element steps of physical pointers that may be negative -> integer
 //!     address arithmetic.
@@ -44,6 +46,7 @@ mod printf;
 mod ptrarith;
 mod select;
 mod types;
+mod upcastcmp;
 mod widevec;
 
 use rspirv::binary::Assemble;
@@ -89,6 +92,7 @@ pub(crate) fn lower_kernel(
     extinst::lower_ext_inst(&mut ctx, exact_mad)?;
     convert::lower_conversions(&mut ctx)?;
     narrowshift::widen_narrow_shifts(&mut ctx)?;
+    upcastcmp::narrow_upcast_compares(&mut ctx)?;
     dynamic::lower_dynamic_indexing(&mut ctx)?;
     ptrarith::lower_ptr_arith(&mut ctx)?;
     access::sink_private_access_chains(&mut ctx)?;
