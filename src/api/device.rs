@@ -8,6 +8,7 @@ use crate::core::device::{
 };
 use crate::core::error::{ClError, ClResult};
 use crate::core::event::host_ns;
+use crate::core::image::images_enabled;
 use crate::core::make_version;
 use crate::core::object::{self, lookup, ClObject};
 use crate::core::platform::Platform;
@@ -332,7 +333,28 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_MAX_CLOCK_FREQUENCY => out.scalar(d.max_clock_mhz()),
         CL_DEVICE_ADDRESS_BITS => out.scalar(64 as cl_uint),
         CL_DEVICE_MAX_MEM_ALLOC_SIZE => out.scalar(d.max_mem_alloc_size()),
-        CL_DEVICE_IMAGE_SUPPORT => out.scalar(CL_FALSE),
+        CL_DEVICE_IMAGE_SUPPORT => out.scalar(if images_enabled() { CL_TRUE } else { CL_FALSE }),
+        CL_DEVICE_MAX_READ_IMAGE_ARGS
+        | CL_DEVICE_MAX_WRITE_IMAGE_ARGS
+        | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS
+        | CL_DEVICE_MAX_SAMPLERS
+        | CL_DEVICE_IMAGE_PITCH_ALIGNMENT
+        | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT
+            if images_enabled() =>
+        {
+            out.scalar(image_uint(d, param))
+        }
+        CL_DEVICE_IMAGE2D_MAX_WIDTH
+        | CL_DEVICE_IMAGE2D_MAX_HEIGHT
+        | CL_DEVICE_IMAGE3D_MAX_WIDTH
+        | CL_DEVICE_IMAGE3D_MAX_HEIGHT
+        | CL_DEVICE_IMAGE3D_MAX_DEPTH
+        | CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
+        | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE
+            if images_enabled() =>
+        {
+            out.scalar(image_size(d, param))
+        }
         CL_DEVICE_MAX_READ_IMAGE_ARGS
         | CL_DEVICE_MAX_WRITE_IMAGE_ARGS
         | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS
@@ -518,4 +540,34 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
             Err(ClError(CL_INVALID_VALUE))
         }
     }
+}
+
+/// The `cl_uint` image limits of `d` (`VKCL_IMAGES=1`), from its Vulkan limits: read images
+/// are sampled images, write and read-write images storage images, samplers Vulkan samplers
+/// (per-stage descriptor limits); the pitch and base address alignments (pixels) are
+/// `optimalBufferCopyRowPitchAlignment` and `minTexelBufferOffsetAlignment` (bytes) taken as
+/// pixels, which holds for every texel size (docs/images.md).
+fn image_uint(d: &Device, param: cl_device_info) -> cl_uint {
+    let l = crate::core::image::limits(d);
+    match param {
+        CL_DEVICE_MAX_READ_IMAGE_ARGS => l.sampled_images,
+        CL_DEVICE_MAX_WRITE_IMAGE_ARGS | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS => l.storage_images,
+        CL_DEVICE_MAX_SAMPLERS => l.samplers,
+        CL_DEVICE_IMAGE_PITCH_ALIGNMENT => l.row_pitch_alignment.max(1) as cl_uint,
+        _ => l.texel_buffer_alignment.max(1) as cl_uint,
+    }
+}
+
+/// The `size_t` image limits of `d` (`VKCL_IMAGES=1`): Vulkan's maximum image dimensions,
+/// array layers and texel-buffer elements.
+fn image_size(d: &Device, param: cl_device_info) -> usize {
+    let l = crate::core::image::limits(d);
+    (match param {
+        CL_DEVICE_IMAGE2D_MAX_WIDTH | CL_DEVICE_IMAGE2D_MAX_HEIGHT => l.max_2d,
+        CL_DEVICE_IMAGE3D_MAX_WIDTH
+        | CL_DEVICE_IMAGE3D_MAX_HEIGHT
+        | CL_DEVICE_IMAGE3D_MAX_DEPTH => l.max_3d,
+        CL_DEVICE_IMAGE_MAX_BUFFER_SIZE => l.max_texel_buffer,
+        _ => l.max_layers,
+    }) as usize
 }

@@ -112,7 +112,7 @@ entry_points! {
     clEnqueueMarker => event::clEnqueueMarker,
     clEnqueueBarrier => event::clEnqueueBarrier,
     clEnqueueWaitForEvents => event::clEnqueueWaitForEvents,
-    clGetSupportedImageFormats => unsupported::clGetSupportedImageFormats,
+    clGetSupportedImageFormats => memory::clGetSupportedImageFormats,
     clCreateImage2D => unsupported::clCreateImage2D,
     clCreateImage3D => unsupported::clCreateImage3D,
     clCreateImage => unsupported::clCreateImage,

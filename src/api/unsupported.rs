@@ -16,32 +16,6 @@ use opencl_sys::cl_dx9_media_sharing::*;
 use opencl_sys::cl_egl::*;
 use opencl_sys::*;
 
-/// clGetSupportedImageFormats: no image formats: the device has no image support (CL_DEVICE_IMAGE_SUPPORT is CL_FALSE).
-///
-/// # Safety
-/// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clGetSupportedImageFormats(
-    context: cl_context,
-    flags: cl_mem_flags,
-    image_type: cl_mem_object_type,
-    num_entries: cl_uint,
-    image_formats: *mut cl_image_format,
-    num_image_formats: *mut cl_uint,
-) -> cl_int {
-    status(|| {
-        lookup::<Context>(context as *const c_void)?;
-        // CL_INVALID_VALUE if num_entries is 0 and image_formats is not NULL.
-        if num_entries == 0 && !image_formats.is_null() {
-            return Err(ClError(CL_INVALID_VALUE));
-        }
-        if !num_image_formats.is_null() {
-            // SAFETY: non-NULL output pointer per the API.
-            unsafe { num_image_formats.write(0) };
-        }
-        Ok(())
-    })
-}
-
 /// clCreateImage2D: no device in the context supports images.
 ///
 /// # Safety

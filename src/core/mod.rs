@@ -8,6 +8,7 @@ pub mod context;
 pub mod device;
 pub mod error;
 pub mod event;
+pub mod image;
 pub mod kernel;
 pub mod kernel_command;
 pub(crate) mod kernel_cuda;

@@ -47,6 +47,9 @@ pub struct Config {
     /// `VKCL_STAGED_READS=1`: buffer reads always go through host-cached staging memory (by
     /// default only out of memory the host reads slowly, e.g. NVIDIA's device-local BAR).
     pub staged_reads: bool,
+    /// `VKCL_IMAGES=1` (experimental, docs/images.md): devices report `CL_DEVICE_IMAGE_SUPPORT`
+    /// and the image limits and formats of the Vulkan driver.
+    pub images: bool,
     /// The program and pipeline cache: `$VKCL_CACHE_DIR`, else `~/.cache/vkcl` (the user's
     /// cache directory), bounded by `VKCL_CACHE_MAX_MB` (default 256); `None` when
     /// `VKCL_CACHE=0` or no cache directory is known.
@@ -167,6 +170,7 @@ impl Config {
             command_buffer_098,
             subdevice_dispatch,
             staged_reads: var("VKCL_STAGED_READS").as_deref() == Some("1"),
+            images: var("VKCL_IMAGES").as_deref() == Some("1"),
         }
     }
 }

@@ -3,6 +3,8 @@
 //! and migration), which build core's commands (`core::command`).
 
 mod enqueue;
+mod image;
+pub use image::clGetSupportedImageFormats;
 mod map;
 mod rect;
 pub(crate) use rect::rect_arrays;

@@ -2,6 +2,7 @@
 
 pub mod counters;
 pub mod device;
+pub mod image;
 pub mod instance;
 pub mod memory;
 pub mod pipeline;
