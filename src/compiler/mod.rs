@@ -119,6 +119,17 @@
 //! exit whose merge stores the flag. The runtime fails the command with `CL_OUT_OF_RESOURCES`
 //! when the flag is set after it completes.
 //!
+//! ## Bounds-check variant (`VKCL_BOUNDS_CHECK=1`)
+//! With the setting on, the runtime creates pipelines from [`bounds_check_variant`]: every
+//! `OpLoad`, `OpStore` and atomic through a `PhysicalStorageBuffer` pointer checks that
+//! `[address, address + size)` lies inside one `[base, end)` entry of the launch's range table
+//! (one entry per `__global`/`__constant` pointer argument, then the launch buffer, the printf
+//! buffer and the program's global variable block; empty entries are `[0, 0)`). Header words
+//! 96..128 (otherwise padding): 96 `bounds_hit` (`u32`), 104 a bad address (`u64`), 112 the
+//! table's offset from the header (`u64`), 120 the offset of a 256-byte sink (`u64`). An access
+//! outside every entry goes to the sink instead, and the function stores 1 and the address
+//! into the header at each return; the runtime fails the command with `CL_OUT_OF_RESOURCES`.
+//!
 //! ## Memory model
 //! Global and constant memory: `PhysicalStorageBuffer` pointers with `Aligned` accesses.
 //! `__local`: `Workgroup` variables. 32-bit atomics on global memory use `Device` scope (OpenCL
@@ -558,6 +569,28 @@ pub fn has_loops(words: &[u32]) -> bool {
     }
     false
 }
+
+/// The bounds-check variant of a lowered kernel module (`VKCL_BOUNDS_CHECK=1`; see
+/// "Bounds-check variant" in the module doc): every global load, store and atomic is checked
+/// against the `ranges` `[base, end)` entries of the launch's range table, validated where
+/// every lowered module is.
+///
+/// # Errors
+/// A message when the module cannot be rewritten or the result does not validate.
+pub fn bounds_check_variant(words: &[u32], ranges: u32) -> Result<Vec<u32>, String> {
+    let out = lower::bounds_check_variant(words, ranges)?;
+    if validate::enabled() {
+        validate::validate_vulkan(&out).map_err(|e| {
+            format!("internal error, the bounds-check variant is not valid Vulkan SPIR-V: {e}")
+        })?;
+    }
+    Ok(out)
+}
+
+/// Launch-header offsets (bytes) of the bounds-check variant's words: `bounds_hit` (`u32`),
+/// the bad address (`u64`), the range table's offset from the header (`u64`) and the sink's
+/// offset from the header (`u64`).
+pub const BOUNDS_OFFSETS: [u64; 4] = lower::BOUNDS_OFFSETS;
 
 /// Offset of the `loop_limit_hit` flag (`u32`) in the launch header, bytes (kernel ABI).
 pub const LOOP_FLAG_OFFSET: u64 = lower::LOOP_FLAG_OFFSET;

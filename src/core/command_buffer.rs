@@ -580,7 +580,7 @@ impl CommandBuffer {
                 regions: vec![(flag, flag, 4)],
             });
             keep.push(snap.clone());
-            checks.push(LoopCheck::new(snap, kernel, limit.unwrap_or(0)));
+            checks.push(LoopCheck::loop_only(snap, kernel, limit.unwrap_or(0)));
         }
         // The engine ends every job with a barrier to host reads.
         let mut last = self

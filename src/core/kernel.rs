@@ -326,6 +326,9 @@ pub struct Encoded {
     pub printf: Option<Arc<PrintfBuffer>>,
     /// The kernel, its buffers and the pipeline.
     pub keep: Vec<Arc<dyn Any + Send + Sync>>,
+    /// With `VKCL_BOUNDS_CHECK`: the offset in `block` of the range-table entry that
+    /// [`write_to`](Self::write_to) fills with the launch buffer's own range.
+    pub bounds_self: Option<usize>,
 }
 
 /// Offset of `num_groups` (`u32[3]`) in the launch header, bytes: also the offset of a
@@ -362,6 +365,19 @@ impl Encoded {
                 buf.mapped().add(ARGS_OFFSET),
                 self.block.len(),
             );
+        }
+        if let Some(at) = self.bounds_self {
+            let entry = [buf.address, buf.address + self.size() as u64];
+            for (k, v) in entry.iter().enumerate() {
+                // SAFETY: `at + 16 <= block.len()` (encode), within the mapped buffer.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        v.to_le_bytes().as_ptr(),
+                        buf.mapped().add(ARGS_OFFSET + at + 8 * k),
+                        8,
+                    );
+                }
+            }
         }
     }
 
@@ -414,6 +430,8 @@ impl Kernel {
         let mut block = vec![0u8; info.args_size as usize];
         let mut locals = Vec::new();
         let mut local_bytes = info.static_local_mem_bytes;
+        // VKCL_BOUNDS_CHECK: [base, end) of every buffer argument, in argument order.
+        let mut ranges: Vec<[u64; 2]> = Vec::new();
         for (a, v) in info.args.iter().zip(args.iter()) {
             // CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified.
             let v = v.as_ref().ok_or(ClError(CL_INVALID_KERNEL_ARGS))?;
@@ -427,6 +445,7 @@ impl Kernel {
                     };
                     let addr = m.as_ref().map_or(0, |m| m.device_address());
                     block[at..at + 8].copy_from_slice(&addr.to_le_bytes());
+                    ranges.push(m.as_ref().map_or([0, 0], |m| [addr, addr + m.size as u64]));
                     if let Some(m) = m {
                         keep.push(m);
                     }
@@ -486,6 +505,10 @@ impl Kernel {
             header[GLOBALS_OFFSET..GLOBALS_OFFSET + 8].copy_from_slice(&g.address.to_le_bytes());
             keep.push(g);
         }
+        let mut globals_range = [0u64, 0];
+        if let Some(g) = self.program.global_block(device, &self.compiled)? {
+            globals_range = [g.address, g.address + g.size];
+        }
         let printf = if info.printf.is_used() {
             let p = Arc::new(PrintfBuffer::new(device, &info.printf)?);
             header[PRINTF_OFFSET..PRINTF_OFFSET + 8].copy_from_slice(&p.address().to_le_bytes());
@@ -494,7 +517,30 @@ impl Kernel {
         } else {
             None
         };
+        let mut bounds_self = None;
+        if crate::util::config::config().bounds_check {
+            // Range table after the argument block, then a 256-byte sink (256-aligned).
+            let table = block.len().div_ceil(16) * 16;
+            bounds_self = Some(table + 16 * ranges.len());
+            ranges.push([0, 0]);
+            ranges.push(
+                printf
+                    .as_ref()
+                    .map_or([0, 0], |p| [p.address(), p.address() + p.buf.size]),
+            );
+            ranges.push(globals_range);
+            let sink = (ARGS_OFFSET + table + 16 * ranges.len()).div_ceil(256) * 256 - ARGS_OFFSET;
+            block.resize(sink + 256, 0);
+            for (k, r) in ranges.iter().enumerate() {
+                block[table + 16 * k..table + 16 * k + 8].copy_from_slice(&r[0].to_le_bytes());
+                block[table + 16 * k + 8..table + 16 * k + 16].copy_from_slice(&r[1].to_le_bytes());
+            }
+            let [_, _, t, s] = crate::compiler::BOUNDS_OFFSETS.map(|o| o as usize);
+            header[t..t + 8].copy_from_slice(&((ARGS_OFFSET + table) as u64).to_le_bytes());
+            header[s..s + 8].copy_from_slice(&((ARGS_OFFSET + sink) as u64).to_le_bytes());
+        }
         Ok(Encoded {
+            bounds_self,
             printf,
             header,
             block,

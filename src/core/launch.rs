@@ -33,22 +33,66 @@ pub struct Launch {
 pub struct LoopCheck {
     buf: Arc<Buffer>,
     kernel: String,
-    limit: u32,
+    /// The device's loop limit, None where it has none.
+    limit: Option<u32>,
+    /// Whether the launch ran the bounds-check variant (`VKCL_BOUNDS_CHECK`).
+    bounds: bool,
 }
 
 impl LoopCheck {
-    /// The check of the `loop_limit_hit` flag in the header held by `buf` (a launch buffer,
-    /// or a copy of its header: bytes up to `LOOP_FLAG_OFFSET + 4`), for `kernel` on a device
-    /// with a loop limit of `limit` passes per shader call.
-    pub fn new(buf: Arc<Buffer>, kernel: String, limit: u32) -> LoopCheck {
-        LoopCheck { buf, kernel, limit }
+    /// The check of the `loop_limit_hit` flag only, in the header held by `buf` (a launch
+    /// buffer, or a copy of its header: bytes up to `LOOP_FLAG_OFFSET + 4`; a command buffer's
+    /// snapshot), for `kernel` on a device with a loop limit of `limit` passes per shader call.
+    /// The bounds-check words are not read (command-buffer launches are not bounds-checked).
+    pub fn loop_only(buf: Arc<Buffer>, kernel: String, limit: u32) -> LoopCheck {
+        LoopCheck {
+            buf,
+            kernel,
+            limit: Some(limit),
+            bounds: false,
+        }
+    }
+
+    /// The completion check of a launch of `kernel` on `device` from launch buffer `buf`:
+    /// None when there is nothing to check (no loop limit, `VKCL_BOUNDS_CHECK` off).
+    pub fn new(buf: Arc<Buffer>, kernel: &str, device: &Device) -> Option<LoopCheck> {
+        let limit = device.loop_limit();
+        let bounds = crate::util::config::config().bounds_check;
+        (limit.is_some() || bounds).then(|| LoopCheck {
+            buf,
+            kernel: kernel.to_string(),
+            limit,
+            bounds,
+        })
     }
 
     /// After the launch completed: `CL_SUCCESS`, or `CL_OUT_OF_RESOURCES` (with an error log
     /// naming the kernel and the limit) when the loop-guard variant found a loop that an
     /// invocation left without taking an exit (the driver cut it), so the results are
-    /// incomplete.
+    /// incomplete; with `VKCL_BOUNDS_CHECK`, also `CL_OUT_OF_RESOURCES` (with an error log
+    /// naming the kernel and a bad address) when the bounds-check variant found a global
+    /// access outside every buffer of the launch (it was not performed).
     pub fn status(&self) -> cl_int {
+        if self.bounds {
+            let [flag_at, addr_at, _, _] = crate::compiler::BOUNDS_OFFSETS;
+            let (mut flag, mut addr) = ([0u8; 4], [0u8; 8]);
+            if self.buf.read_bytes(flag_at, &mut flag)
+                && u32::from_le_bytes(flag) != 0
+                && self.buf.read_bytes(addr_at, &mut addr)
+            {
+                tracing::error!(
+                    "kernel `{}`: a global memory access at address {:#x} is outside every \
+                     buffer of the launch (VKCL_BOUNDS_CHECK); it was skipped and the command \
+                     fails with CL_OUT_OF_RESOURCES",
+                    self.kernel,
+                    u64::from_le_bytes(addr)
+                );
+                return CL_OUT_OF_RESOURCES;
+            }
+        }
+        let Some(limit) = self.limit else {
+            return CL_SUCCESS;
+        };
         let off = crate::compiler::LOOP_FLAG_OFFSET;
         let mut flag = [0u8; 4];
         if self.buf.read_bytes(off, &mut flag) && u32::from_le_bytes(flag) != 0 {
@@ -57,7 +101,7 @@ impl LoopCheck {
                  loop limit of {} passes per shader call, lavapipe before Mesa 25), so the \
                  results are incomplete; the command fails with CL_OUT_OF_RESOURCES",
                 self.kernel,
-                self.limit
+                limit
             );
             return CL_OUT_OF_RESOURCES;
         }
@@ -107,11 +151,7 @@ pub fn prepare(kernel: &Arc<Kernel>, device: &Arc<Device>, range: NdRange) -> Cl
         ..
     } = enc;
     let buf = Arc::new(buf);
-    launch.loop_check = device.loop_limit().map(|limit| LoopCheck {
-        buf: buf.clone(),
-        kernel: kernel.info().name.clone(),
-        limit,
-    });
+    launch.loop_check = LoopCheck::new(buf.clone(), &kernel.info().name, device);
     keep.push(buf);
     let max = device
         .phys

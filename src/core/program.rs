@@ -113,7 +113,7 @@ pub struct Program {
     /// Kernel objects alive for this program (clBuildProgram fails while any exist).
     pub kernel_count: AtomicU32,
     /// By (kernel, persistent variant, loop-guard variant).
-    modules: Mutex<HashMap<(String, bool, bool), Arc<ShaderModule>>>,
+    modules: Mutex<HashMap<(String, bool, bool, bool), Arc<ShaderModule>>>,
     pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
     /// Specialization constant values of an IL program (clSetProgramSpecializationConstant),
     /// used by later builds and compiles.
@@ -711,17 +711,27 @@ impl Program {
         let module = {
             let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
             let guard = device.loop_limit().is_some();
-            let mkey = (kernel.name.clone(), persistent, guard);
+            let check = crate::util::config::config().bounds_check;
+            let mkey = (kernel.name.clone(), persistent, guard, check);
             match modules.get(&mkey) {
                 Some(m) => m.clone(),
                 None => {
                     let mut variant = None;
+                    if check {
+                        variant = Some(
+                            compiler::bounds_check_variant(&kernel.spirv, bounds_ranges(kernel))
+                                .map_err(|e| {
+                                    tracing::error!("bounds-check variant of {}: {e}", kernel.name);
+                                    ClError(CL_OUT_OF_RESOURCES)
+                                })?,
+                        );
+                    }
                     if persistent {
-                        variant =
-                            Some(compiler::persistent_variant(&kernel.spirv).map_err(|e| {
-                                tracing::error!("persistent variant of {}: {e}", kernel.name);
-                                ClError(CL_OUT_OF_RESOURCES)
-                            })?);
+                        let from = variant.as_deref().unwrap_or(&kernel.spirv);
+                        variant = Some(compiler::persistent_variant(from).map_err(|e| {
+                            tracing::error!("persistent variant of {}: {e}", kernel.name);
+                            ClError(CL_OUT_OF_RESOURCES)
+                        })?);
                     }
                     if guard {
                         let from = variant.as_deref().unwrap_or(&kernel.spirv);
@@ -751,4 +761,16 @@ impl Program {
             .insert(key, p.clone());
         Ok(p)
     }
+}
+
+/// Entries of the bounds-check range table of `kernel` (`VKCL_BOUNDS_CHECK`): one per
+/// `__global`/`__constant` pointer argument, then the launch buffer, the printf buffer and
+/// the program's global variable block.
+pub fn bounds_ranges(kernel: &compiler::KernelInfo) -> u32 {
+    kernel
+        .args
+        .iter()
+        .filter(|a| a.kind == compiler::ArgKind::Buffer)
+        .count() as u32
+        + 3
 }

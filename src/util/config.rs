@@ -71,6 +71,10 @@ pub struct Config {
     /// devices with `shaderFloat16` and 16-bit storage, `Some(false)` (`0`) never; `None`
     /// (unset): the device's default (`Device::has_fp16`).
     pub fp16: Option<bool>,
+    /// `VKCL_BOUNDS_CHECK=1`: kernels run as their bounds-check variant (every global access
+    /// checked against the launch's buffers; a violation fails the command with
+    /// `CL_OUT_OF_RESOURCES`). Off by default.
+    pub bounds_check: bool,
 }
 
 /// Whether `double` is reported (on capable devices) when `VKCL_FP64` is unset: yes (the
@@ -156,7 +160,12 @@ impl Config {
             Some("0") | Some("off") | Some("false") => Some(false),
             _ => None,
         };
+        let bounds_check = matches!(
+            var("VKCL_BOUNDS_CHECK").as_deref(),
+            Some("1") | Some("on") | Some("true")
+        );
         Config {
+            bounds_check,
             fp64,
             fp16,
             cache,

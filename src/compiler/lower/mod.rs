@@ -29,6 +29,7 @@
 //! [`loopguard`]: the variant that reports llvmpipe's loop limit.
 
 mod access;
+mod boundscheck;
 mod calls;
 mod cfg;
 mod collective;
@@ -127,6 +128,26 @@ pub(crate) fn loop_guard_variant(words: &[u32]) -> Result<Vec<u32>, String> {
     loopguard::guard_loops(&mut ctx)?;
     Ok(ctx.module.assemble())
 }
+
+/// The bounds-check variant of a lowered kernel module (see [`boundscheck`]) checking against
+/// `ranges` entries of the launch's range table.
+///
+/// # Errors
+/// A message when `words` is not a module this crate lowered.
+pub(crate) fn bounds_check_variant(words: &[u32], ranges: u32) -> Result<Vec<u32>, String> {
+    let module = rspirv::dr::load_words(words).map_err(|e| format!("cannot parse SPIR-V: {e}"))?;
+    let mut ctx = ctx::Ctx::new(module);
+    boundscheck::check_bounds(&mut ctx, ranges)?;
+    Ok(ctx.module.assemble())
+}
+
+/// Header offsets of the bounds-check variant: flag, bad address, table offset, sink offset.
+pub(crate) const BOUNDS_OFFSETS: [u64; 4] = [
+    boundscheck::FLAG,
+    boundscheck::BAD_ADDRESS,
+    boundscheck::TABLE_OFFSET,
+    boundscheck::SINK_OFFSET,
+];
 
 /// Offset of the `loop_limit_hit` flag (`u32`) in the launch header, bytes.
 pub(crate) const LOOP_FLAG_OFFSET: u64 = loopguard::LOOP_FLAG;
