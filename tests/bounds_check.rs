@@ -171,3 +171,71 @@ fn cost() {
         eprintln!("{name}: {:.2} ms", best * 1e3);
     }
 }
+
+/// Enqueues command buffer `cb` with an event and waits: (clWaitForEvents' result, the
+/// event's status).
+fn run_command_buffer(cb: cl_command_buffer_khr) -> (cl_int, cl_int) {
+    let mut ev: cl_event = null_mut();
+    ok(unsafe { ext!(clEnqueueCommandBufferKHR)(0, null_mut(), cb, 0, null(), &mut ev) });
+    let waited = unsafe { cl!(clWaitForEvents)(1, &ev) };
+    let status: cl_int = info_scalar(|n, p, r| unsafe {
+        cl!(clGetEventInfo)(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, n, p, r)
+    });
+    unsafe { cl!(clReleaseEvent)(ev) };
+    (waited, status)
+}
+
+#[test]
+fn wild_stores_in_a_command_buffer_fail_each_run() {
+    let env = env();
+    if !env.has_extension("cl_khr_command_buffer") {
+        eprintln!("no cl_khr_command_buffer: skipped");
+        return;
+    }
+    let n = 64usize;
+    let out = env.zeros::<i32>(n);
+    let p = env.build(SRC);
+    let far = env.kernel(p, "far");
+    arg_mem(far, 0, out);
+    let props = [CL_COMMAND_BUFFER_FLAGS_KHR, 0, 0];
+    let mut err = 0;
+    let bad = unsafe { ext!(clCreateCommandBufferKHR)(1, &env.queue, props.as_ptr(), &mut err) };
+    ok(err);
+    let record = |cb: cl_command_buffer_khr, off: i64| {
+        set_arg(far, 1, &off);
+        let g = [n];
+        ok(unsafe {
+            ext!(clCommandNDRangeKernelKHR)(
+                cb,
+                null_mut(),
+                null(),
+                far,
+                1,
+                null(),
+                g.as_ptr(),
+                null(),
+                0,
+                null(),
+                null_mut(),
+                null_mut(),
+            )
+        });
+        ok(unsafe { ext!(clFinalizeCommandBufferKHR)(cb) });
+    };
+    record(bad, 1 << 20);
+    let good = unsafe { ext!(clCreateCommandBufferKHR)(1, &env.queue, props.as_ptr(), &mut err) };
+    ok(err);
+    record(good, 0);
+    for _ in 0..2 {
+        let (waited, status) = run_command_buffer(bad);
+        assert_eq!(status, CL_OUT_OF_RESOURCES, "a wild store in a command buffer");
+        assert_eq!(waited, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        // The good one after a failed run: no failure carries over.
+        assert_eq!(run_command_buffer(good), (CL_SUCCESS, CL_COMPLETE));
+        assert_eq!(env.read::<i32>(out, n), vec![7; n]);
+    }
+    unsafe {
+        ext!(clReleaseCommandBufferKHR)(bad);
+        ext!(clReleaseCommandBufferKHR)(good);
+    }
+}

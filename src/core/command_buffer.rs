@@ -54,7 +54,7 @@ impl Step {
             Step::Fixed(c) => c.clone(),
             Step::Kernel(k) => match k.device_command() {
                 Some((c, live)) => {
-                    if k.loops(&live) {
+                    if k.loops(&live) || crate::util::config::config().bounds_check {
                         launches.push((live.buf.clone(), k.kernel.info().name.clone()));
                     }
                     keep.push(live);
@@ -513,9 +513,10 @@ impl CommandBuffer {
         let exe = self.executable()?;
         let printfs = self.printf_buffers();
         let limit = queue.device.loop_limit();
-        let launches = match limit {
-            Some(_) => exe.launches.as_slice(),
-            None => &[],
+        let bounds = crate::util::config::config().bounds_check;
+        let launches = match limit.is_some() || bounds {
+            true => exe.launches.as_slice(),
+            false => &[],
         };
         let mut keep: Keep = vec![exe.clone(), self.clone()];
         let ty = CL_COMMAND_COMMAND_BUFFER_KHR;
@@ -552,16 +553,27 @@ impl CommandBuffer {
             pairs.push((p, Arc::new(snap)));
         }
         let flag = crate::compiler::LOOP_FLAG_OFFSET;
+        let [bounds_flag, bounds_addr, _, _] = crate::compiler::BOUNDS_OFFSETS;
+        // The snapshot holds the header up to the last flag word, so LoopCheck reads it in
+        // place: `loop_limit_hit`, and with VKCL_BOUNDS_CHECK the bounds flag and address.
+        let snap_len = if bounds { bounds_addr + 8 } else { flag + 4 };
         let mut flags = Vec::with_capacity(launches.len());
         for (buf, kernel) in launches {
-            // The snapshot holds the header up to the flag, so LoopCheck reads it in place.
-            let snap = Buffer::new(vk, flag + 4).map_err(|e| refused("loop flag snapshot", e))?;
+            let snap = Buffer::new(vk, snap_len).map_err(|e| refused("loop flag snapshot", e))?;
             commands.push(DeviceCommand::Fill {
                 dst: buf.clone(),
                 offset: flag,
                 size: 4,
                 word: 0,
             });
+            if bounds {
+                commands.push(DeviceCommand::Fill {
+                    dst: buf.clone(),
+                    offset: bounds_flag,
+                    size: 4,
+                    word: 0,
+                });
+            }
             flags.push((buf.clone(), Arc::new(snap), kernel.clone()));
         }
         commands.extend([DeviceCommand::Barrier, run, DeviceCommand::Barrier]);
@@ -577,10 +589,10 @@ impl CommandBuffer {
             commands.push(DeviceCommand::Copy {
                 src: buf,
                 dst: snap.clone(),
-                regions: vec![(flag, flag, 4)],
+                regions: vec![(0, 0, snap_len)],
             });
             keep.push(snap.clone());
-            checks.push(LoopCheck::loop_only(snap, kernel, limit.unwrap_or(0)));
+            checks.push(LoopCheck::snapshot(snap, kernel, limit, bounds));
         }
         // The engine ends every job with a barrier to host reads.
         let mut last = self

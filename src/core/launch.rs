@@ -40,16 +40,21 @@ pub struct LoopCheck {
 }
 
 impl LoopCheck {
-    /// The check of the `loop_limit_hit` flag only, in the header held by `buf` (a launch
-    /// buffer, or a copy of its header: bytes up to `LOOP_FLAG_OFFSET + 4`; a command buffer's
-    /// snapshot), for `kernel` on a device with a loop limit of `limit` passes per shader call.
-    /// The bounds-check words are not read (command-buffer launches are not bounds-checked).
-    pub fn loop_only(buf: Arc<Buffer>, kernel: String, limit: u32) -> LoopCheck {
+    /// The check of a command buffer's snapshot `buf` of a launch header (its first bytes, up
+    /// to the last flag word read): `loop_limit_hit` where `limit` is set (the device's loop
+    /// limit, passes per shader call), and the bounds flag and address where `bounds`
+    /// (`VKCL_BOUNDS_CHECK`), for `kernel`.
+    pub fn snapshot(
+        buf: Arc<Buffer>,
+        kernel: String,
+        limit: Option<u32>,
+        bounds: bool,
+    ) -> LoopCheck {
         LoopCheck {
             buf,
             kernel,
-            limit: Some(limit),
-            bounds: false,
+            limit,
+            bounds,
         }
     }
 
