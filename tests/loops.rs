@@ -324,3 +324,51 @@ fn loop_after_a_data_dependent_loop_is_right_or_fails() {
         assert_eq!(waited, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
     }
 }
+
+/// A loop counter used only as `i & 7` (vkcl-difftest's `InvalidBitWidth` builds,
+/// docs/difftest.md): IndVarSimplify's exit-test rewrite counts the loop in `i3`, a width
+/// llvm-spirv-15 refuses, unless the front end optimizes again without it.
+const ODD_WIDTH: &str = r#"
+kernel void odd_width(global uint *out, global const uint *in) {
+    uint gid = get_global_id(0);
+    uint h = in[gid];
+    for (int i = -2; i <= 7; i++) {
+        int c = 0;
+        while (in[gid] & 1u) {
+            if (c >= 3) break;
+            c++;
+            for (int j = 1; j < (i & 7); j++) h = h * 31u + (uint)j;
+        }
+    }
+    out[gid] = h;
+}
+"#;
+
+fn odd_width_host(x: u32) -> u32 {
+    let mut h = x;
+    for i in -2i32..=7 {
+        for _ in 0..if x & 1 != 0 { 3 } else { 0 } {
+            for j in 1..(i & 7) {
+                h = h.wrapping_mul(31).wrapping_add(j as u32);
+            }
+        }
+    }
+    h
+}
+
+#[test]
+fn loop_counter_masked_to_three_bits_builds_and_is_right() {
+    let env = Env::new();
+    let mut rng = Rng(22);
+    let items = 64;
+    let input: Vec<u32> = (0..items).map(|_| rng.next_u32()).collect();
+    let p = env.build(ODD_WIDTH);
+    let (mi, mo) = (env.buf(&input), env.zeros::<u32>(items));
+    let k = env.kernel(p, "odd_width");
+    arg_mem(k, 0, mo);
+    arg_mem(k, 1, mi);
+    env.run(k, &[items], None, None);
+    let got: Vec<u32> = env.read(mo, items);
+    let want: Vec<u32> = input.iter().map(|&x| odd_width_host(x)).collect();
+    assert_eq!(got, want);
+}

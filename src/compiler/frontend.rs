@@ -421,6 +421,29 @@ fn optimize_and_translate(
     bc: &Path,
     force_inline: &[String],
 ) -> Result<Vec<u32>, BuildFailure> {
+    match optimize_and_translate_with(tools, dir, bc, force_inline, &[]) {
+        // LFTR (IndVarSimplify's exit-test rewrite) may count a loop in the narrowest
+        // integer its exit value fits (`i3` for a counter only used as `i & 7`), a width
+        // llvm-spirv-15 refuses. Taken only on that error, so modules that translate
+        // without it keep their SPIR-V byte for byte.
+        Err(e) if e.log.contains("InvalidBitWidth") => {
+            tracing::debug!(
+                "llvm-spirv refused an odd-width integer; optimizing again without LFTR"
+            );
+            optimize_and_translate_with(tools, dir, bc, force_inline, &["-disable-lftr"])
+        }
+        result => result,
+    }
+}
+
+/// [`optimize_and_translate`] with `extra` opt flags.
+fn optimize_and_translate_with(
+    tools: &Tools,
+    dir: &Path,
+    bc: &Path,
+    force_inline: &[String],
+    extra: &[&str],
+) -> Result<Vec<u32>, BuildFailure> {
     let structured = dir.join("structured.bc");
     let mut args: Vec<String> = force_inline
         .iter()
@@ -444,6 +467,9 @@ fn optimize_and_translate(
         // only at run time (a private string copied up to its terminator), which Vulkan has
         // no instruction for: the loops stay loops.
         "-disable-loop-idiom-all".to_string(),
+    ]);
+    args.extend(extra.iter().map(|f| f.to_string()));
+    args.extend([
         format!("--data-layout={DATA_LAYOUT}"),
         format!("-passes={}", opt_pipeline(tools)),
         path_arg(bc),

@@ -295,6 +295,28 @@ fn freeze_is_rewritten_as_a_no_op_cast() {
 }
 
 #[test]
+fn loop_counted_in_an_odd_width_is_optimized_again() {
+    // O2's LFTR counts the outer loop in `i3` (the counter is used only as `i & 7`), which
+    // llvm-spirv-15 refuses ("InvalidBitWidth"); found by vkcl-difftest (docs/difftest.md).
+    let p = build(
+        "__kernel void k(__global uint *out, __global const uint *in) {\n\
+           uint h = in[0];\n\
+           for (int i = -2; i <= 7; i++) {\n\
+             int c = 0;\n\
+             while (in[1] & 1u) {\n\
+               if (c >= 3) break;\n\
+               c++;\n\
+               for (int j = 1; j < (i & 7); j++) h = h * 31u + (uint)j;\n\
+             }\n\
+           }\n\
+           out[0] = h;\n\
+         }",
+        "",
+    );
+    assert_eq!(p.kernels.len(), 1);
+}
+
+#[test]
 fn spirv_opt_output_stays_valid() {
     // Off by default (see SPIRV_OPT), but kept working for when SPIRV-Tools is fixed.
     let p = build(include_str!("testdata/local.cl"), "");
