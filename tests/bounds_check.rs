@@ -228,7 +228,10 @@ fn wild_stores_in_a_command_buffer_fail_each_run() {
     record(good, 0);
     for _ in 0..2 {
         let (waited, status) = run_command_buffer(bad);
-        assert_eq!(status, CL_OUT_OF_RESOURCES, "a wild store in a command buffer");
+        assert_eq!(
+            status, CL_OUT_OF_RESOURCES,
+            "a wild store in a command buffer"
+        );
         assert_eq!(waited, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
         // The good one after a failed run: no failure carries over.
         assert_eq!(run_command_buffer(good), (CL_SUCCESS, CL_COMPLETE));
