@@ -14,7 +14,8 @@
 //!    physical pointer fixes, memcpy, vector loads/stores, atomics and barriers.
 //! 7. [`widevec`]: vectors of 8 and 16 components -> 4-component parts (arrays in memory).
 //! 8. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
-//! 9. [`convert`]: saturating and rounding conversions, `half` division; then [`narrowshift`]:
+//! 9. [`convert`]: saturating and rounding conversions, `half` division; then [`srem`]
+//!    (`OpSRem` through `OpSDiv`, for NVIDIA's driver) and [`narrowshift`]:
 //!    8- and 16-bit shifts done in 32 bits (NVIDIA's driver returned 0 for them); then
 //!    [`upcastcmp`]: signed comparisons of a sign-extended `int` with a `long` constant done
 //!    in 32 bits (lavapipe 22.3.6 got them wrong).
@@ -46,6 +47,7 @@ mod persistent;
 mod printf;
 mod ptrarith;
 mod select;
+mod srem;
 mod types;
 mod upcastcmp;
 mod widevec;
@@ -93,6 +95,7 @@ pub(crate) fn lower_kernel(
     extinst::lower_ext_inst(&mut ctx, exact_mad)?;
     convert::lower_conversions(&mut ctx)?;
     narrowshift::widen_narrow_shifts(&mut ctx)?;
+    srem::expand_signed_remainders(&mut ctx)?;
     upcastcmp::narrow_upcast_compares(&mut ctx)?;
     dynamic::lower_dynamic_indexing(&mut ctx)?;
     ptrarith::lower_ptr_arith(&mut ctx)?;
