@@ -172,19 +172,6 @@ fn cost() {
     }
 }
 
-/// Enqueues command buffer `cb` with an event and waits: (clWaitForEvents' result, the
-/// event's status).
-fn run_command_buffer(cb: cl_command_buffer_khr) -> (cl_int, cl_int) {
-    let mut ev: cl_event = null_mut();
-    ok(unsafe { ext!(clEnqueueCommandBufferKHR)(0, null_mut(), cb, 0, null(), &mut ev) });
-    let waited = unsafe { cl!(clWaitForEvents)(1, &ev) };
-    let status: cl_int = info_scalar(|n, p, r| unsafe {
-        cl!(clGetEventInfo)(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, n, p, r)
-    });
-    unsafe { cl!(clReleaseEvent)(ev) };
-    (waited, status)
-}
-
 #[test]
 fn wild_stores_in_a_command_buffer_fail_each_run() {
     let env = env();

@@ -83,18 +83,6 @@ fn record(cb: cl_command_buffer_khr, k: cl_kernel, items: usize) -> cl_mutable_c
     h
 }
 
-/// Enqueues `cb` with an event and waits: (clWaitForEvents' result, the event's status).
-fn run(cb: cl_command_buffer_khr) -> (cl_int, cl_int) {
-    let mut ev: cl_event = null_mut();
-    ok(unsafe { ext!(clEnqueueCommandBufferKHR)(0, null_mut(), cb, 0, null(), &mut ev) });
-    let waited = unsafe { cl!(clWaitForEvents)(1, &ev) };
-    let status: cl_int = info_scalar(|n, p, r| unsafe {
-        cl!(clGetEventInfo)(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, n, p, r)
-    });
-    unsafe { cl!(clReleaseEvent)(ev) };
-    (waited, status)
-}
-
 /// Checks one run of a command buffer whose every item counted to `n` into `out`: on a device
 /// with the loop limit and `n` past it, the run failed with CL_OUT_OF_RESOURCES; otherwise it
 /// succeeded with `n` in every item.
@@ -124,7 +112,7 @@ fn long_loop_in_a_command_buffer_fails_or_is_right() {
     let cb = create(&env, false);
     record(cb, k, items);
     for _ in 0..2 {
-        check(&env, run(cb), out, items, n);
+        check(&env, run_command_buffer(cb), out, items, n);
     }
     // Without an event: clFinish returns once the failed run completed.
     ok(unsafe { ext!(clEnqueueCommandBufferKHR)(0, null_mut(), cb, 0, null(), null_mut()) });
@@ -164,10 +152,10 @@ fn short_loops_in_a_command_buffer_succeed_around_failed_runs() {
     // a raised flag must not leak into the runs after it.
     set_n(1000);
     ok(unsafe { ext!(clEnqueueCommandBufferKHR)(0, null_mut(), cb, 0, null(), null_mut()) });
-    check(&env, run(cb), out, items, 1000);
+    check(&env, run_command_buffer(cb), out, items, 1000);
     for n in [70_000, 3_000, 100_000, 65_534] {
         set_n(n);
-        check(&env, run(cb), out, items, n);
+        check(&env, run_command_buffer(cb), out, items, n);
     }
     ok(unsafe { ext!(clReleaseCommandBufferKHR)(cb) });
     unsafe { cl!(clReleaseKernel)(k) };
@@ -190,7 +178,7 @@ fn mutated_loop_counts_in_a_command_buffer() {
     set_arg(k, 1, &first);
     let cb = create(&env, true);
     let h = record(cb, k, items);
-    check(&env, run(cb), out, items, first);
+    check(&env, run_command_buffer(cb), out, items, first);
     for n in [500i32, 200_000, 7, 65_535] {
         let a = cl_mutable_dispatch_arg_khr {
             arg_index: 1,
@@ -213,7 +201,7 @@ fn mutated_loop_counts_in_a_command_buffer() {
         let ty = CL_STRUCTURE_TYPE_MUTABLE_DISPATCH_CONFIG_KHR;
         let mut p = &config as *const _ as *const c_void;
         ok(unsafe { ext!(clUpdateMutableCommandsKHR)(cb, 1, &ty, &mut p) });
-        check(&env, run(cb), out, items, n);
+        check(&env, run_command_buffer(cb), out, items, n);
     }
     ok(unsafe { ext!(clReleaseCommandBufferKHR)(cb) });
     unsafe { cl!(clReleaseKernel)(k) };

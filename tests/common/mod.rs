@@ -581,3 +581,16 @@ pub fn from_binary(e: &Env, bin: &[u8]) -> (cl_program, cl_int, cl_int) {
     };
     (p, err, status)
 }
+
+/// Enqueues command buffer `cb` on its own queue with an event and waits for it:
+/// (clWaitForEvents' result, the event's execution status).
+pub fn run_command_buffer(cb: cl_command_buffer_khr) -> (cl_int, cl_int) {
+    let mut ev: cl_event = null_mut();
+    ok(unsafe { ext!(clEnqueueCommandBufferKHR)(0, null_mut(), cb, 0, null(), &mut ev) });
+    let waited = unsafe { cl!(clWaitForEvents)(1, &ev) };
+    let status: cl_int = info_scalar(|n, p, r| unsafe {
+        cl!(clGetEventInfo)(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, n, p, r)
+    });
+    unsafe { cl!(clReleaseEvent)(ev) };
+    (waited, status)
+}
