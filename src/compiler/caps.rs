@@ -17,6 +17,10 @@ pub struct DeviceCaps {
     /// `shaderSharedFloat32Atomics` (`VK_EXT_shader_atomic_float`): atomic load, store and
     /// exchange (`atomic_xchg`, `atomic_load`, `atomic_store`, `atomic_init`) on `__local float`.
     pub shared_float32_atomics: bool,
+    /// `Round`, `RoundEven` and `Trunc` of `double` through `Floor` and `Ceil`
+    /// ([`lower::f64round`](crate::compiler::lower)): llvmpipe's own sequences for them are wrong
+    /// on hosts without AVX-512.
+    pub f64_rounding_by_floor: bool,
     /// `maxPushConstantsSize` in bytes (the ABI uses 32 of them).
     pub max_push_constants: u32,
     /// `maxComputeSharedMemorySize` in bytes (`CL_DEVICE_LOCAL_MEM_SIZE`).
@@ -42,6 +46,7 @@ impl Default for DeviceCaps {
             fp16: true,
             int64_atomics: true,
             shared_float32_atomics: true,
+            f64_rounding_by_floor: true,
             max_push_constants: 128,
             max_local_mem_bytes: 32768,
             max_work_group_size: 1024,

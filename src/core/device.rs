@@ -368,6 +368,13 @@ impl Device {
         (major < 25).then_some(65535)
     }
 
+    /// Whether kernels round `double`s through `floor` and `ceil` (the compiler's
+    /// `DeviceCaps::f64_rounding_by_floor`): on llvmpipe, whose own `double` rounding is
+    /// wrong on hosts without AVX-512 (`compiler/lower/f64round.rs`).
+    pub fn rounds_doubles_by_floor(&self) -> bool {
+        self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE
+    }
+
     /// `VKCL_SUBDEVICE_DISPATCH` if set, else waves on llvmpipe and the persistent variant
     /// elsewhere (see [`LimitedDispatch`]).
     pub fn limited_dispatch(&self) -> LimitedDispatch {

@@ -14,7 +14,8 @@
 //!    physical pointer fixes, memcpy, vector loads/stores, atomics and barriers.
 //! 7. [`widevec`]: vectors of 8 and 16 components -> 4-component parts (arrays in memory).
 //! 8. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
-//! 9. [`convert`]: saturating and rounding conversions, `half` division; then [`srem`]
+//! 9. [`convert`]: saturating and rounding conversions, `half` division; then, on llvmpipe,
+//!    [`f64round`] (`double` `round`/`rint`/`trunc` through `floor`/`ceil`); then [`srem`]
 //!    (`OpSRem` through `OpSDiv`, for NVIDIA's driver) and [`narrowshift`]:
 //!    8- and 16-bit shifts done in 32 bits (NVIDIA's driver returned 0 for them); then
 //!    [`upcastcmp`]: signed comparisons of a sign-extended `int` with a `long` constant done
@@ -39,6 +40,7 @@ mod ctx;
 mod dynamic;
 mod entry;
 mod extinst;
+mod f64round;
 mod finish;
 mod loopguard;
 mod memory;
@@ -94,6 +96,9 @@ pub(crate) fn lower_kernel(
     widevec::lower_wide_vectors(&mut ctx)?;
     extinst::lower_ext_inst(&mut ctx, exact_mad)?;
     convert::lower_conversions(&mut ctx)?;
+    if caps.f64_rounding_by_floor {
+        f64round::round_doubles_by_floor(&mut ctx)?;
+    }
     narrowshift::widen_narrow_shifts(&mut ctx)?;
     srem::expand_signed_remainders(&mut ctx)?;
     upcastcmp::narrow_upcast_compares(&mut ctx)?;
