@@ -7,11 +7,12 @@
 //! at `header + table_offset`; the header's word at [`TABLE_OFFSET`]). An access outside all
 //! of them is redirected to the launch's sink area (so nothing outside the buffers is
 //! written; a load reads the sink's bytes), and the invocation remembers it; at each return
-//! of the function it stores 1 into the header's `bounds_hit` word and the bad address next
-//! to it (a select between those and the sink: no new control flow). The variant's own loads
+//! of the function an invocation that remembers one (and only such an invocation: a branch
+//! around the report) stores 1 into the header's `bounds_hit` word and the bad address next
+//! to it. The variant's own loads
 //! of the table are not checked. `OpCopyMemory` is not checked (vkcl's lowering emits none).
 
-use rspirv::dr::{Instruction, Operand};
+use rspirv::dr::{Block, Instruction, Operand};
 use rspirv::spirv::{MemoryAccess, Op, StorageClass, Word};
 
 use super::ctx::Ctx;
@@ -209,12 +210,17 @@ pub(crate) fn check_bounds(ctx: &mut Ctx, ranges: u32) -> Result<(), String> {
         first.extend(pre);
         first.extend(tail);
         blocks[0].instructions = first;
-        for b in blocks.iter_mut() {
+        let mut done = Vec::with_capacity(blocks.len() + 2);
+        for mut b in blocks {
             let old = std::mem::take(&mut b.instructions);
             let mut out = Vec::with_capacity(old.len());
+            let mut tail_blocks = Vec::new();
             for mut i in old {
                 let op = i.class.opcode;
                 if matches!(op, Op::Return | Op::ReturnValue) {
+                    // Only an invocation that went out of bounds writes the report: a branch
+                    // around it (one store by every invocation to a shared line cost 26x on
+                    // a copy kernel).
                     let h = ctx.id();
                     out.push(inst(
                         Op::Load,
@@ -229,67 +235,72 @@ pub(crate) fn check_bounds(ctx: &mut Ctx, ranges: u32) -> Result<(), String> {
                         Some(hb),
                         vec![Operand::IdRef(h), Operand::IdRef(c0)],
                     ));
-                    let bad = ctx.id();
+                    let (report, merge) = (ctx.id(), ctx.id());
                     out.push(inst(
+                        Op::SelectionMerge,
+                        None,
+                        None,
+                        vec![
+                            Operand::IdRef(merge),
+                            Operand::SelectionControl(rspirv::spirv::SelectionControl::NONE),
+                        ],
+                    ));
+                    out.push(inst(
+                        Op::BranchConditional,
+                        None,
+                        None,
+                        vec![
+                            Operand::IdRef(hb),
+                            Operand::IdRef(report),
+                            Operand::IdRef(merge),
+                        ],
+                    ));
+                    let mut r = Vec::new();
+                    let bad = ctx.id();
+                    r.push(inst(
                         Op::Load,
                         Some(u64t),
                         Some(bad),
                         vec![Operand::IdRef(bad_var)],
                     ));
-                    let fa = add(ctx, &mut out, header, offs[0]);
-                    let ba = add(ctx, &mut out, header, offs[1]);
-                    let s8 = add(ctx, &mut out, sink, offs[0]);
-                    let fsel = ctx.id();
-                    out.push(inst(
-                        Op::Select,
-                        Some(u64t),
-                        Some(fsel),
-                        vec![Operand::IdRef(hb), Operand::IdRef(fa), Operand::IdRef(sink)],
-                    ));
-                    let bsel = ctx.id();
-                    out.push(inst(
-                        Op::Select,
-                        Some(u64t),
-                        Some(bsel),
-                        vec![Operand::IdRef(hb), Operand::IdRef(ba), Operand::IdRef(s8)],
-                    ));
+                    let fa = add(ctx, &mut r, header, offs[0]);
+                    let ba = add(ctx, &mut r, header, offs[1]);
                     let fp = ctx.id();
-                    out.push(inst(
+                    r.push(inst(
                         Op::ConvertUToPtr,
                         Some(psb_u32),
                         Some(fp),
-                        vec![Operand::IdRef(fsel)],
+                        vec![Operand::IdRef(fa)],
                     ));
                     let bp = ctx.id();
-                    out.push(inst(
+                    r.push(inst(
                         Op::ConvertUToPtr,
                         Some(psb_u64),
                         Some(bp),
-                        vec![Operand::IdRef(bsel)],
+                        vec![Operand::IdRef(ba)],
                     ));
-                    out.push(inst(
-                        Op::Store,
-                        None,
-                        None,
-                        vec![
-                            Operand::IdRef(fp),
-                            Operand::IdRef(h),
-                            Operand::MemoryAccess(MemoryAccess::ALIGNED),
-                            Operand::LiteralBit32(4),
-                        ],
-                    ));
-                    out.push(inst(
-                        Op::Store,
-                        None,
-                        None,
-                        vec![
-                            Operand::IdRef(bp),
-                            Operand::IdRef(bad),
-                            Operand::MemoryAccess(MemoryAccess::ALIGNED),
-                            Operand::LiteralBit32(8),
-                        ],
-                    ));
-                    out.push(i);
+                    for (ptr, v, align) in [(fp, c1, 4), (bp, bad, 8)] {
+                        r.push(inst(
+                            Op::Store,
+                            None,
+                            None,
+                            vec![
+                                Operand::IdRef(ptr),
+                                Operand::IdRef(v),
+                                Operand::MemoryAccess(MemoryAccess::ALIGNED),
+                                Operand::LiteralBit32(align),
+                            ],
+                        ));
+                    }
+                    r.push(inst(Op::Branch, None, None, vec![Operand::IdRef(merge)]));
+                    tail_blocks.push(block(report, r));
+                    // What followed the return in this block (nothing, in valid SPIR-V)
+                    // goes with it into the merge block.
+                    tail_blocks.push(block(merge, vec![i]));
+                    continue;
+                }
+                if let Some(last) = tail_blocks.last_mut() {
+                    last.instructions.push(i);
                     continue;
                 }
                 let ptr_ty = match (is_checked(op), i.operands.first()) {
@@ -397,8 +408,10 @@ pub(crate) fn check_bounds(ctx: &mut Ctx, ranges: u32) -> Result<(), String> {
                 out.push(i);
             }
             b.instructions = out;
+            done.push(b);
+            done.extend(tail_blocks);
         }
-        ctx.module.functions[f].blocks = blocks;
+        ctx.module.functions[f].blocks = done;
     }
     let _ = emitted;
     let bound = ctx.bound();
@@ -406,4 +419,11 @@ pub(crate) fn check_bounds(ctx: &mut Ctx, ranges: u32) -> Result<(), String> {
         h.bound = bound;
     }
     Ok(())
+}
+
+fn block(label: Word, instructions: Vec<Instruction>) -> Block {
+    Block {
+        label: Some(inst(Op::Label, None, Some(label), vec![])),
+        instructions,
+    }
 }
