@@ -265,7 +265,7 @@ fn shapes(f: &Fake, suites: &str, extra: &[&str]) -> std::process::Output {
         .arg("--list")
         .arg(f.root.join("shapes.csv"))
         .args(["--device", "standin", "--suites", suites, "--jobs", "2"])
-        .args(["--timeout", "1", "--quiet", "--vkcl-commit", "abc1234"])
+        .args(["--timeout", "3", "--quiet", "--vkcl-commit", "abc1234"])
         .arg("--out")
         .arg(f.root.join("out"))
         .args(extra)
@@ -294,7 +294,7 @@ fn argument_suites_and_passes_without_testing() {
         got,
         vec![
             ("dims_full", "(state)", "ran"),
-            // 1.5 s is past `--timeout 1` but inside 1 s for each of the 3 tests `full*`
+            // 4.5 s is past `--timeout 3` but inside 3 s for each of the 3 tests `full*`
             // names: the limit is per test.
             ("dims_full", "full_a", "pass"),
             ("dims_full", "full_b", "timeout"),

@@ -8,7 +8,7 @@
 //! - `test_nolist`: cannot `--list`; run whole, it passes `a`, then crashes in `b`.
 //!
 //! Shapes of suites run as one process with arguments, and of passes that tested nothing:
-//! - `test_dims` (`thread_dimensions full*`): `full_a` passes after 1.5 s, `full_b` hangs,
+//! - `test_dims` (`thread_dimensions full*`): `full_a` passes after 4.5 s, `full_b` hangs,
 //!   `full_c` is never reached, `quick_a` is not named by `full*`; with `CL_WIMPY_MODE` set,
 //!   each prints "Wimpy mode enabled, skipping test" and passes at once;
 //! - `test_streams` (`image_streams CL_FILTER_NEAREST` without images): skips every test at
@@ -79,7 +79,7 @@ fn run_test(name: &str) -> Option<bool> {
             Some(true)
         }
         "full_a" => {
-            std::thread::sleep(Duration::from_millis(1500));
+            std::thread::sleep(Duration::from_millis(4500));
             Some(true)
         }
         "full_b" => {
