@@ -677,3 +677,122 @@ fn linkonce_odr_functions_link() {
         }
     }
 }
+
+/// Work-group collectives of an IL program (`OpGroup*` of `Workgroup` scope, read back by
+/// llvm-spirv-15 as `work_group_*` built-ins that vkcl's IL library defines), two groups of
+/// 64 against the host; the broadcast with a 64-bit and a 32-bit local id.
+const WG_COLLECTIVES: &str = r#"
+    OpCapability Addresses
+    OpCapability Kernel
+    OpCapability Int64
+    OpCapability Groups
+    OpMemoryModel Physical64 OpenCL
+    OpEntryPoint Kernel %k "wg" %gid %lid
+    OpDecorate %gid BuiltIn GlobalInvocationId
+    OpDecorate %lid BuiltIn LocalInvocationId
+    OpDecorate %gid Constant
+    OpDecorate %lid Constant
+    %uint = OpTypeInt 32 0
+    %ulong = OpTypeInt 64 0
+    %float = OpTypeFloat 32
+    %bool = OpTypeBool
+    %v3 = OpTypeVector %ulong 3
+    %pv3 = OpTypePointer Input %v3
+    %gid = OpVariable %pv3 Input
+    %lid = OpVariable %pv3 Input
+    %void = OpTypeVoid
+    %pu = OpTypePointer CrossWorkgroup %uint
+    %fn = OpTypeFunction %void %pu %pu
+    %wgs = OpConstant %uint 2
+    %c0 = OpConstant %uint 0
+    %c1 = OpConstant %uint 1
+    %c5 = OpConstant %uint 5
+    %c500 = OpConstant %uint 500
+    %c1000 = OpConstant %uint 1000
+    %l5 = OpConstant %ulong 5
+    %l10 = OpConstant %ulong 10
+    %k = OpFunction %void None %fn
+    %out = OpFunctionParameter %pu
+    %in = OpFunctionParameter %pu
+    %b = OpLabel
+    %g3 = OpLoad %v3 %gid
+    %g = OpCompositeExtract %ulong %g3 0
+    %pin = OpPtrAccessChain %pu %in %g
+    %x = OpLoad %uint %pin Aligned 4
+    %r0 = OpGroupIAdd %uint %wgs Reduce %x
+    %r1 = OpGroupIAdd %uint %wgs InclusiveScan %x
+    %r2 = OpGroupIAdd %uint %wgs ExclusiveScan %x
+    %r3 = OpGroupSMin %uint %wgs Reduce %x
+    %r4 = OpGroupUMax %uint %wgs InclusiveScan %x
+    %xf = OpConvertUToF %float %x
+    %r5f = OpGroupFAdd %float %wgs Reduce %xf
+    %r5 = OpConvertFToU %uint %r5f
+    %big = OpUGreaterThan %bool %x %c500
+    %any = OpGroupAny %bool %wgs %big
+    %r6 = OpSelect %uint %any %c1 %c0
+    %small = OpULessThan %bool %x %c1000
+    %all = OpGroupAll %bool %wgs %small
+    %r7 = OpSelect %uint %all %c1 %c0
+    %r8 = OpGroupBroadcast %uint %wgs %x %l5
+    %r9 = OpGroupBroadcast %uint %wgs %x %c5
+    %base = OpIMul %ulong %g %l10
+    %o0 = OpPtrAccessChain %pu %out %base
+    OpStore %o0 %r0 Aligned 4
+    %o1 = OpPtrAccessChain %pu %o0 %c1
+    OpStore %o1 %r1 Aligned 4
+    %o2 = OpPtrAccessChain %pu %o1 %c1
+    OpStore %o2 %r2 Aligned 4
+    %o3 = OpPtrAccessChain %pu %o2 %c1
+    OpStore %o3 %r3 Aligned 4
+    %o4 = OpPtrAccessChain %pu %o3 %c1
+    OpStore %o4 %r4 Aligned 4
+    %o5 = OpPtrAccessChain %pu %o4 %c1
+    OpStore %o5 %r5 Aligned 4
+    %o6 = OpPtrAccessChain %pu %o5 %c1
+    OpStore %o6 %r6 Aligned 4
+    %o7 = OpPtrAccessChain %pu %o6 %c1
+    OpStore %o7 %r7 Aligned 4
+    %o8 = OpPtrAccessChain %pu %o7 %c1
+    OpStore %o8 %r8 Aligned 4
+    %o9 = OpPtrAccessChain %pu %o8 %c1
+    OpStore %o9 %r9 Aligned 4
+    OpReturn
+    OpFunctionEnd
+"#;
+
+#[test]
+fn work_group_collectives_of_il_programs() {
+    let e = Env::new();
+    let (groups, size) = (2usize, 64usize);
+    let n = groups * size;
+    let x: Vec<u32> = (0..n as u32).map(|i| (i * 37 + 11) % 997).collect();
+    let p = create_il(&e, &assemble_whole(WG_COLLECTIVES));
+    build(&e, p);
+    let k = e.kernel(p, "wg");
+    let out = e.buffer(CL_MEM_READ_WRITE, n * 40, None);
+    let inb = e.buffer(CL_MEM_READ_ONLY, n * 4, Some(bytes(&x)));
+    set_arg(k, 0, &out);
+    set_arg(k, 1, &inb);
+    e.run(k, &[n], Some(&[size]), None);
+    let got: Vec<u32> = e.read(out, n * 10);
+    for g in 0..groups {
+        let v = &x[g * size..(g + 1) * size];
+        let sum: u32 = v.iter().sum();
+        for (l, &xi) in v.iter().enumerate() {
+            let i = g * size + l;
+            let want = [
+                sum,
+                v[..=l].iter().sum(),
+                v[..l].iter().sum(),
+                *v.iter().min().unwrap(),
+                *v[..=l].iter().max().unwrap(),
+                sum,
+                u32::from(v.iter().any(|&y| y > 500)),
+                u32::from(v.iter().all(|&y| y < 1000)),
+                v[5],
+                v[5],
+            ];
+            assert_eq!(&got[10 * i..10 * i + 10], &want, "work-item {i} (x = {xi})");
+        }
+    }
+}

@@ -233,9 +233,11 @@ pub(crate) fn il_to_object(
     tools: &Tools,
     words: &[u32],
     weak_linkonce: bool,
+    caps: &DeviceCaps,
 ) -> Result<Vec<u8>, BuildFailure> {
     let dir = tmpdir()?;
     let bc = spirv_to_llvm(tools, dir.path(), words)?;
+    let bc = super::il_library::link(tools, dir.path(), &bc, caps)?;
     if weak_linkonce {
         linkonce_to_weak(tools, dir.path(), &bc)?;
     }
@@ -322,9 +324,11 @@ pub(crate) fn compile_il(
     tools: &Tools,
     words: &[u32],
     _opts: &ParsedOptions,
+    caps: &DeviceCaps,
 ) -> Result<FrontOutput, BuildFailure> {
     let dir = tmpdir()?;
     let bc = spirv_to_llvm(tools, dir.path(), words)?;
+    let bc = super::il_library::link(tools, dir.path(), &bc, caps)?;
     let spirv = llvm_to_spirv(tools, dir.path(), &bc)?;
     Ok(FrontOutput {
         spirv,

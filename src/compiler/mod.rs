@@ -142,6 +142,7 @@ mod error;
 mod frontend;
 mod globals;
 mod il;
+mod il_library;
 mod layout;
 mod lower;
 mod mathlib;
@@ -232,7 +233,7 @@ pub fn compile_il(
     let opts = options::parse(options, caps)?;
     let tools = find_tools().map_err(|e| BuildFailure::compile(e.to_string()))?;
     let words = il::prepare(&frontend::words_from_bytes(il)?, spec)?;
-    let front = frontend::compile_il(&tools, &words, &opts)?;
+    let front = frontend::compile_il(&tools, &words, &opts, caps)?;
     finish(front.spirv, front.log, caps, &opts)
 }
 
@@ -260,6 +261,8 @@ fn frontend_id() -> &'static [u8; 32] {
             include_str!("il.rs").as_bytes(),
             include_str!("options.rs").as_bytes(),
             include_str!("prelude.cl").as_bytes(),
+            il_library::SOURCE.as_bytes(),
+            include_str!("il_library.rs").as_bytes(),
             include_str!("tools.rs").as_bytes(),
             include_str!("mathlib.rs").as_bytes(),
             include_str!("mathlib.cl").as_bytes(),
@@ -353,7 +356,7 @@ pub fn build_il(
     let k = env.key("il", &[options.as_bytes(), il, &sk]);
     let (log, data) = env.cached(&k, || {
         let words = il::prepare(&words, spec)?;
-        let front = frontend::compile_il(env.tools, &words, &opts)?;
+        let front = frontend::compile_il(env.tools, &words, &opts, env.caps)?;
         Ok((front.log, spirv_bytes(&front.spirv)))
     })?;
     let spirv = frontend::words_from_bytes(&data)?;
@@ -421,7 +424,8 @@ pub fn il_object(
 ) -> Result<CompiledObject, BuildFailure> {
     options::parse(options, env.caps)?;
     let words = il::prepare(&frontend::words_from_bytes(il)?, spec)?;
-    let bitcode = frontend::il_to_object(env.tools, &words, il::has_linkonce_odr(&words))?;
+    let bitcode =
+        frontend::il_to_object(env.tools, &words, il::has_linkonce_odr(&words), env.caps)?;
     Ok(CompiledObject {
         bitcode,
         log: String::new(),

@@ -140,7 +140,7 @@ pub(crate) fn device_names(caps: &DeviceCaps) -> Vec<String> {
 /// enabled: `double` without `cl_khr_fp64` is a build error (clang: "use of type 'double'
 /// requires cl_khr_fp64 support"), never a kernel whose `sqrt(double)` silently resolves to
 /// the `float` overload.
-fn extension_list(caps: &DeviceCaps) -> String {
+pub(crate) fn extension_list(caps: &DeviceCaps) -> String {
     let mut ext = vec!["-all".to_string()];
     ext.extend(
         device_names(caps)
