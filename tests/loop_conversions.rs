@@ -319,3 +319,68 @@ __kernel void t0_k(__global uint *out, __global const uint *in) {
     e.run(k, &[16], Some(&[4]), None);
     assert_eq!(e.read::<u32>(out, 16), vec![want; 16]);
 }
+
+#[test]
+fn seed_303518_saturation_in_a_loop() {
+    // The reduced difftest kernel (docs/difftest.md): v2 = convert_uint_sat(2^64 - 8) in a
+    // loop is UINT_MAX; without its saturation it was 0xfffffff8, and h 32 instead of 18.
+    let src = r#"
+int safe_add_int(int a, int b) { return ((b > 0 && a > INT_MAX - b) || (b < 0 && a < INT_MIN - b)) ? a : a + b; }
+uint safe_rem_uint(uint a, uint b) { return b == 0 ? a : a % b; }
+__kernel void t0_k(__global uint *out, __global const uint *in) {
+  uint gid = ((uint)get_global_id(0));
+  uint lid = ((uint)get_local_id(0));
+  uint h = 2166136261u;
+  uint v2 = 0u;
+  for (int i3 = -2; i3 <= 1; i3++) {
+    int v4[4] = {convert_int(0L), (i3 | (0u >= ((2147483647 & i3) ? gid : 0u))), as_int(as_uchar4(clz(0))), (i3 >> 1)};
+    int v5 = 0;
+    for (int i6 = 0; i6 < 7; i6++) {
+      if ((v4[3] & 2)) {
+        v4[v5] = 1;
+        v5 = safe_add_int(v5, 1);
+      }
+    }
+    if (v5) {
+      v2 = convert_uint_sat(18446744073709551608UL);
+    }
+    h = safe_rem_uint(h, ((1u << h) - 1u));
+  }
+  h = (h ^ v2);
+  __local uint lm[4];
+  lm[lid] = h;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  h ^= lm[(lid + 1u) % 4u] * 3u;
+  out[0u + gid] = h;
+}
+"#;
+    // The same on the host (every work-item computes the same h before the exchange).
+    let mut h: u32 = 2166136261;
+    let mut v2 = 0u32;
+    for i3 in -2i32..=1 {
+        let mut v4 = [0i32, i3 | 1, 32, i3 >> 1];
+        let mut v5 = 0usize;
+        for _ in 0..7 {
+            if v4[3] & 2 != 0 {
+                v4[v5] = 1;
+                v5 += 1;
+            }
+        }
+        if v5 != 0 {
+            v2 = u32::MAX; // convert_uint_sat(18446744073709551608UL)
+        }
+        let d = 1u32.wrapping_shl(h).wrapping_sub(1);
+        h = if d == 0 { h } else { h % d };
+    }
+    h ^= v2;
+    let want = h ^ h.wrapping_mul(3);
+    assert_eq!(want, 18);
+    let e = Env::new();
+    let k = e.kern(src, "t0_k");
+    let out = e.zeros::<u32>(16);
+    let inp = e.zeros::<u32>(64);
+    arg_mem(k, 0, out);
+    arg_mem(k, 1, inp);
+    e.run(k, &[16], Some(&[4]), None);
+    assert_eq!(e.read::<u32>(out, 16), vec![want; 16]);
+}
