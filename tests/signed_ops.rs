@@ -154,3 +154,30 @@ fn signed_operations_on_loaded_values_match_the_host() {
         .collect();
     assert_eq!(run(src, &inp, 16), want);
 }
+
+#[test]
+fn narrow_shift_with_a_wrap_flag_builds() {
+    // Difftest seed 500639, reduced: O2 makes an 8-bit `shl nsw` of `v20 << 1` (the divisor's
+    // low byte), `lower/narrowshift` rewrites it as an `OpUConvert` of a 32-bit shift, and the
+    // `NoSignedWrap` left on that id made spirv-val refuse the module
+    // (CL_BUILD_PROGRAM_FAILURE). Small changes (storing the divisor) avoid the `shl nsw`.
+    let src = "int t0_f0(int p13) {
+           int v20 = 0;
+           if (((uint)get_local_id(0)) > 0u) { v20 = 1; }
+           return ((((int4)(32)).even / (as_int2(as_uint2((int2)(-12)) - as_uint2((int2)(as_int(as_uint(v20) << as_uint(p13))))) & 127))).y;
+         }
+         __kernel void t0_k(__global uint *out, __global const uint *in) {
+           uint gid = (uint)get_global_id(0);
+           int v26 = 0;
+           if (t0_f0(1)) { v26 += 1; }
+           out[gid] = (uint)v26;
+         }";
+    let want: Vec<u32> = (0..N)
+        .map(|gid| {
+            let v20: u32 = if gid % 8 > 0 { 1 } else { 0 };
+            let d = ((-12i32 as u32).wrapping_sub(v20 << 1) & 127) as i32;
+            ((32 / d) != 0) as u32
+        })
+        .collect();
+    assert_eq!(run(src, &input(), 8), want);
+}

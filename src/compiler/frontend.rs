@@ -488,7 +488,7 @@ fn optimize_and_translate_with(
         let name = &p.as_bytes()[1..];
         bitcode.windows(name.len()).any(|w| w == name)
     }) {
-        thaw(tools, dir, &structured)?;
+        thaw(tools, dir, &structured, false)?;
     }
     let spv = dir.join("kernel.spv");
     let args = vec![
@@ -504,7 +504,7 @@ fn optimize_and_translate_with(
     if !out.success && (out.stderr.contains("freeze") || out.stderr.contains("llvm intrinsic")) {
         // Rare (O2 makes `freeze` for some idioms, InstCombine saturating-arithmetic
         // intrinsics from clamps): rewrite them away in text form and retry.
-        thaw(tools, dir, &structured)?;
+        thaw(tools, dir, &structured, false)?;
         out = run(&tools.llvm_spirv, &args, None).map_err(BuildFailure::compile)?;
     }
     if !out.success {
@@ -513,9 +513,34 @@ fn optimize_and_translate_with(
             out.stderr.trim()
         )));
     }
-    let bytes = std::fs::read(&spv)
-        .map_err(|e| BuildFailure::compile(format!("cannot read llvm-spirv output: {e}")))?;
-    words_from_bytes(&bytes)
+    let read = || {
+        let bytes = std::fs::read(&spv)
+            .map_err(|e| BuildFailure::compile(format!("cannot read llvm-spirv output: {e}")))?;
+        words_from_bytes(&bytes)
+    };
+    let words = read()?;
+    if !super::fwdconv::lost_conversion_decorations(&words) {
+        return Ok(words);
+    }
+    // A saturating or rounding conversion used before its definition lost its decoration
+    // (see `fwdconv`): translate again with every such conversion isolated.
+    tracing::debug!("llvm-spirv lost a conversion's decoration; translating again");
+    thaw(tools, dir, &structured, true)?;
+    let out = run(&tools.llvm_spirv, &args, None).map_err(BuildFailure::compile)?;
+    if !out.success {
+        return Err(BuildFailure::compile(format!(
+            "llvm-spirv failed: {}",
+            out.stderr.trim()
+        )));
+    }
+    let words = read()?;
+    if super::fwdconv::lost_conversion_decorations(&words) {
+        return Err(BuildFailure::compile(
+            "llvm-spirv-15 lost the saturation or rounding mode of a conversion (a \
+             decoration whose target no instruction defines)",
+        ));
+    }
+    Ok(words)
 }
 
 /// Runs opt-15 with `args`.
@@ -532,8 +557,9 @@ fn run_opt(tools: &Tools, args: &[String]) -> Result<(), BuildFailure> {
 
 /// Replaces bitcode file `bc` by the same module without `freeze` instructions
 /// ([`remove_freeze`]) and with the saturating intrinsics llvm-spirv-15 refuses renamed to
-/// OpenCL built-ins ([`rename_sat_intrinsics`]), going through text IR with opt-15.
-fn thaw(tools: &Tools, dir: &Path, bc: &Path) -> Result<(), BuildFailure> {
+/// OpenCL built-ins ([`rename_sat_intrinsics`]), going through text IR with opt-15; with
+/// `isolate`, also with decorated conversions isolated (`fwdconv::isolate_conversions`).
+fn thaw(tools: &Tools, dir: &Path, bc: &Path, isolate: bool) -> Result<(), BuildFailure> {
     let ll = dir.join("frozen.ll");
     let to_text = [
         "-passes=verify".to_string(),
@@ -546,7 +572,13 @@ fn thaw(tools: &Tools, dir: &Path, bc: &Path) -> Result<(), BuildFailure> {
     let io = |e: std::io::Error| BuildFailure::compile(format!("temporary file: {e}"));
     let text = std::fs::read_to_string(&ll).map_err(io)?;
     let text = remove_freeze(&text);
-    std::fs::write(&ll, rename_sat_intrinsics(&text).as_bytes()).map_err(io)?;
+    let text = rename_sat_intrinsics(&text);
+    let text = if isolate {
+        std::borrow::Cow::Owned(super::fwdconv::isolate_conversions(&text))
+    } else {
+        text
+    };
+    std::fs::write(&ll, text.as_bytes()).map_err(io)?;
     let to_bitcode = [
         "-passes=verify".to_string(),
         path_arg(&ll),

@@ -140,6 +140,7 @@ pub mod cache;
 mod caps;
 mod error;
 mod frontend;
+mod fwdconv;
 mod globals;
 mod il;
 mod il_library;
@@ -258,6 +259,7 @@ fn frontend_id() -> &'static [u8; 32] {
         cache::key(&[
             env!("CARGO_PKG_VERSION").as_bytes(),
             include_str!("frontend.rs").as_bytes(),
+            include_str!("fwdconv.rs").as_bytes(),
             include_str!("il.rs").as_bytes(),
             include_str!("options.rs").as_bytes(),
             include_str!("prelude.cl").as_bytes(),

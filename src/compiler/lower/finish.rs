@@ -158,14 +158,41 @@ fn defined_ids(ctx: &Ctx) -> HashSet<Word> {
 
 fn clean_annotations(ctx: &mut Ctx) {
     let defined = defined_ids(ctx);
+    // `NoSignedWrap`/`NoUnsignedWrap` stay only on the instructions SPIR-V allows them on: a
+    // pass that replaces an instruction by another under the same id (an 8-bit
+    // `OpShiftLeftLogical` becoming an `OpUConvert` of a 32-bit shift, `narrowshift`) leaves
+    // them on the new one, which spirv-val refuses (difftest seed 500639).
+    let opcodes: HashMap<Word, Op> = ctx
+        .module
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+        .filter_map(|i| Some((i.result_id?, i.class.opcode)))
+        .collect();
+    let wrap_ok = |t: Word| {
+        matches!(
+            opcodes.get(&t),
+            Some(Op::IAdd | Op::ISub | Op::IMul | Op::ShiftLeftLogical | Op::SNegate | Op::ExtInst)
+        )
+    };
     ctx.module.annotations.retain(|a| {
-        let target_ok = id_operand(a, 0).is_some_and(|t| defined.contains(&t));
+        let target = id_operand(a, 0);
+        let target_ok = target.is_some_and(|t| defined.contains(&t));
         let deco = match a.class.opcode {
             Op::Decorate => a.operands.get(1),
             Op::MemberDecorate => a.operands.get(2),
             _ => None,
         };
-        target_ok && matches!(deco, Some(Operand::Decoration(d)) if KEEP_DECORATIONS.contains(d))
+        let wrap = matches!(
+            deco,
+            Some(Operand::Decoration(
+                Decoration::NoSignedWrap | Decoration::NoUnsignedWrap
+            ))
+        );
+        target_ok
+            && (!wrap || target.is_some_and(wrap_ok))
+            && matches!(deco, Some(Operand::Decoration(d)) if KEEP_DECORATIONS.contains(d))
     });
     let mut seen = HashSet::new();
     ctx.module.annotations.retain(|a| seen.insert(a.clone()));
