@@ -294,7 +294,7 @@ unsafe fn finish(
 /// A buffer of the command buffer's context. Errors: `CL_INVALID_MEM_OBJECT`,
 /// `CL_INVALID_CONTEXT`.
 fn buffer_of(cb: &CommandBuffer, mem: cl_mem) -> ClResult<Arc<Mem>> {
-    let m = lookup::<Mem>(mem as *const c_void)?;
+    let m = lookup::<Mem>(mem as *const c_void)?.as_buffer()?;
     // CL_INVALID_CONTEXT if the context associated with command_buffer and the buffers is not
     // the same.
     if !Arc::ptr_eq(&m.context, &cb.context) {

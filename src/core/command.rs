@@ -84,6 +84,25 @@ pub enum Command {
         mapping: Mapping,
         copy_out: bool,
     },
+    /// clEnqueueReadImage (`write` false) and clEnqueueWriteImage: the box `origin`,
+    /// `region` of `image` and the host texels at `ptr`, whose y and z coordinates lie
+    /// `strides` bytes apart (`core/image_command.rs`).
+    HostImage {
+        image: Arc<Mem>,
+        write: bool,
+        origin: [usize; 3],
+        region: [usize; 3],
+        strides: (usize, usize),
+        ptr: UserPtr,
+    },
+    /// clEnqueueCopyImage, clEnqueueCopyImageToBuffer, clEnqueueCopyBufferToImage and
+    /// clEnqueueFillImage: device commands made when the command was checked (with their
+    /// staging buffers in `keep`), of command type `ty`.
+    ImageDevice {
+        ty: cl_command_type,
+        device: Vec<DeviceCommand>,
+        keep: Keep,
+    },
     /// clEnqueueMigrateMemObjects: only orders (every buffer is where all its users reach it).
     Migrate(Vec<Arc<Mem>>),
     /// clEnqueueNDRangeKernel: a launch prepared (encoded, pipelines built) at enqueue.
@@ -307,6 +326,9 @@ impl Command {
             Command::Copy { rect: true, .. } => CL_COMMAND_COPY_BUFFER_RECT,
             Command::Fill { .. } => CL_COMMAND_FILL_BUFFER,
             Command::Map { .. } => CL_COMMAND_MAP_BUFFER,
+            Command::HostImage { write: false, .. } => CL_COMMAND_READ_IMAGE,
+            Command::HostImage { write: true, .. } => CL_COMMAND_WRITE_IMAGE,
+            Command::ImageDevice { ty, .. } => *ty,
             Command::Unmap { .. } => CL_COMMAND_UNMAP_MEM_OBJECT,
             Command::Migrate(_) => CL_COMMAND_MIGRATE_MEM_OBJECTS,
             Command::Launch(_) => CL_COMMAND_NDRANGE_KERNEL,
@@ -324,7 +346,9 @@ impl Command {
             | Command::HostRect { mem, .. }
             | Command::Fill { mem, .. }
             | Command::Map { mem, .. }
-            | Command::Unmap { mem, .. } => one(mem),
+            | Command::Unmap { mem, .. }
+            | Command::HostImage { image: mem, .. } => one(mem),
+            Command::ImageDevice { keep, .. } => keep.clone(),
             Command::Copy { src, dst, .. } => {
                 let mut k = one(src);
                 k.push(dst.clone());
@@ -347,8 +371,8 @@ impl Command {
             Command::Copy {
                 src, dst, regions, ..
             } if !regions.is_empty() => vec![DeviceCommand::Copy {
-                src: src.storage.clone(),
-                dst: dst.storage.clone(),
+                src: src.storage().clone(),
+                dst: dst.storage().clone(),
                 regions: regions.clone(),
             }],
             Command::Fill {
@@ -356,12 +380,13 @@ impl Command {
                 plan: FillPlan::Words { offset, size, word },
                 ..
             } => vec![DeviceCommand::Fill {
-                dst: mem.storage.clone(),
+                dst: mem.storage().clone(),
                 offset: *offset,
                 size: *size,
                 word: *word,
             }],
             Command::Launch(l) => l.device.iter().cloned().collect(),
+            Command::ImageDevice { device, .. } => device.clone(),
             _ => Vec::new(),
         }
     }

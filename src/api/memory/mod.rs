@@ -4,7 +4,15 @@
 
 mod enqueue;
 mod image;
-pub use image::clGetSupportedImageFormats;
+mod image_enqueue;
+pub use image::{
+    clCreateImage, clCreateImage2D, clCreateImage3D, clCreateImageWithProperties, clGetImageInfo,
+    clGetSupportedImageFormats,
+};
+pub use image_enqueue::{
+    clEnqueueCopyBufferToImage, clEnqueueCopyImage, clEnqueueCopyImageToBuffer, clEnqueueFillImage,
+    clEnqueueReadImage, clEnqueueWriteImage,
+};
 mod map;
 mod rect;
 pub(crate) use rect::rect_arrays;
@@ -27,7 +35,7 @@ use crate::core::UserPtr;
 use opencl_sys::*;
 use std::ffi::c_void;
 
-const ACCESS: cl_mem_flags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
+pub(super) const ACCESS: cl_mem_flags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
 const HOST_ACCESS: cl_mem_flags =
     CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
 const HOST_PTR: cl_mem_flags = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
@@ -149,7 +157,7 @@ pub unsafe extern "C" fn clCreateSubBuffer(
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
     super::object(errcode_ret, || {
-        let parent = lookup::<Mem>(buffer as *const c_void)?;
+        let parent = lookup::<Mem>(buffer as *const c_void)?.as_buffer()?;
         if parent.parent.is_some() {
             return Err(ClError(CL_INVALID_MEM_OBJECT));
         }
@@ -255,7 +263,7 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
         let m = lookup::<Mem>(mem as *const c_void)?;
         let out = InfoOut::new(size, value, size_ret);
         match param_name {
-            CL_MEM_TYPE => out.scalar(CL_MEM_OBJECT_BUFFER as cl_mem_object_type),
+            CL_MEM_TYPE => out.scalar(m.mem_type()),
             CL_MEM_FLAGS => out.scalar(m.flags),
             CL_MEM_SIZE => out.scalar(m.size),
             CL_MEM_HOST_PTR => out.scalar(m.host_ptr.0),
