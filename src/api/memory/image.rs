@@ -2,9 +2,9 @@
 //! (docs/images.md): supported formats, creation and info; the image commands are
 //! `image_enqueue.rs`.
 
-use super::super::info::InfoOut;
-use super::super::{properties, status};
-use super::{check_flags, ACCESS};
+use super::flags::{check_flags, ACCESS};
+use crate::api::info::InfoOut;
+use crate::api::{properties, status};
 use crate::core::context::Context;
 use crate::core::error::{ClError, ClResult};
 use crate::core::image::{images_enabled, supported_formats, IMAGE_TYPES};
@@ -77,7 +77,7 @@ pub unsafe extern "C" fn clCreateImage(
     host_ptr: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    super::super::object(errcode_ret, || {
+    crate::api::object(errcode_ret, || {
         create_image(
             context,
             Vec::new(),
@@ -103,7 +103,7 @@ pub unsafe extern "C" fn clCreateImageWithProperties(
     host_ptr: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    super::super::object(errcode_ret, || {
+    crate::api::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         // SAFETY: zero-terminated list per the API.
         let pairs = unsafe { properties(props) }?;
@@ -146,7 +146,7 @@ pub unsafe extern "C" fn clCreateImage2D(
     host_ptr: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    super::super::object(errcode_ret, || {
+    crate::api::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         if images_enabled() && (image_width == 0 || image_height == 0) {
             return Err(ClError(CL_INVALID_IMAGE_SIZE));
@@ -178,7 +178,7 @@ pub unsafe extern "C" fn clCreateImage3D(
     host_ptr: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    super::super::object(errcode_ret, || {
+    crate::api::object(errcode_ret, || {
         lookup::<Context>(context as *const c_void)?;
         if images_enabled() && (image_width == 0 || image_height == 0 || image_depth <= 1) {
             return Err(ClError(CL_INVALID_IMAGE_SIZE));
