@@ -20,7 +20,6 @@ FUNCS = {
     "clRetainSampler": ("CL_INVALID_SAMPLER", "no sampler objects exist"),
     "clReleaseSampler": ("CL_INVALID_SAMPLER", "no sampler objects exist"),
     "clGetSamplerInfo": ("CL_INVALID_SAMPLER", "no sampler objects exist"),
-    "clEnqueueMapImage": ("CL_INVALID_MEM_OBJECT", "no image objects exist"),
     "clEnqueueNativeKernel": ("CL_INVALID_OPERATION", "the device does not support native kernels (CL_EXEC_NATIVE_KERNEL)"),
     "clCreateFromGLBuffer": ("CL_INVALID_CONTEXT", "the context was not created from a GL context"),
     "clCreateFromGLTexture": ("CL_INVALID_CONTEXT", "the context was not created from a GL context"),

@@ -128,7 +128,7 @@ entry_points! {
     clEnqueueCopyImage => memory::clEnqueueCopyImage,
     clEnqueueCopyImageToBuffer => memory::clEnqueueCopyImageToBuffer,
     clEnqueueCopyBufferToImage => memory::clEnqueueCopyBufferToImage,
-    clEnqueueMapImage => unsupported::clEnqueueMapImage,
+    clEnqueueMapImage => memory::clEnqueueMapImage,
     clEnqueueFillImage => memory::clEnqueueFillImage,
     clEnqueueNativeKernel => unsupported::clEnqueueNativeKernel,
     clCreateFromGLBuffer => unsupported::clCreateFromGLBuffer,

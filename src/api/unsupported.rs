@@ -78,30 +78,6 @@ pub unsafe extern "C" fn clGetSamplerInfo(
     status(|| Err(ClError(CL_INVALID_SAMPLER)))
 }
 
-/// clEnqueueMapImage: no image objects exist.
-///
-/// # Safety
-/// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clEnqueueMapImage(
-    command_queue: cl_command_queue,
-    image: cl_mem,
-    blocking_map: cl_bool,
-    map_flags: cl_map_flags,
-    origin: *const size_t,
-    region: *const size_t,
-    image_row_pitch: *mut size_t,
-    image_slice_pitch: *mut size_t,
-    num_events_in_wait_list: cl_uint,
-    event_wait_list: *const cl_event,
-    event: *mut cl_event,
-    errcode_ret: *mut cl_int,
-) -> *mut c_void {
-    super::object(errcode_ret, || {
-        lookup::<CommandQueue>(command_queue as *const c_void)?;
-        Err::<*mut c_void, _>(ClError(CL_INVALID_MEM_OBJECT))
-    })
-}
-
 /// clEnqueueNativeKernel: the device does not support native kernels (CL_EXEC_NATIVE_KERNEL).
 ///
 /// # Safety

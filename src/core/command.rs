@@ -24,8 +24,9 @@ use std::sync::Arc;
 /// buffer).
 pub type Keep = Vec<Arc<dyn Any + Send + Sync>>;
 
-const MAP_FLAGS: cl_map_flags = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
-const MAP_WRITES: cl_map_flags = CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
+pub(super) const MAP_FLAGS: cl_map_flags =
+    CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
+pub(super) const MAP_WRITES: cl_map_flags = CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
 
 /// One checked command. Offsets are bytes; `Copy`'s regions are (source, destination, size)
 /// on the buffers' storage.
@@ -102,6 +103,13 @@ pub enum Command {
         ty: cl_command_type,
         device: Vec<DeviceCommand>,
         keep: Keep,
+    },
+    /// clEnqueueMapImage (the mapping already registered on `image`): the box copied into
+    /// the map's staging buffer when `read` (and on to `host_ptr` for `CL_MEM_USE_HOST_PTR`).
+    MapImage {
+        image: Arc<Mem>,
+        map: Arc<super::memory::ImageMap>,
+        read: bool,
     },
     /// clEnqueueMigrateMemObjects: only orders (every buffer is where all its users reach it).
     Migrate(Vec<Arc<Mem>>),
@@ -277,6 +285,7 @@ impl Command {
             offset,
             size,
             flags,
+            image: None,
         });
         let cmd = Command::Map {
             mem,
@@ -326,6 +335,7 @@ impl Command {
             Command::Copy { rect: true, .. } => CL_COMMAND_COPY_BUFFER_RECT,
             Command::Fill { .. } => CL_COMMAND_FILL_BUFFER,
             Command::Map { .. } => CL_COMMAND_MAP_BUFFER,
+            Command::MapImage { .. } => CL_COMMAND_MAP_IMAGE,
             Command::HostImage { write: false, .. } => CL_COMMAND_READ_IMAGE,
             Command::HostImage { write: true, .. } => CL_COMMAND_WRITE_IMAGE,
             Command::ImageDevice { ty, .. } => *ty,
@@ -348,6 +358,11 @@ impl Command {
             | Command::Map { mem, .. }
             | Command::Unmap { mem, .. }
             | Command::HostImage { image: mem, .. } => one(mem),
+            Command::MapImage { image, map, .. } => {
+                let mut k = one(image);
+                k.push(map.staging.clone());
+                k
+            }
             Command::ImageDevice { keep, .. } => keep.clone(),
             Command::Copy { src, dst, .. } => {
                 let mut k = one(src);

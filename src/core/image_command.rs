@@ -5,11 +5,11 @@
 //! buffers where Vulkan cannot copy directly); host transfers are staged by the queue
 //! (`core/queue.rs`). Design: docs/images.md.
 
-use super::command::{Command, Keep};
+use super::command::{Command, Keep, MAP_FLAGS, MAP_WRITES};
 use super::error::{refused, ClError, ClResult};
 use super::image::pack_color;
 use super::image_desc::ImageDesc;
-use super::memory::Mem;
+use super::memory::{ImageMap, Mapping, Mem};
 use super::transfer::check_writable;
 use super::UserPtr;
 use crate::backend::vulkan::image_object::ImageCopy;
@@ -18,6 +18,13 @@ use crate::backend::vulkan::record::DeviceCommand;
 use opencl_sys::*;
 use std::any::Any;
 use std::sync::Arc;
+
+/// What clEnqueueMapImage hands out: the pointer and the row and slice pitches, bytes.
+pub struct MappedImage {
+    pub ptr: UserPtr,
+    pub row_pitch: usize,
+    pub slice_pitch: usize,
+}
 
 /// A staging buffer of `size` bytes on `mem`'s device. Errors: `CL_OUT_OF_RESOURCES`.
 fn staging(mem: &Mem, size: usize) -> ClResult<Arc<Buffer>> {
@@ -286,5 +293,92 @@ impl Command {
             device: vec![c],
             keep: keep_of(&[&image], vec![buf]),
         })
+    }
+
+    /// clEnqueueMapImage of the box `origin`, `region` of `image` with `flags`: registers
+    /// the mapping on `image` and returns the command and what the map hands out (the caller
+    /// removes the mapping if the enqueue fails). The box lives in a staging buffer, tightly
+    /// packed (row pitch region[0] x element size, slice pitch 0 for 1D and 2D images, the
+    /// row pitch for 1D arrays, row pitch x region[1] otherwise); for `CL_MEM_USE_HOST_PTR`
+    /// images the pointer is the box's place in `host_ptr`, with the image's pitches.
+    /// Errors: `CL_INVALID_MEM_OBJECT` (not an image); `CL_INVALID_VALUE` (a box beyond the
+    /// image, a region element 0, undefined flag bits, `CL_MAP_WRITE_INVALIDATE_REGION` with
+    /// `CL_MAP_READ` or `CL_MAP_WRITE`); `CL_INVALID_OPERATION` (host access flags, a write
+    /// map of an immutable image); `CL_OUT_OF_RESOURCES` (staging).
+    pub fn map_image(
+        image: Arc<Mem>,
+        flags: cl_map_flags,
+        origin: [usize; 3],
+        region: [usize; 3],
+    ) -> ClResult<(Command, MappedImage)> {
+        let desc = image.image_part()?.desc;
+        desc.check_box(origin, region)?;
+        if flags & !MAP_FLAGS != 0
+            || (flags & CL_MAP_WRITE_INVALIDATE_REGION != 0
+                && flags & (CL_MAP_READ | CL_MAP_WRITE) != 0)
+        {
+            return Err(ClError(CL_INVALID_VALUE));
+        }
+        let reads = flags & CL_MAP_READ != 0 || flags == 0;
+        let writes = flags & MAP_WRITES != 0 || flags == 0;
+        if (reads && image.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) != 0)
+            || (writes && image.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) != 0)
+        {
+            return Err(ClError(CL_INVALID_OPERATION));
+        }
+        if writes {
+            check_writable(&image)?;
+        }
+        let row = region[0] * desc.element_size;
+        let bytes = box_bytes(&desc, region);
+        let vk = image.context.devices[0].vk()?;
+        // Host-cached memory for maps the host only reads; coherent upload memory for the
+        // others, which the host writes.
+        let staging = if writes {
+            Buffer::new(vk, bytes as u64)
+        } else {
+            Buffer::readback(vk, bytes as u64)
+        }
+        .map_err(|e| refused("image map staging", e))?;
+        let staging = Arc::new(staging);
+        let (host, out) = if image.flags & CL_MEM_USE_HOST_PTR != 0 {
+            let (ys, zs) = desc.host_strides(desc.row_pitch, desc.slice_pitch);
+            let at = origin[0] * desc.element_size + origin[1] * ys + origin[2] * zs;
+            let p = UserPtr(image.host_ptr.0.wrapping_byte_add(at));
+            let out = MappedImage {
+                ptr: p,
+                row_pitch: desc.row_pitch,
+                slice_pitch: desc.slice_pitch,
+            };
+            (Some((p, (ys, zs))), out)
+        } else {
+            let slice = match desc.image_type {
+                CL_MEM_OBJECT_IMAGE1D | CL_MEM_OBJECT_IMAGE2D => 0,
+                CL_MEM_OBJECT_IMAGE1D_ARRAY => row,
+                _ => row * region[1],
+            };
+            let out = MappedImage {
+                ptr: UserPtr(staging.mapped() as *mut std::ffi::c_void),
+                row_pitch: row,
+                slice_pitch: slice,
+            };
+            (None, out)
+        };
+        let map = Arc::new(ImageMap {
+            staging,
+            origin,
+            region,
+            packed: (row, row * region[1]),
+            host,
+        });
+        image.add_mapping(Mapping {
+            ptr: out.ptr,
+            offset: 0,
+            size: bytes,
+            flags,
+            image: Some(map.clone()),
+        });
+        let read = flags != CL_MAP_WRITE_INVALIDATE_REGION;
+        Ok((Command::MapImage { image, map, read }, out))
     }
 }

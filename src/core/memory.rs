@@ -50,8 +50,8 @@ pub struct ImagePart {
     pub vk: Arc<Image>,
 }
 
-/// One mapping of a buffer region into host memory.
-#[derive(Debug, Clone, Copy)]
+/// One mapping of a buffer region or an image box into host memory.
+#[derive(Clone)]
 pub struct Mapping {
     /// The pointer handed to the application.
     pub ptr: UserPtr,
@@ -60,6 +60,22 @@ pub struct Mapping {
     pub size: usize,
     /// `cl_map_flags` of the map.
     pub flags: u64,
+    /// An image map's staging and box (None for buffers).
+    pub image: Option<Arc<ImageMap>>,
+}
+
+/// The host side of an image map (clEnqueueMapImage): the box's texels in a staging buffer,
+/// tightly packed, and where the application sees them.
+pub struct ImageMap {
+    pub staging: Arc<Buffer>,
+    pub origin: [usize; 3],
+    pub region: [usize; 3],
+    /// Strides of the packed box in the staging buffer (y, z), bytes.
+    pub packed: (usize, usize),
+    /// `CL_MEM_USE_HOST_PTR` images: the box's first texel in `host_ptr` and the strides of
+    /// the image's host view there (the map's pointer and pitches); None: the map hands out
+    /// the staging buffer.
+    pub host: Option<(UserPtr, (usize, usize))>,
 }
 
 impl ClObject for Mem {

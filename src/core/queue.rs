@@ -6,6 +6,7 @@ use super::device::Device;
 use super::error::{refused, ClError, ClResult};
 use super::event::{Event, EventLink, EventQueue, OrderLink};
 use super::image_desc::copy_box;
+use super::memory::Mapping;
 use super::object::{ClObject, Header, Kind};
 use super::transfer::FillPlan;
 use super::UserPtr;
@@ -204,6 +205,85 @@ impl CommandQueue {
                 // SAFETY: the region lies in the object's mapped storage, `ptr` in the
                 // application's host_ptr (bounds checked at enqueue); they never overlap.
                 host_work(move || unsafe { host_copy(src, ptr, size) })
+            }
+            Command::MapImage { image, map, read } => {
+                // The box into the staging buffer (unless the map invalidates it), and for
+                // CL_MEM_USE_HOST_PTR images on into host_ptr once that completed.
+                let part = image.image_part()?;
+                let copy = DeviceCommand::BufferImage {
+                    buffer: map.staging.clone(),
+                    image: part.vk.clone(),
+                    regions: vec![part.desc.region(map.origin, map.region, 0)],
+                    to_image: false,
+                };
+                if let (true, Some((host, strides))) = (read, map.host) {
+                    let row = map.region[0] * part.desc.element_size;
+                    let at = UserPtr(map.staging.mapped() as *mut c_void);
+                    let (packed, size) = (map.packed, [row, map.region[1], map.region[2]]);
+                    hook = Some(Box::new(move || {
+                        // SAFETY: the staging buffer holds the box; host_ptr holds the image
+                        // with its pitches (clCreateImage).
+                        unsafe {
+                            copy_box(
+                                at.get() as *const u8,
+                                packed,
+                                host.get() as *mut u8,
+                                strides,
+                                size,
+                            )
+                        };
+                        CL_SUCCESS
+                    }));
+                }
+                self.executor
+                    .work(if read { vec![copy] } else { Vec::new() })
+            }
+            Command::Unmap {
+                mem,
+                mapping:
+                    Mapping {
+                        image: Some(map),
+                        flags,
+                        ..
+                    },
+                ..
+            } => {
+                // A write map's box back into the image (from host_ptr through the staging
+                // buffer for CL_MEM_USE_HOST_PTR images: host rows first, in queue order).
+                let writes =
+                    flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0 || flags == 0;
+                let part = mem.image_part()?;
+                let copy = DeviceCommand::BufferImage {
+                    buffer: map.staging.clone(),
+                    image: part.vk.clone(),
+                    regions: vec![part.desc.region(map.origin, map.region, 0)],
+                    to_image: true,
+                };
+                keep.push(map.staging.clone());
+                if !writes {
+                    Work::Nop
+                } else if let Some((host, strides)) = map.host {
+                    let row = map.region[0] * part.desc.element_size;
+                    let at = UserPtr(map.staging.mapped() as *mut c_void);
+                    let (packed, size) = (map.packed, [row, map.region[1], map.region[2]]);
+                    let rows_in = host_work(move || {
+                        // SAFETY: as for the map, in the other direction.
+                        unsafe {
+                            copy_box(
+                                host.get() as *const u8,
+                                strides,
+                                at.get() as *mut u8,
+                                packed,
+                                size,
+                            )
+                        }
+                    });
+                    let first = self.enqueue(ty, wait_list, rows_in, keep.clone());
+                    let work = self.executor.work(vec![copy]);
+                    return Ok(self.enqueue_with(ty, &[first], None, work, keep, None));
+                } else {
+                    self.executor.work(vec![copy])
+                }
             }
             Command::Unmap {
                 mem,

@@ -252,3 +252,71 @@ pub unsafe extern "C" fn clEnqueueFillImage(
         unsafe { finish_enqueue(ev, CL_FALSE, event) }
     })
 }
+
+/// clEnqueueMapImage: maps the box `origin`, `region` of `image` for the host and returns
+/// its address, with its row pitch in `image_row_pitch` and its slice pitch (0 for 1D and 2D
+/// images) in `image_slice_pitch`, valid until the matching clEnqueueUnmapMemObject, which
+/// copies a write map's box back (`CL_MEM_MAP_COUNT` counts live maps). For
+/// `CL_MEM_USE_HOST_PTR` images the address lies in `host_ptr`, with the image's pitches.
+/// Errors (through `errcode_ret`, NULL returned): those of the queue, image and wait list;
+/// `CL_INVALID_VALUE` (NULL arrays or `image_row_pitch`, NULL `image_slice_pitch` for 3D
+/// images and arrays, and those of `Command::map_image`); `CL_INVALID_OPERATION` (host
+/// access flags); `CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST` for a blocking map after a
+/// failed event.
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueMapImage(
+    queue: cl_command_queue,
+    image: cl_mem,
+    blocking: cl_bool,
+    flags: cl_map_flags,
+    origin: *const usize,
+    region: *const usize,
+    image_row_pitch: *mut usize,
+    image_slice_pitch: *mut usize,
+    num: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+    errcode_ret: *mut cl_int,
+) -> *mut c_void {
+    crate::api::object(errcode_ret, || {
+        // SAFETY: forwarded.
+        let (q, m, waits) = unsafe { mem_command_args(queue, image, num, list) }?;
+        let ty = m.image_part()?.desc.image_type;
+        // CL_INVALID_VALUE if image_row_pitch is NULL, or image_slice_pitch is NULL for a
+        // 3D image, a 1D or 2D image array.
+        let layered = matches!(
+            ty,
+            CL_MEM_OBJECT_IMAGE3D | CL_MEM_OBJECT_IMAGE1D_ARRAY | CL_MEM_OBJECT_IMAGE2D_ARRAY
+        );
+        if image_row_pitch.is_null() || (layered && image_slice_pitch.is_null()) {
+            return Err(ClError(CL_INVALID_VALUE));
+        }
+        // SAFETY: forwarded.
+        let (o, r) = unsafe { (triple(origin)?, triple(region)?) };
+        let (cmd, out) = Command::map_image(m.clone(), flags, o, r)?;
+        let ptr = out.ptr.get();
+        let ev = match q.enqueue_command(cmd, &waits) {
+            Ok(ev) => ev,
+            Err(e) => {
+                m.take_mapping(ptr);
+                return Err(e);
+            }
+        };
+        // SAFETY: forwarded.
+        if let Err(e) = unsafe { finish_enqueue(ev, blocking, event) } {
+            m.take_mapping(ptr);
+            return Err(e);
+        }
+        // SAFETY: non-NULL (checked) or NULL output pointers per the API.
+        unsafe {
+            image_row_pitch.write(out.row_pitch);
+            if !image_slice_pitch.is_null() {
+                image_slice_pitch.write(out.slice_pitch);
+            }
+        }
+        Ok(ptr)
+    })
+}

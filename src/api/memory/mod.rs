@@ -13,7 +13,7 @@ pub use image::{
 };
 pub use image_enqueue::{
     clEnqueueCopyBufferToImage, clEnqueueCopyImage, clEnqueueCopyImageToBuffer, clEnqueueFillImage,
-    clEnqueueReadImage, clEnqueueWriteImage,
+    clEnqueueMapImage, clEnqueueReadImage, clEnqueueWriteImage,
 };
 mod map;
 mod rect;
