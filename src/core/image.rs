@@ -110,13 +110,14 @@ const ACCESS: cl_mem_flags =
 /// `CL_MEM_READ_ONLY`, sampled reads; `CL_MEM_WRITE_ONLY`, storage writes without a format;
 /// `CL_MEM_READ_WRITE` (no access flag: the same), both; `CL_MEM_KERNEL_READ_AND_WRITE`,
 /// storage reads and writes without a format as well. 1D buffer images need texel-buffer
-/// features. Empty when images are off ([`images_enabled`]).
+/// features; none are listed until 1D buffer images are made (clCreateImage refuses them
+/// with `CL_IMAGE_FORMAT_NOT_SUPPORTED`). Empty when images are off ([`images_enabled`]).
 pub fn supported_formats(
     device: &Device,
     flags: cl_mem_flags,
     image_type: cl_mem_object_type,
 ) -> Vec<cl_image_format> {
-    if !images_enabled() {
+    if !images_enabled() || image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER {
         return Vec::new();
     }
     let access = if flags & ACCESS == 0 {
