@@ -132,6 +132,9 @@ fn every_type_is_made_and_reports_its_shape() {
         assert_eq!(mem_info::<usize>(m, CL_MEM_SIZE), texels * 4, "{ty:#x}");
         assert_eq!(mem_info::<cl_mem_flags>(m, CL_MEM_FLAGS), CL_MEM_READ_WRITE);
         assert_eq!(mem_info::<cl_uint>(m, CL_MEM_REFERENCE_COUNT), 1);
+        // Migration takes images as it takes buffers (it only orders).
+        ok(unsafe { cl!(clEnqueueMigrateMemObjects)(env.queue, 1, &m, 0, 0, null(), null_mut()) });
+        env.finish();
         ok(unsafe { cl!(clReleaseMemObject)(m) });
     }
 }
