@@ -167,6 +167,14 @@ fn supported_formats_hold_the_minimum_list() {
 }
 
 #[test]
+fn no_formats_for_1d_buffer_images_until_they_are_made() {
+    let env = env();
+    for flags in [CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY, CL_MEM_READ_WRITE] {
+        assert!(formats(&env, flags, CL_MEM_OBJECT_IMAGE1D_BUFFER).is_empty());
+    }
+}
+
+#[test]
 fn supported_formats_errors() {
     let env = env();
     let mut f = cl_image_format {

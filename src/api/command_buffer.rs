@@ -4,20 +4,24 @@
 //! Only one queue per command buffer (no `cl_khr_command_buffer_multi_device`), so the
 //! `command_queue` argument of every recording function must be NULL. NDRange commands take
 //! the properties and mutable handles of `cl_khr_command_buffer_mutable_dispatch` (see
-//! `mutable_dispatch.rs`); other commands take no property and no handle. Image and SVM
-//! commands exist for the extension lookup and fail as their `clEnqueue*` counterparts do on a
-//! device without images or SVM (`CL_INVALID_OPERATION`).
+//! `mutable_dispatch.rs`); other commands take no property and no handle. Image commands are
+//! `command_buffer_image.rs`; SVM commands exist for the extension lookup and fail as their
+//! `clEnqueue*` counterparts do on a device without SVM (`CL_INVALID_OPERATION`).
 
+pub use super::command_buffer_image::{
+    clCommandCopyBufferToImageKHR, clCommandCopyImageKHR, clCommandCopyImageToBufferKHR,
+    clCommandFillImageKHR,
+};
+use super::command_buffer_record::{buffer_of, finish, recording, recording_with};
 use super::event::wait_list;
 use super::info::InfoOut;
 use super::memory::{pattern_bytes, rect_arrays};
 use super::{properties, slice_from, status};
 use crate::core::command::Command;
-use crate::core::command_buffer::{debug_counters, CommandBuffer, SyncPoint};
-use crate::core::error::{ClError, ClResult};
+use crate::core::command_buffer::{debug_counters, CommandBuffer};
+use crate::core::error::ClError;
 use crate::core::kernel::{check_range, Kernel};
 use crate::core::kernel_command::{held_buffers, Dispatch, KernelCommand};
-use crate::core::memory::Mem;
 use crate::core::object::{self, handle_of, lookup, register, ClObject};
 use crate::core::queue::CommandQueue;
 use opencl_sys::*;
@@ -206,101 +210,6 @@ pub unsafe extern "C" fn clEnqueueCommandBufferKHR(
         unsafe { super::event::return_event(event, ev) };
         Ok(())
     })
-}
-
-/// The checks every recording entry point starts with, in the spec's order; returns the
-/// command buffer and the sync-point wait list.
-/// Errors: `CL_INVALID_COMMAND_BUFFER_KHR`, `CL_INVALID_COMMAND_QUEUE` (`command_queue` not
-/// NULL: no multi-device extension), `CL_INVALID_OPERATION` (finalized), `CL_INVALID_VALUE`
-/// (any command property: none is defined for these commands; `mutable_handle` not NULL),
-/// `CL_INVALID_SYNC_POINT_WAIT_LIST_KHR` (list NULL with a count, a list with count 0, a sync
-/// point not issued by this command buffer).
-///
-/// # Safety
-/// `props` NULL or zero-terminated; `list` NULL or holding `num` sync points.
-unsafe fn recording(
-    command_buffer: cl_command_buffer_khr,
-    command_queue: cl_command_queue,
-    props: *const cl_command_properties_khr,
-    num: cl_uint,
-    list: *const cl_sync_point_khr,
-    mutable_handle: *mut cl_mutable_command_khr,
-) -> ClResult<(Arc<CommandBuffer>, Vec<SyncPoint>)> {
-    // SAFETY: forwarded.
-    let (cb, wait, pairs) =
-        unsafe { recording_with(command_buffer, command_queue, props, num, list) }?;
-    // CL_INVALID_VALUE if values specified in properties are not valid (none are defined).
-    // CL_INVALID_VALUE if mutable_handle is not NULL.
-    if !pairs.is_empty() || !mutable_handle.is_null() {
-        return Err(ClError(CL_INVALID_VALUE));
-    }
-    Ok((cb, wait))
-}
-
-/// A command property and its value.
-type PropertyPair = (cl_command_properties_khr, cl_command_properties_khr);
-
-/// [`recording`] without the property and handle checks: returns the properties as pairs.
-/// Errors: as [`recording`], `CL_INVALID_VALUE` for a property list that is not
-/// zero-terminated pairs.
-///
-/// # Safety
-/// As [`recording`].
-unsafe fn recording_with(
-    command_buffer: cl_command_buffer_khr,
-    command_queue: cl_command_queue,
-    props: *const cl_command_properties_khr,
-    num: cl_uint,
-    list: *const cl_sync_point_khr,
-) -> ClResult<(Arc<CommandBuffer>, Vec<SyncPoint>, Vec<PropertyPair>)> {
-    let cb = lookup::<CommandBuffer>(command_buffer)?;
-    // CL_INVALID_COMMAND_QUEUE if cl_khr_command_buffer_multi_device is not supported and
-    // command_queue is not NULL.
-    if !command_queue.is_null() {
-        return Err(ClError(CL_INVALID_COMMAND_QUEUE));
-    }
-    cb.check_recording(&[])?;
-    // SAFETY: NULL or zero-terminated per the caller.
-    let pairs = unsafe { properties(props) }.map_err(|_| ClError(CL_INVALID_VALUE))?;
-    // CL_INVALID_SYNC_POINT_WAIT_LIST_KHR if sync_point_wait_list is NULL and
-    // num_sync_points_in_wait_list is > 0, or sync_point_wait_list is not NULL and
-    // num_sync_points_in_wait_list is 0, or if synchronization-point objects in
-    // sync_point_wait_list are not valid synchronization-points.
-    if list.is_null() != (num == 0) {
-        return Err(ClError(CL_INVALID_SYNC_POINT_WAIT_LIST_KHR));
-    }
-    // SAFETY: list holds num sync points.
-    let wait = unsafe { slice_from(list, num as usize) }.to_vec();
-    cb.check_recording(&wait)?;
-    Ok((cb, wait, pairs))
-}
-
-/// Records `cmd` and writes its sync point. Errors as [`CommandBuffer::record_command`].
-///
-/// # Safety
-/// `sync_point` NULL or valid for a write.
-unsafe fn finish(
-    cb: &CommandBuffer,
-    wait: &[SyncPoint],
-    cmd: Command,
-    sync_point: *mut cl_sync_point_khr,
-) -> ClResult<()> {
-    let sp = cb.record_command(wait, cmd)?;
-    // SAFETY: forwarded.
-    unsafe { super::write_opt(sync_point, sp) };
-    Ok(())
-}
-
-/// A buffer of the command buffer's context. Errors: `CL_INVALID_MEM_OBJECT`,
-/// `CL_INVALID_CONTEXT`.
-fn buffer_of(cb: &CommandBuffer, mem: cl_mem) -> ClResult<Arc<Mem>> {
-    let m = lookup::<Mem>(mem as *const c_void)?;
-    // CL_INVALID_CONTEXT if the context associated with command_buffer and the buffers is not
-    // the same.
-    if !Arc::ptr_eq(&m.context, &cb.context) {
-        return Err(ClError(CL_INVALID_CONTEXT));
-    }
-    Ok(m)
 }
 
 /// clCommandBarrierWithWaitListKHR: waits for the listed commands (every earlier command when
@@ -629,133 +538,6 @@ unsafe fn unsupported(
         // is CL_FALSE) / SVM (no CL_DEVICE_SVM_CAPABILITIES).
         Err(ClError(CL_INVALID_OPERATION))
     })
-}
-
-/// clCommandCopyBufferToImageKHR: vkcl devices have no images. Errors: those of
-/// [`recording`], then `CL_INVALID_OPERATION`.
-///
-/// # Safety
-/// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCommandCopyBufferToImageKHR(
-    command_buffer: cl_command_buffer_khr,
-    command_queue: cl_command_queue,
-    props: *const cl_command_properties_khr,
-    _src_buffer: cl_mem,
-    _dst_image: cl_mem,
-    _src_offset: usize,
-    _dst_origin: *const usize,
-    _region: *const usize,
-    num: cl_uint,
-    list: *const cl_sync_point_khr,
-    _sync_point: *mut cl_sync_point_khr,
-    mutable_handle: *mut cl_mutable_command_khr,
-) -> cl_int {
-    // SAFETY: forwarded.
-    unsafe {
-        unsupported(
-            command_buffer,
-            command_queue,
-            props,
-            num,
-            list,
-            mutable_handle,
-        )
-    }
-}
-
-/// clCommandCopyImageKHR: vkcl devices have no images. Errors: those of [`recording`], then
-/// `CL_INVALID_OPERATION`.
-///
-/// # Safety
-/// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCommandCopyImageKHR(
-    command_buffer: cl_command_buffer_khr,
-    command_queue: cl_command_queue,
-    props: *const cl_command_properties_khr,
-    _src_image: cl_mem,
-    _dst_image: cl_mem,
-    _src_origin: *const usize,
-    _dst_origin: *const usize,
-    _region: *const usize,
-    num: cl_uint,
-    list: *const cl_sync_point_khr,
-    _sync_point: *mut cl_sync_point_khr,
-    mutable_handle: *mut cl_mutable_command_khr,
-) -> cl_int {
-    // SAFETY: forwarded.
-    unsafe {
-        unsupported(
-            command_buffer,
-            command_queue,
-            props,
-            num,
-            list,
-            mutable_handle,
-        )
-    }
-}
-
-/// clCommandCopyImageToBufferKHR: vkcl devices have no images. Errors: those of
-/// [`recording`], then `CL_INVALID_OPERATION`.
-///
-/// # Safety
-/// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCommandCopyImageToBufferKHR(
-    command_buffer: cl_command_buffer_khr,
-    command_queue: cl_command_queue,
-    props: *const cl_command_properties_khr,
-    _src_image: cl_mem,
-    _dst_buffer: cl_mem,
-    _src_origin: *const usize,
-    _region: *const usize,
-    _dst_offset: usize,
-    num: cl_uint,
-    list: *const cl_sync_point_khr,
-    _sync_point: *mut cl_sync_point_khr,
-    mutable_handle: *mut cl_mutable_command_khr,
-) -> cl_int {
-    // SAFETY: forwarded.
-    unsafe {
-        unsupported(
-            command_buffer,
-            command_queue,
-            props,
-            num,
-            list,
-            mutable_handle,
-        )
-    }
-}
-
-/// clCommandFillImageKHR: vkcl devices have no images. Errors: those of [`recording`], then
-/// `CL_INVALID_OPERATION`.
-///
-/// # Safety
-/// Pointers as the OpenCL API requires.
-pub unsafe extern "C" fn clCommandFillImageKHR(
-    command_buffer: cl_command_buffer_khr,
-    command_queue: cl_command_queue,
-    props: *const cl_command_properties_khr,
-    _image: cl_mem,
-    _fill_color: *const c_void,
-    _origin: *const usize,
-    _region: *const usize,
-    num: cl_uint,
-    list: *const cl_sync_point_khr,
-    _sync_point: *mut cl_sync_point_khr,
-    mutable_handle: *mut cl_mutable_command_khr,
-) -> cl_int {
-    // SAFETY: forwarded.
-    unsafe {
-        unsupported(
-            command_buffer,
-            command_queue,
-            props,
-            num,
-            list,
-            mutable_handle,
-        )
-    }
 }
 
 /// clCommandSVMMemcpyKHR: vkcl devices have no SVM. Errors: those of [`recording`], then

@@ -148,7 +148,7 @@ pub(crate) unsafe fn decode_arg(
                 if h.is_null() {
                     ArgValue::Buffer(None)
                 } else {
-                    let m = lookup::<Mem>(h as *const c_void)?;
+                    let m = lookup::<Mem>(h as *const c_void)?.as_buffer()?;
                     if !Arc::ptr_eq(&m.context, &k.program.context) {
                         return Err(ClError(CL_INVALID_MEM_OBJECT));
                     }

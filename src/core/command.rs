@@ -24,8 +24,9 @@ use std::sync::Arc;
 /// buffer).
 pub type Keep = Vec<Arc<dyn Any + Send + Sync>>;
 
-const MAP_FLAGS: cl_map_flags = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
-const MAP_WRITES: cl_map_flags = CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
+pub(super) const MAP_FLAGS: cl_map_flags =
+    CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
+pub(super) const MAP_WRITES: cl_map_flags = CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
 
 /// One checked command. Offsets are bytes; `Copy`'s regions are (source, destination, size)
 /// on the buffers' storage.
@@ -83,6 +84,32 @@ pub enum Command {
         mem: Arc<Mem>,
         mapping: Mapping,
         copy_out: bool,
+    },
+    /// clEnqueueReadImage (`write` false) and clEnqueueWriteImage: the box `origin`,
+    /// `region` of `image` and the host texels at `ptr`, whose y and z coordinates lie
+    /// `strides` bytes apart (`core/image_command.rs`).
+    HostImage {
+        image: Arc<Mem>,
+        write: bool,
+        origin: [usize; 3],
+        region: [usize; 3],
+        strides: (usize, usize),
+        ptr: UserPtr,
+    },
+    /// clEnqueueCopyImage, clEnqueueCopyImageToBuffer, clEnqueueCopyBufferToImage and
+    /// clEnqueueFillImage: device commands made when the command was checked (with their
+    /// staging buffers in `keep`), of command type `ty`.
+    ImageDevice {
+        ty: cl_command_type,
+        device: Vec<DeviceCommand>,
+        keep: Keep,
+    },
+    /// clEnqueueMapImage (the mapping already registered on `image`): the box copied into
+    /// the map's staging buffer when `read` (and on to `host_ptr` for `CL_MEM_USE_HOST_PTR`).
+    MapImage {
+        image: Arc<Mem>,
+        map: Arc<super::memory::ImageMap>,
+        read: bool,
     },
     /// clEnqueueMigrateMemObjects: only orders (every buffer is where all its users reach it).
     Migrate(Vec<Arc<Mem>>),
@@ -258,6 +285,7 @@ impl Command {
             offset,
             size,
             flags,
+            image: None,
         });
         let cmd = Command::Map {
             mem,
@@ -307,6 +335,10 @@ impl Command {
             Command::Copy { rect: true, .. } => CL_COMMAND_COPY_BUFFER_RECT,
             Command::Fill { .. } => CL_COMMAND_FILL_BUFFER,
             Command::Map { .. } => CL_COMMAND_MAP_BUFFER,
+            Command::MapImage { .. } => CL_COMMAND_MAP_IMAGE,
+            Command::HostImage { write: false, .. } => CL_COMMAND_READ_IMAGE,
+            Command::HostImage { write: true, .. } => CL_COMMAND_WRITE_IMAGE,
+            Command::ImageDevice { ty, .. } => *ty,
             Command::Unmap { .. } => CL_COMMAND_UNMAP_MEM_OBJECT,
             Command::Migrate(_) => CL_COMMAND_MIGRATE_MEM_OBJECTS,
             Command::Launch(_) => CL_COMMAND_NDRANGE_KERNEL,
@@ -324,7 +356,14 @@ impl Command {
             | Command::HostRect { mem, .. }
             | Command::Fill { mem, .. }
             | Command::Map { mem, .. }
-            | Command::Unmap { mem, .. } => one(mem),
+            | Command::Unmap { mem, .. }
+            | Command::HostImage { image: mem, .. } => one(mem),
+            Command::MapImage { image, map, .. } => {
+                let mut k = one(image);
+                k.push(map.staging.clone());
+                k
+            }
+            Command::ImageDevice { keep, .. } => keep.clone(),
             Command::Copy { src, dst, .. } => {
                 let mut k = one(src);
                 k.push(dst.clone());
@@ -347,8 +386,8 @@ impl Command {
             Command::Copy {
                 src, dst, regions, ..
             } if !regions.is_empty() => vec![DeviceCommand::Copy {
-                src: src.storage.clone(),
-                dst: dst.storage.clone(),
+                src: src.storage().clone(),
+                dst: dst.storage().clone(),
                 regions: regions.clone(),
             }],
             Command::Fill {
@@ -356,12 +395,13 @@ impl Command {
                 plan: FillPlan::Words { offset, size, word },
                 ..
             } => vec![DeviceCommand::Fill {
-                dst: mem.storage.clone(),
+                dst: mem.storage().clone(),
                 offset: *offset,
                 size: *size,
                 word: *word,
             }],
             Command::Launch(l) => l.device.iter().cloned().collect(),
+            Command::ImageDevice { device, .. } => device.clone(),
             _ => Vec::new(),
         }
     }

@@ -239,11 +239,11 @@ impl CommandBuffer {
                 let at = (mem.offset + offset) as u64;
                 vec![DeviceCommand::Copy {
                     src,
-                    dst: mem.storage.clone(),
+                    dst: mem.storage().clone(),
                     regions: vec![(0, at, *size as u64)],
                 }]
             }
-            Command::Fill { .. } => cmd.device_commands(),
+            Command::Fill { .. } | Command::ImageDevice { .. } => cmd.device_commands(),
             _ => return Err(ClError(CL_INVALID_OPERATION)),
         };
         let step = (!device.is_empty()).then(|| Arc::new(Step::Fixed(device)));

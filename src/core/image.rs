@@ -110,13 +110,14 @@ const ACCESS: cl_mem_flags =
 /// `CL_MEM_READ_ONLY`, sampled reads; `CL_MEM_WRITE_ONLY`, storage writes without a format;
 /// `CL_MEM_READ_WRITE` (no access flag: the same), both; `CL_MEM_KERNEL_READ_AND_WRITE`,
 /// storage reads and writes without a format as well. 1D buffer images need texel-buffer
-/// features. Empty when images are off ([`images_enabled`]).
+/// features; none are listed until 1D buffer images are made (clCreateImage refuses them
+/// with `CL_IMAGE_FORMAT_NOT_SUPPORTED`). Empty when images are off ([`images_enabled`]).
 pub fn supported_formats(
     device: &Device,
     flags: cl_mem_flags,
     image_type: cl_mem_object_type,
 ) -> Vec<cl_image_format> {
-    if !images_enabled() {
+    if !images_enabled() || image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER {
         return Vec::new();
     }
     let access = if flags & ACCESS == 0 {
@@ -150,6 +151,110 @@ pub fn supported_formats(
     out
 }
 
+/// The texel of `format` (one [`vk_format`] backs) holding `color`, the four 32-bit words of
+/// clEnqueueFillImage's colour (`float4` for normalized, half and float types, `int4` and
+/// `uint4` for the signed and unsigned integer types), converted as OpenCL C section 8.3
+/// converts on writes: floats to normalized integers with saturation and round to nearest
+/// even (NaN to 0), to half with round to nearest even, integers saturated to the channel;
+/// `CL_sRGBA`/`CL_sBGRA` encode red, green and blue with the sRGB transfer function first.
+/// None for formats vkcl does not back.
+#[allow(non_upper_case_globals)]
+pub fn pack_color(format: &cl_image_format, color: [u32; 4]) -> Option<Vec<u8>> {
+    let f = color.map(f32::from_bits);
+    let unorm = |x: f32, m: f32| -> u32 {
+        if x.is_nan() {
+            0
+        } else {
+            (x.clamp(0.0, 1.0) * m).round_ties_even() as u32
+        }
+    };
+    let snorm = |x: f32, m: f32| -> i32 {
+        if x.is_nan() {
+            0
+        } else {
+            (x.clamp(-1.0, 1.0) * m).round_ties_even() as i32
+        }
+    };
+    let srgb = |x: f32| -> f32 {
+        if x.is_nan() || x <= 0.0 {
+            0.0
+        } else if x <= 0.003_130_8 {
+            x * 12.92
+        } else {
+            1.055 * x.min(1.0).powf(1.0 / 2.4) - 0.055
+        }
+    };
+    let order = format.image_channel_order;
+    let ty = format.image_channel_data_type;
+    if order == CL_RGB && ty == CL_UNORM_SHORT_565 {
+        let v = (unorm(f[0], 31.0) << 11) | (unorm(f[1], 63.0) << 5) | unorm(f[2], 31.0);
+        return Some((v as u16).to_le_bytes().to_vec());
+    }
+    let (channels, srgb_rgb): (&[usize], bool) = match order {
+        CL_R => (&[0], false),
+        CL_RG => (&[0, 1], false),
+        CL_RGBA => (&[0, 1, 2, 3], false),
+        CL_BGRA => (&[2, 1, 0, 3], false),
+        CL_sRGBA => (&[0, 1, 2, 3], true),
+        CL_sBGRA => (&[2, 1, 0, 3], true),
+        _ => return None,
+    };
+    let mut out = Vec::new();
+    for &c in channels {
+        let x = if srgb_rgb && c < 3 { srgb(f[c]) } else { f[c] };
+        let (i, u) = (color[c] as i32, color[c]);
+        match ty {
+            CL_UNORM_INT8 => out.push(unorm(x, 255.0) as u8),
+            CL_UNORM_INT16 => out.extend((unorm(x, 65535.0) as u16).to_le_bytes()),
+            CL_SNORM_INT8 => out.push(snorm(x, 127.0) as i8 as u8),
+            CL_SNORM_INT16 => out.extend((snorm(x, 32767.0) as i16).to_le_bytes()),
+            CL_SIGNED_INT8 => out.push(i.clamp(-128, 127) as i8 as u8),
+            CL_SIGNED_INT16 => out.extend((i.clamp(-32768, 32767) as i16).to_le_bytes()),
+            CL_SIGNED_INT32 => out.extend(i.to_le_bytes()),
+            CL_UNSIGNED_INT8 => out.push(u.min(255) as u8),
+            CL_UNSIGNED_INT16 => out.extend((u.min(65535) as u16).to_le_bytes()),
+            CL_UNSIGNED_INT32 => out.extend(u.to_le_bytes()),
+            CL_HALF_FLOAT => out.extend(half_bits(x).to_le_bytes()),
+            CL_FLOAT => out.extend(x.to_bits().to_le_bytes()),
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// `x` as an IEEE binary16, rounded to nearest even (overflow to infinity, NaN kept quiet).
+pub fn half_bits(x: f32) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xff) as i32;
+    let man = b & 0x7f_ffff;
+    if exp == 255 {
+        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
+    }
+    let round = |h: u32, rem: u32, half: u32| -> u32 {
+        if rem > half || (rem == half && h & 1 == 1) {
+            h + 1
+        } else {
+            h
+        }
+    };
+    let e = exp - 127 + 15;
+    if e >= 31 {
+        return sign | 0x7c00;
+    }
+    if e > 0 {
+        let h = ((e as u32) << 10) | (man >> 13);
+        return sign | round(h, man & 0x1fff, 0x1000).min(0x7c00) as u16;
+    }
+    // A half subnormal (units of 2^-24) or zero.
+    let s = (126 - exp) as u32;
+    if s > 24 {
+        return sign;
+    }
+    let m = man | 0x80_0000;
+    sign | round(m >> s, m & ((1 << s) - 1), 1 << (s - 1)) as u16
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,6 +264,42 @@ mod tests {
             image_channel_order: o,
             image_channel_data_type: t,
         }
+    }
+
+    #[test]
+    fn halves_round_to_nearest_even() {
+        assert_eq!(half_bits(1.0), 0x3c00);
+        assert_eq!(half_bits(-2.0), 0xc000);
+        assert_eq!(half_bits(65504.0), 0x7bff);
+        assert_eq!(
+            half_bits(65520.0),
+            0x7c00,
+            "halfway above the largest: to infinity"
+        );
+        assert_eq!(half_bits(1.0 + 1.0 / 2048.0), 0x3c00, "tie to even");
+        assert_eq!(half_bits(1.0 + 3.0 / 2048.0), 0x3c02, "tie to even, up");
+        assert_eq!(half_bits(5.960_464_5e-8), 0x0001, "smallest subnormal");
+        assert_eq!(half_bits(2.980_232_2e-8), 0x0000, "half of it ties to 0");
+        assert_eq!(half_bits(f32::NAN) & 0x7e00, 0x7e00);
+    }
+
+    #[test]
+    fn colors_pack_per_format() {
+        let c = [0.5f32, 1.5, -0.25, 0.25].map(f32::to_bits);
+        assert_eq!(
+            pack_color(&f(CL_RGBA, CL_UNORM_INT8), c),
+            Some(vec![128, 255, 0, 64])
+        );
+        assert_eq!(
+            pack_color(&f(CL_BGRA, CL_UNORM_INT8), c),
+            Some(vec![0, 255, 128, 64])
+        );
+        let i = [-300i32, 70000, 5, -1].map(|v| v as u32);
+        assert_eq!(
+            pack_color(&f(CL_RG, CL_SIGNED_INT16), i),
+            Some(vec![0xd4, 0xfe, 0xff, 0x7f])
+        );
+        assert_eq!(pack_color(&f(CL_R, CL_UNSIGNED_INT8), i), Some(vec![255]));
     }
 
     #[test]

@@ -150,7 +150,7 @@ pub(crate) fn prepare_green_launch(
                     Some(w) => {
                         // CL_INVALID_KERNEL_ARGS if a buffer argument was released since.
                         let m = w.upgrade().ok_or(ClError(CL_INVALID_KERNEL_ARGS))?;
-                        let Some(base) = m.storage.cuda_address() else {
+                        let Some(base) = m.storage().cuda_address() else {
                             return Ok(None);
                         };
                         let addr = base + m.offset as u64;

@@ -1,9 +1,12 @@
-//! Memory objects: buffers and sub-buffers (OpenCL 3.0 section 5.2).
+//! Memory objects: buffers and sub-buffers (OpenCL 3.0 section 5.2), and images (section
+//! 5.3, docs/images.md), which are memory objects with an image part instead of a buffer.
 
 use super::context::Context;
-use super::error::{allocation_failed, ClResult};
+use super::error::{allocation_failed, ClError, ClResult};
+use super::image_desc::{copy_box, ImageDesc};
 use super::object::{ClObject, Header, Kind};
 use super::UserPtr;
+use crate::backend::vulkan::image_object::Image;
 use crate::backend::vulkan::memory::Buffer;
 use opencl_sys::*;
 use std::sync::{Arc, Mutex};
@@ -15,7 +18,7 @@ pub const BUFFER_ALIGNMENT: u64 = crate::backend::vulkan::memory::BUFFER_ALIGNME
 /// A destructor callback of clSetMemObjectDestructorCallback.
 pub type MemDestructor = unsafe extern "C" fn(cl_mem, *mut std::ffi::c_void);
 
-/// A buffer or sub-buffer.
+/// A buffer, sub-buffer or image.
 pub struct Mem {
     header: Header,
     pub context: Arc<Context>,
@@ -30,16 +33,25 @@ pub struct Mem {
     pub parent: Option<(Arc<Mem>, usize)>,
     /// `CL_MEM_PROPERTIES`: as given to clCreateBufferWithProperties (with its 0), else empty.
     pub properties: Vec<cl_mem_properties>,
-    /// The device buffer (a sub-buffer shares its parent's) and this object's offset in it.
-    pub storage: Arc<Buffer>,
+    /// The device buffer (a sub-buffer shares its parent's; None for images: see
+    /// [`Mem::storage`]) and this object's offset in it.
+    buffer: Option<Arc<Buffer>>,
     pub offset: usize,
+    /// An image's shape and Vulkan image (None for buffers).
+    pub image: Option<ImagePart>,
     /// Live mappings (clEnqueueMapBuffer); `CL_MEM_MAP_COUNT` is their number.
     pub maps: Mutex<Vec<Mapping>>,
     destructors: Mutex<Vec<(MemDestructor, UserPtr)>>,
 }
 
-/// One mapping of a buffer region into host memory.
-#[derive(Debug, Clone, Copy)]
+/// The image part of an image object.
+pub struct ImagePart {
+    pub desc: ImageDesc,
+    pub vk: Arc<Image>,
+}
+
+/// One mapping of a buffer region or an image box into host memory.
+#[derive(Clone)]
 pub struct Mapping {
     /// The pointer handed to the application.
     pub ptr: UserPtr,
@@ -48,6 +60,22 @@ pub struct Mapping {
     pub size: usize,
     /// `cl_map_flags` of the map.
     pub flags: u64,
+    /// An image map's staging and box (None for buffers).
+    pub image: Option<Arc<ImageMap>>,
+}
+
+/// The host side of an image map (clEnqueueMapImage): the box's texels in a staging buffer,
+/// tightly packed, and where the application sees them.
+pub struct ImageMap {
+    pub staging: Arc<Buffer>,
+    pub origin: [usize; 3],
+    pub region: [usize; 3],
+    /// Strides of the packed box in the staging buffer (y, z), bytes.
+    pub packed: (usize, usize),
+    /// `CL_MEM_USE_HOST_PTR` images: the box's first texel in `host_ptr` and the strides of
+    /// the image's host view there (the map's pointer and pitches); None: the map hands out
+    /// the staging buffer.
+    pub host: Option<(UserPtr, (usize, usize))>,
 }
 
 impl ClObject for Mem {
@@ -94,8 +122,9 @@ impl Mem {
             host_ptr,
             parent: None,
             properties,
-            storage: Arc::new(storage),
+            buffer: Some(Arc::new(storage)),
             offset: 0,
+            image: None,
             maps: Mutex::new(Vec::new()),
             destructors: Mutex::new(Vec::new()),
         })
@@ -121,21 +150,120 @@ impl Mem {
             host_ptr,
             parent: Some((parent.clone(), origin)),
             properties: Vec::new(),
-            storage: parent.storage.clone(),
+            buffer: parent.buffer.clone(),
             offset: parent.offset + origin,
+            image: None,
             maps: Mutex::new(Vec::new()),
             destructors: Mutex::new(Vec::new()),
         }
     }
 
-    /// Host address of this object's byte 0 in the (always mapped) storage.
-    pub fn mapped(&self) -> *mut u8 {
-        self.storage.mapped().wrapping_add(self.offset)
+    /// A new image of the checked `desc` on the context's first device, its contents copied
+    /// from `host_ptr` (laid out with the descriptor's pitches) for `CL_MEM_COPY_HOST_PTR`
+    /// and `CL_MEM_USE_HOST_PTR`. Errors: `CL_MEM_OBJECT_ALLOCATION_FAILURE` when Vulkan or
+    /// the allocator refuse, `CL_OUT_OF_RESOURCES` when the Vulkan device cannot be created.
+    pub fn new_image(
+        context: Arc<Context>,
+        flags: cl_mem_flags,
+        desc: ImageDesc,
+        host_ptr: UserPtr,
+        properties: Vec<cl_mem_properties>,
+    ) -> ClResult<Mem> {
+        let device = context.devices[0].vk()?;
+        let init = if flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 {
+            let mut packed = vec![0u8; desc.packed_size()];
+            let [x, y, z] = desc.extent();
+            let row = x * desc.element_size;
+            // SAFETY: the application promises host_ptr holds the image with its pitches
+            // (clCreateImage); `packed` holds it tightly.
+            unsafe {
+                copy_box(
+                    host_ptr.0 as *const u8,
+                    desc.host_strides(desc.row_pitch, desc.slice_pitch),
+                    packed.as_mut_ptr(),
+                    (row, row * y),
+                    [row, y, z],
+                )
+            };
+            Some(packed)
+        } else {
+            None
+        };
+        let image = Image::new(
+            device,
+            desc.format_pair(),
+            desc.shape(),
+            desc.element_size as u64,
+            init.as_deref(),
+        )
+        .map_err(|e| {
+            let [x, y, z] = desc.extent();
+            allocation_failed(format_args!("image of {x}x{y}x{z}"), e)
+        })?;
+        let host_ptr = if flags & CL_MEM_USE_HOST_PTR != 0 {
+            host_ptr
+        } else {
+            UserPtr::NULL
+        };
+        Ok(Mem {
+            header: Header::new(Kind::Mem),
+            context,
+            flags,
+            size: desc.host_size(),
+            host_ptr,
+            parent: None,
+            properties,
+            buffer: None,
+            offset: 0,
+            image: Some(ImagePart {
+                desc,
+                vk: Arc::new(image),
+            }),
+            maps: Mutex::new(Vec::new()),
+            destructors: Mutex::new(Vec::new()),
+        })
     }
 
-    /// Device address of this object's byte 0.
+    /// The device buffer of a buffer object. Every entry point that takes a buffer refuses
+    /// images first ([`Mem::as_buffer`]), so only buffers get here.
+    ///
+    /// # Panics
+    /// For an image (a bug: an entry point took an image as a buffer).
+    pub fn storage(&self) -> &Arc<Buffer> {
+        self.buffer
+            .as_ref()
+            .expect("a buffer command was given an image (entry points refuse them)")
+    }
+
+    /// `self` if it is a buffer. Errors: `CL_INVALID_MEM_OBJECT` for an image (OpenCL:
+    /// "not a valid buffer object").
+    pub fn as_buffer(self: Arc<Self>) -> ClResult<Arc<Self>> {
+        if self.buffer.is_none() {
+            return Err(ClError(CL_INVALID_MEM_OBJECT));
+        }
+        Ok(self)
+    }
+
+    /// The image part of an image. Errors: `CL_INVALID_MEM_OBJECT` for a buffer.
+    pub fn image_part(&self) -> ClResult<&ImagePart> {
+        self.image.as_ref().ok_or(ClError(CL_INVALID_MEM_OBJECT))
+    }
+
+    /// `CL_MEM_TYPE`.
+    pub fn mem_type(&self) -> cl_mem_object_type {
+        self.image
+            .as_ref()
+            .map_or(CL_MEM_OBJECT_BUFFER, |i| i.desc.image_type)
+    }
+
+    /// Host address of this object's byte 0 in the (always mapped) storage (buffers).
+    pub fn mapped(&self) -> *mut u8 {
+        self.storage().mapped().wrapping_add(self.offset)
+    }
+
+    /// Device address of this object's byte 0 (buffers).
     pub fn device_address(&self) -> u64 {
-        self.storage.address + self.offset as u64
+        self.storage().address + self.offset as u64
     }
 
     /// The host pointer a map of `[offset, offset + size)` hands out: inside the application's

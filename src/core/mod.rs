@@ -9,6 +9,8 @@ pub mod device;
 pub mod error;
 pub mod event;
 pub mod image;
+pub mod image_command;
+pub mod image_desc;
 pub mod kernel;
 pub mod kernel_command;
 pub(crate) mod kernel_cuda;

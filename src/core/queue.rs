@@ -5,6 +5,8 @@ use super::context::Context;
 use super::device::Device;
 use super::error::{refused, ClError, ClResult};
 use super::event::{Event, EventLink, EventQueue, OrderLink};
+use super::image_desc::copy_box;
+use super::memory::Mapping;
 use super::object::{ClObject, Header, Kind};
 use super::transfer::FillPlan;
 use super::UserPtr;
@@ -87,8 +89,9 @@ impl CommandQueue {
 
     /// Enqueues `cmd` after `wait_list` (checked) and every command enqueued before it: its
     /// device part through the queue's executor, its host part (reads, writes, maps, fills of
-    /// byte patterns) on the queue's worker in order. Returns its event.
-    /// Errors: `CL_OUT_OF_RESOURCES` when a read's staging buffer cannot be allocated.
+    /// byte patterns, image rows) on the queue's worker in order. Returns its event.
+    /// Errors: `CL_OUT_OF_RESOURCES` when a read's or an image transfer's staging buffer
+    /// cannot be allocated.
     pub fn enqueue_command(
         self: &Arc<Self>,
         cmd: Command,
@@ -105,7 +108,7 @@ impl CommandQueue {
                 size,
                 ptr,
             } if size > 0
-                && (!mem.storage.host_cached || crate::util::config::config().staged_reads) =>
+                && (!mem.storage().host_cached || crate::util::config::config().staged_reads) =>
             {
                 // Memory the host reads slowly (device-local behind the PCI BAR): one command
                 // whose device part copies the range into host-cached staging memory and whose
@@ -117,7 +120,7 @@ impl CommandQueue {
                 );
                 let at = (mem.offset + offset) as u64;
                 let copy = DeviceCommand::Copy {
-                    src: mem.storage.clone(),
+                    src: mem.storage().clone(),
                     dst: staging.clone(),
                     regions: vec![(at, 0, size as u64)],
                 };
@@ -203,6 +206,85 @@ impl CommandQueue {
                 // application's host_ptr (bounds checked at enqueue); they never overlap.
                 host_work(move || unsafe { host_copy(src, ptr, size) })
             }
+            Command::MapImage { image, map, read } => {
+                // The box into the staging buffer (unless the map invalidates it), and for
+                // CL_MEM_USE_HOST_PTR images on into host_ptr once that completed.
+                let part = image.image_part()?;
+                let copy = DeviceCommand::BufferImage {
+                    buffer: map.staging.clone(),
+                    image: part.vk.clone(),
+                    regions: vec![part.desc.region(map.origin, map.region, 0)],
+                    to_image: false,
+                };
+                if let (true, Some((host, strides))) = (read, map.host) {
+                    let row = map.region[0] * part.desc.element_size;
+                    let at = UserPtr(map.staging.mapped() as *mut c_void);
+                    let (packed, size) = (map.packed, [row, map.region[1], map.region[2]]);
+                    hook = Some(Box::new(move || {
+                        // SAFETY: the staging buffer holds the box; host_ptr holds the image
+                        // with its pitches (clCreateImage).
+                        unsafe {
+                            copy_box(
+                                at.get() as *const u8,
+                                packed,
+                                host.get() as *mut u8,
+                                strides,
+                                size,
+                            )
+                        };
+                        CL_SUCCESS
+                    }));
+                }
+                self.executor
+                    .work(if read { vec![copy] } else { Vec::new() })
+            }
+            Command::Unmap {
+                mem,
+                mapping:
+                    Mapping {
+                        image: Some(map),
+                        flags,
+                        ..
+                    },
+                ..
+            } => {
+                // A write map's box back into the image (from host_ptr through the staging
+                // buffer for CL_MEM_USE_HOST_PTR images: host rows first, in queue order).
+                let writes =
+                    flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0 || flags == 0;
+                let part = mem.image_part()?;
+                let copy = DeviceCommand::BufferImage {
+                    buffer: map.staging.clone(),
+                    image: part.vk.clone(),
+                    regions: vec![part.desc.region(map.origin, map.region, 0)],
+                    to_image: true,
+                };
+                keep.push(map.staging.clone());
+                if !writes {
+                    Work::Nop
+                } else if let Some((host, strides)) = map.host {
+                    let row = map.region[0] * part.desc.element_size;
+                    let at = UserPtr(map.staging.mapped() as *mut c_void);
+                    let (packed, size) = (map.packed, [row, map.region[1], map.region[2]]);
+                    let rows_in = host_work(move || {
+                        // SAFETY: as for the map, in the other direction.
+                        unsafe {
+                            copy_box(
+                                host.get() as *const u8,
+                                strides,
+                                at.get() as *mut u8,
+                                packed,
+                                size,
+                            )
+                        }
+                    });
+                    let first = self.enqueue(ty, wait_list, rows_in, keep.clone());
+                    let work = self.executor.work(vec![copy]);
+                    return Ok(self.enqueue_with(ty, &[first], None, work, keep, None));
+                } else {
+                    self.executor.work(vec![copy])
+                }
+            }
             Command::Unmap {
                 mem,
                 mapping,
@@ -211,6 +293,75 @@ impl CommandQueue {
                 let dst = UserPtr(mem.mapped().wrapping_add(mapping.offset) as *mut c_void);
                 // SAFETY: as for maps, in the other direction.
                 host_work(move || unsafe { host_copy(mapping.ptr, dst, mapping.size) })
+            }
+            Command::HostImage {
+                image,
+                write,
+                origin,
+                region,
+                strides,
+                ptr,
+            } => {
+                // Through a staging buffer holding the box tightly packed: a read copies the
+                // box into it on the device and out row by row once that completed; a write
+                // copies the rows in on the host, in queue order (ptr may be an earlier
+                // command's output), then the box into the image, the returned event the
+                // device copy's (after the host part, failing with it).
+                let part = image.image_part()?;
+                let desc = part.desc;
+                let row = region[0] * desc.element_size;
+                let bytes = row * region[1] * region[2];
+                let vk = self.device.vk()?;
+                let staging = Arc::new(
+                    if write {
+                        Buffer::new(vk, bytes as u64)
+                    } else {
+                        Buffer::readback(vk, bytes as u64)
+                    }
+                    .map_err(|e| refused("image staging", e))?,
+                );
+                let copy = DeviceCommand::BufferImage {
+                    buffer: staging.clone(),
+                    image: part.vk.clone(),
+                    regions: vec![desc.region(origin, region, 0)],
+                    to_image: write,
+                };
+                let packed = (row, row * region[1]);
+                let at = UserPtr(staging.mapped() as *mut c_void);
+                keep.push(staging);
+                if write {
+                    let fill = host_work(move || {
+                        // SAFETY: the application keeps `ptr` valid for the box with its
+                        // pitches until the command completes; the staging buffer holds the
+                        // box tightly.
+                        unsafe {
+                            copy_box(
+                                ptr.get() as *const u8,
+                                strides,
+                                at.get() as *mut u8,
+                                packed,
+                                [row, region[1], region[2]],
+                            )
+                        }
+                    });
+                    let first = self.enqueue(ty, wait_list, fill, keep.clone());
+                    let work = self.executor.work(vec![copy]);
+                    return Ok(self.enqueue_with(ty, &[first], None, work, keep, None));
+                }
+                hook = Some(Box::new(move || {
+                    // SAFETY: as for writes, in the other direction, after the device copy.
+                    unsafe {
+                        copy_box(
+                            at.get() as *const u8,
+                            packed,
+                            ptr.get() as *mut u8,
+                            strides,
+                            [row, region[1], region[2]],
+                        )
+                    };
+                    CL_SUCCESS
+                }));
+                self.executor.work(vec![copy])
             }
             Command::Launch(l) => {
                 if l.printf.is_some() || l.loop_check.is_some() {

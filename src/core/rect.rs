@@ -185,7 +185,7 @@ pub fn check_copy_rect(
     // object and the source and destination regions overlap or if src_buffer and
     // dst_buffer are different sub-buffers of the same associated buffer object and they
     // overlap (checked byte-exactly on the shared storage, which vkCmdCopyBuffer needs too).
-    if Arc::ptr_eq(&src.storage, &dst.storage)
+    if Arc::ptr_eq(src.storage(), dst.storage())
         && overlaps(
             s.rows(region).map(|o| sbase + o),
             d.rows(region).map(|o| dbase + o),

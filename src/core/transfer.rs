@@ -47,7 +47,7 @@ pub fn check_copy(
     );
     // CL_MEM_COPY_OVERLAP if the source and destination regions of the same buffer (or of
     // sub-buffers of the same buffer) overlap.
-    if Arc::ptr_eq(&src.storage, &dst.storage) && s < d + size as u64 && d < s + size as u64 {
+    if Arc::ptr_eq(src.storage(), dst.storage()) && s < d + size as u64 && d < s + size as u64 {
         return Err(ClError(CL_MEM_COPY_OVERLAP));
     }
     Ok((s, d))

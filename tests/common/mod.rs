@@ -594,3 +594,6 @@ pub fn run_command_buffer(cb: cl_command_buffer_khr) -> (cl_int, cl_int) {
     unsafe { cl!(clReleaseEvent)(ev) };
     (waited, status)
 }
+
+// After the macros above, which it uses.
+pub mod images;

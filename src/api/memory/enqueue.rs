@@ -15,12 +15,27 @@ use std::sync::Arc;
 type CommandArgs = (Arc<CommandQueue>, Arc<Mem>, Vec<Arc<Event>>);
 
 /// The queue, buffer and wait list of a buffer command, checked.
-/// Errors: `CL_INVALID_COMMAND_QUEUE`, `CL_INVALID_MEM_OBJECT`, `CL_INVALID_CONTEXT`
-/// (buffer or events of another context), `CL_INVALID_EVENT_WAIT_LIST`.
+/// Errors: `CL_INVALID_COMMAND_QUEUE`, `CL_INVALID_MEM_OBJECT` (also for an image),
+/// `CL_INVALID_CONTEXT` (buffer or events of another context), `CL_INVALID_EVENT_WAIT_LIST`.
 ///
 /// # Safety
 /// `list` must be NULL or hold `num` handles.
 pub(super) unsafe fn command_args(
+    queue: cl_command_queue,
+    buffer: cl_mem,
+    num: cl_uint,
+    list: *const cl_event,
+) -> ClResult<CommandArgs> {
+    // SAFETY: forwarded.
+    let (q, m, waits) = unsafe { mem_command_args(queue, buffer, num, list) }?;
+    Ok((q, m.as_buffer()?, waits))
+}
+
+/// As [`command_args`] for a command that takes any memory object (unmap, image commands).
+///
+/// # Safety
+/// `list` must be NULL or hold `num` handles.
+pub(super) unsafe fn mem_command_args(
     queue: cl_command_queue,
     buffer: cl_mem,
     num: cl_uint,

@@ -1,13 +1,228 @@
 //! Image entry points (OpenCL 3.0 section 5.3), the runtime half behind `VKCL_IMAGES=1`
-//! (docs/images.md): supported formats for now.
+//! (docs/images.md): supported formats, creation and info; the image commands are
+//! `image_enqueue.rs`.
 
-use super::super::status;
+use super::flags::{check_flags, ACCESS};
+use crate::api::info::InfoOut;
+use crate::api::{properties, status};
 use crate::core::context::Context;
 use crate::core::error::{ClError, ClResult};
-use crate::core::image::{supported_formats, IMAGE_TYPES};
-use crate::core::object::lookup;
+use crate::core::image::{images_enabled, supported_formats, IMAGE_TYPES};
+use crate::core::image_desc::ImageDesc;
+use crate::core::memory::Mem;
+use crate::core::object::{handle_of, lookup, register};
+use crate::core::UserPtr;
 use opencl_sys::*;
 use std::ffi::c_void;
+
+/// clCreateImage's common path. Errors: `CL_INVALID_CONTEXT`; `CL_INVALID_VALUE` (flags);
+/// `CL_INVALID_HOST_PTR`; then those of [`ImageDesc::check`] and of [`Mem::new_image`].
+fn create_image(
+    context: cl_context,
+    props: Vec<cl_mem_properties>,
+    flags: cl_mem_flags,
+    format: *const cl_image_format,
+    desc: *const cl_image_desc,
+    host_ptr: *mut c_void,
+) -> ClResult<*mut c_void> {
+    let c = lookup::<Context>(context as *const c_void)?;
+    if !images_enabled() {
+        // No device in the context supports images.
+        return Err(ClError(CL_INVALID_OPERATION));
+    }
+    // Buffers' flags, and CL_MEM_KERNEL_READ_AND_WRITE (only with CL_MEM_READ_WRITE).
+    check_flags(flags & !CL_MEM_KERNEL_READ_AND_WRITE)?;
+    if flags & CL_MEM_KERNEL_READ_AND_WRITE != 0
+        && flags & (CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY) != 0
+    {
+        return Err(ClError(CL_INVALID_VALUE));
+    }
+    let wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0;
+    if flags & CL_MEM_IMMUTABLE_EXT != 0 && !wants_ptr {
+        return Err(ClError(CL_INVALID_VALUE));
+    }
+    // CL_INVALID_HOST_PTR if host_ptr is NULL and CL_MEM_USE_HOST_PTR or CL_MEM_COPY_HOST_PTR
+    // are set in flags or if host_ptr is not NULL but they are not set.
+    if wants_ptr == host_ptr.is_null() {
+        return Err(ClError(CL_INVALID_HOST_PTR));
+    }
+    let flags = if flags & (ACCESS | CL_MEM_IMMUTABLE_EXT) == 0 {
+        flags | CL_MEM_READ_WRITE
+    } else {
+        flags
+    };
+    // SAFETY: NULL or pointers to the application's structures, per the API.
+    let (format, desc) = unsafe { (format.as_ref(), desc.as_ref()) };
+    let d = ImageDesc::check(&c.devices, flags, format, desc, wants_ptr)?;
+    let m = register(Mem::new_image(c, flags, d, UserPtr(host_ptr), props)?);
+    Ok(handle_of(&m) as cl_mem)
+}
+
+/// clCreateImage: an image of the format and descriptor on the context's device (a
+/// `VkImage`, docs/images.md), its contents copied from `host_ptr` with
+/// `CL_MEM_COPY_HOST_PTR` or `CL_MEM_USE_HOST_PTR`. 1D buffer images and 2D images from
+/// buffers are not made yet (`CL_IMAGE_FORMAT_NOT_SUPPORTED`, `CL_INVALID_IMAGE_DESCRIPTOR`).
+/// Errors: `CL_INVALID_CONTEXT`; `CL_INVALID_OPERATION` (images off: `VKCL_IMAGES`);
+/// `CL_INVALID_VALUE` (flags); `CL_INVALID_HOST_PTR`; `CL_INVALID_IMAGE_FORMAT_DESCRIPTOR`;
+/// `CL_INVALID_IMAGE_DESCRIPTOR`; `CL_INVALID_IMAGE_SIZE`; `CL_IMAGE_FORMAT_NOT_SUPPORTED`;
+/// `CL_MEM_OBJECT_ALLOCATION_FAILURE` (see [`ImageDesc::check`]).
+///
+/// # Safety
+/// Pointers as the OpenCL API requires (`host_ptr` holds the image with its pitches).
+pub unsafe extern "C" fn clCreateImage(
+    context: cl_context,
+    flags: cl_mem_flags,
+    image_format: *const cl_image_format,
+    image_desc: *const cl_image_desc,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    crate::api::object(errcode_ret, || {
+        create_image(
+            context,
+            Vec::new(),
+            flags,
+            image_format,
+            image_desc,
+            host_ptr,
+        )
+    })
+}
+
+/// clCreateImageWithProperties: no image properties are supported, so any property name
+/// gives `CL_INVALID_PROPERTY`; otherwise as [`clCreateImage`].
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCreateImageWithProperties(
+    context: cl_context,
+    props: *const cl_mem_properties,
+    flags: cl_mem_flags,
+    image_format: *const cl_image_format,
+    image_desc: *const cl_image_desc,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    crate::api::object(errcode_ret, || {
+        lookup::<Context>(context as *const c_void)?;
+        // SAFETY: zero-terminated list per the API.
+        let pairs = unsafe { properties(props) }?;
+        if !pairs.is_empty() {
+            return Err(ClError(CL_INVALID_PROPERTY));
+        }
+        let list = if props.is_null() { Vec::new() } else { vec![0] };
+        create_image(context, list, flags, image_format, image_desc, host_ptr)
+    })
+}
+
+/// A descriptor of `ty` with the given dimensions (clCreateImage2D and clCreateImage3D).
+fn legacy_desc(ty: cl_mem_object_type, size: [usize; 3], pitches: [usize; 2]) -> cl_image_desc {
+    cl_image_desc {
+        image_type: ty,
+        image_width: size[0],
+        image_height: size[1],
+        image_depth: size[2],
+        image_array_size: 0,
+        image_row_pitch: pitches[0],
+        image_slice_pitch: pitches[1],
+        num_mip_levels: 0,
+        num_samples: 0,
+        buffer: std::ptr::null_mut(),
+    }
+}
+
+/// clCreateImage2D (deprecated by OpenCL 1.2): as [`clCreateImage`] of a 2D image, with
+/// `CL_INVALID_IMAGE_SIZE` for a width or height of 0 (its own rule).
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clCreateImage2D(
+    context: cl_context,
+    flags: cl_mem_flags,
+    image_format: *const cl_image_format,
+    image_width: usize,
+    image_height: usize,
+    image_row_pitch: usize,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    crate::api::object(errcode_ret, || {
+        lookup::<Context>(context as *const c_void)?;
+        if images_enabled() && (image_width == 0 || image_height == 0) {
+            return Err(ClError(CL_INVALID_IMAGE_SIZE));
+        }
+        let d = legacy_desc(
+            CL_MEM_OBJECT_IMAGE2D,
+            [image_width, image_height, 0],
+            [image_row_pitch, 0],
+        );
+        create_image(context, Vec::new(), flags, image_format, &d, host_ptr)
+    })
+}
+
+/// clCreateImage3D (deprecated by OpenCL 1.2): as [`clCreateImage`] of a 3D image, with
+/// `CL_INVALID_IMAGE_SIZE` for a dimension of 0 or a depth of 1 (its own rules).
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clCreateImage3D(
+    context: cl_context,
+    flags: cl_mem_flags,
+    image_format: *const cl_image_format,
+    image_width: usize,
+    image_height: usize,
+    image_depth: usize,
+    image_row_pitch: usize,
+    image_slice_pitch: usize,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    crate::api::object(errcode_ret, || {
+        lookup::<Context>(context as *const c_void)?;
+        if images_enabled() && (image_width == 0 || image_height == 0 || image_depth <= 1) {
+            return Err(ClError(CL_INVALID_IMAGE_SIZE));
+        }
+        let d = legacy_desc(
+            CL_MEM_OBJECT_IMAGE3D,
+            [image_width, image_height, image_depth],
+            [image_row_pitch, image_slice_pitch],
+        );
+        create_image(context, Vec::new(), flags, image_format, &d, host_ptr)
+    })
+}
+
+/// clGetImageInfo (OpenCL 3.0 section 5.3.7). Errors: `CL_INVALID_MEM_OBJECT` (not an
+/// image), `CL_INVALID_VALUE` (unknown name, value too small).
+///
+/// # Safety
+/// Pointers as the OpenCL API requires.
+pub unsafe extern "C" fn clGetImageInfo(
+    image: cl_mem,
+    param_name: cl_image_info,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> cl_int {
+    status(|| {
+        let m = lookup::<Mem>(image as *const c_void)?;
+        let d = m.image_part()?.desc;
+        let out = InfoOut::new(size, value, size_ret);
+        match param_name {
+            CL_IMAGE_FORMAT => out.scalar(d.format),
+            CL_IMAGE_ELEMENT_SIZE => out.scalar(d.element_size),
+            CL_IMAGE_ROW_PITCH => out.scalar(d.row_pitch),
+            CL_IMAGE_SLICE_PITCH => out.scalar(d.slice_pitch),
+            CL_IMAGE_WIDTH => out.scalar(d.width),
+            CL_IMAGE_HEIGHT => out.scalar(d.height),
+            CL_IMAGE_DEPTH => out.scalar(d.depth),
+            CL_IMAGE_ARRAY_SIZE => out.scalar(d.array_size),
+            CL_IMAGE_BUFFER => out.scalar(std::ptr::null_mut::<c_void>() as cl_mem),
+            CL_IMAGE_NUM_MIP_LEVELS | CL_IMAGE_NUM_SAMPLES => out.scalar(0 as cl_uint),
+            _ => Err(ClError(CL_INVALID_VALUE)),
+        }
+    })
+}
 
 /// The formats every device of `c` supports for `flags` and `image_type`, in the order of
 /// the first device's list. Errors: `CL_INVALID_VALUE` (flags, image type).

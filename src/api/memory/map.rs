@@ -6,7 +6,7 @@
 //! region to `host_ptr + offset` (unless the map invalidates it) and hands that out, and the
 //! unmap of a map for writing copies it back.
 
-use super::enqueue::{command_args, finish_enqueue};
+use super::enqueue::{command_args, finish_enqueue, mem_command_args};
 use crate::api::event::{return_event, wait_list};
 use crate::api::status;
 use crate::core::command::Command;
@@ -97,7 +97,7 @@ pub unsafe extern "C" fn clEnqueueUnmapMemObject(
 ) -> cl_int {
     status(|| {
         // SAFETY: forwarded.
-        let (q, m, waits) = unsafe { command_args(queue, memobj, num, list) }?;
+        let (q, m, waits) = unsafe { mem_command_args(queue, memobj, num, list) }?;
         let cmd = Command::unmap(m, UserPtr(mapped_ptr))?;
         let ev = q.enqueue_command(cmd, &waits)?;
         // SAFETY: forwarded.

@@ -3,8 +3,18 @@
 //! and migration), which build core's commands (`core::command`).
 
 mod enqueue;
+mod flags;
+use flags::{check_flags, ACCESS, HOST_ACCESS, HOST_PTR, WRITABLE};
 mod image;
-pub use image::clGetSupportedImageFormats;
+mod image_enqueue;
+pub use image::{
+    clCreateImage, clCreateImage2D, clCreateImage3D, clCreateImageWithProperties, clGetImageInfo,
+    clGetSupportedImageFormats,
+};
+pub use image_enqueue::{
+    clEnqueueCopyBufferToImage, clEnqueueCopyImage, clEnqueueCopyImageToBuffer, clEnqueueFillImage,
+    clEnqueueMapImage, clEnqueueReadImage, clEnqueueWriteImage,
+};
 mod map;
 mod rect;
 pub(crate) use rect::rect_arrays;
@@ -26,31 +36,6 @@ use crate::core::object::{self, handle_of, lookup, register, ClObject};
 use crate::core::UserPtr;
 use opencl_sys::*;
 use std::ffi::c_void;
-
-const ACCESS: cl_mem_flags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
-const HOST_ACCESS: cl_mem_flags =
-    CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
-const HOST_PTR: cl_mem_flags = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
-/// Flags that allow writes, which an immutable buffer may not have
-/// (cl_ext_immutable_memory_objects).
-const WRITABLE: cl_mem_flags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_HOST_WRITE_ONLY;
-
-/// Checks buffer flags. Errors: `CL_INVALID_VALUE` for undefined bits or mutually exclusive
-/// combinations (OpenCL 3.0 table "Memory Flags"), or `CL_MEM_IMMUTABLE_EXT` together with
-/// `CL_MEM_READ_WRITE`, `CL_MEM_WRITE_ONLY` or `CL_MEM_HOST_WRITE_ONLY`.
-fn check_flags(flags: cl_mem_flags) -> ClResult<()> {
-    let exclusive = |m: cl_mem_flags| (flags & m).count_ones() > 1;
-    if flags & !(ACCESS | HOST_ACCESS | HOST_PTR | CL_MEM_IMMUTABLE_EXT) != 0
-        || (flags & CL_MEM_IMMUTABLE_EXT != 0 && flags & WRITABLE != 0)
-        || exclusive(ACCESS)
-        || exclusive(HOST_ACCESS)
-        || exclusive(CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR)
-        || exclusive(CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)
-    {
-        return Err(ClError(CL_INVALID_VALUE));
-    }
-    Ok(())
-}
 
 fn create_buffer(
     context: cl_context,
@@ -149,7 +134,7 @@ pub unsafe extern "C" fn clCreateSubBuffer(
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
     super::object(errcode_ret, || {
-        let parent = lookup::<Mem>(buffer as *const c_void)?;
+        let parent = lookup::<Mem>(buffer as *const c_void)?.as_buffer()?;
         if parent.parent.is_some() {
             return Err(ClError(CL_INVALID_MEM_OBJECT));
         }
@@ -255,7 +240,7 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
         let m = lookup::<Mem>(mem as *const c_void)?;
         let out = InfoOut::new(size, value, size_ret);
         match param_name {
-            CL_MEM_TYPE => out.scalar(CL_MEM_OBJECT_BUFFER as cl_mem_object_type),
+            CL_MEM_TYPE => out.scalar(m.mem_type()),
             CL_MEM_FLAGS => out.scalar(m.flags),
             CL_MEM_SIZE => out.scalar(m.size),
             CL_MEM_HOST_PTR => out.scalar(m.host_ptr.0),

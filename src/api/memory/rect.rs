@@ -202,7 +202,7 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
     status(|| {
         // SAFETY: forwarded.
         let (q, src, waits) = unsafe { command_args(queue, src_buffer, num, list) }?;
-        let dst = lookup::<Mem>(dst_buffer as *const c_void)?;
+        let dst = lookup::<Mem>(dst_buffer as *const c_void)?.as_buffer()?;
         // CL_INVALID_CONTEXT if the context associated with command_queue, src_buffer and
         // dst_buffer are not the same.
         if !Arc::ptr_eq(&q.context, &dst.context) {

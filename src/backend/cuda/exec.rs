@@ -21,7 +21,9 @@ pub fn supports(c: &DeviceCommand) -> bool {
         DeviceCommand::Fill { dst, .. } => dst.cuda_address().is_some(),
         DeviceCommand::Launch { cuda, .. } => cuda.is_some(),
         DeviceCommand::Barrier => true,
-        DeviceCommand::Execute(_) => false,
+        DeviceCommand::Execute(_)
+        | DeviceCommand::BufferImage { .. }
+        | DeviceCommand::CopyImage { .. } => false,
     }
 }
 
@@ -68,7 +70,10 @@ pub fn enqueue(green: &GreenContext, stream: Stream, c: &DeviceCommand) -> Resul
         }
         DeviceCommand::Launch { cuda: Some(l), .. } => l.enqueue_on(stream),
         DeviceCommand::Barrier => Ok(()),
-        DeviceCommand::Launch { cuda: None, .. } | DeviceCommand::Execute(_) => Err(unsupported),
+        DeviceCommand::Launch { cuda: None, .. }
+        | DeviceCommand::Execute(_)
+        | DeviceCommand::BufferImage { .. }
+        | DeviceCommand::CopyImage { .. } => Err(unsupported),
     }
 }
 

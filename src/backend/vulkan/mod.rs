@@ -3,6 +3,7 @@
 pub mod counters;
 pub mod device;
 pub mod image;
+pub mod image_object;
 pub mod instance;
 pub mod memory;
 pub mod pipeline;

@@ -6,6 +6,7 @@
 //! A device command is what core made of an OpenCL command once it was checked: buffers,
 //! byte offsets, pipelines and launch-buffer addresses, no OpenCL object.
 
+use super::image_object::{Image, ImageCopy, ImageRegion};
 use super::memory::Buffer;
 use super::pipeline::Pipeline;
 use super::recorder::Recorder;
@@ -75,6 +76,19 @@ pub enum DeviceCommand {
         vulkan: Option<VulkanLaunch>,
         cuda: Option<Arc<GreenLaunch>>,
     },
+    /// `vkCmdCopyBufferToImage` (`to_image`) or `vkCmdCopyImageToBuffer` of `regions`.
+    BufferImage {
+        buffer: Arc<Buffer>,
+        image: Arc<Image>,
+        regions: Vec<ImageRegion>,
+        to_image: bool,
+    },
+    /// `vkCmdCopyImage` between two images of one format.
+    CopyImage {
+        src: Arc<Image>,
+        dst: Arc<Image>,
+        regions: Vec<ImageCopy>,
+    },
     /// Every write recorded before made visible to every read and write after.
     Barrier,
     /// `vkCmdExecuteCommands` of a recorded secondary (a command buffer's enqueue).
@@ -105,6 +119,13 @@ pub fn record(r: &mut Recorder, c: &DeviceCommand) {
         DeviceCommand::Launch { vulkan: None, .. } => {
             tracing::error!("a launch prepared for CUDA only reached the Vulkan recorder");
         }
+        DeviceCommand::BufferImage {
+            buffer,
+            image,
+            regions,
+            to_image,
+        } => r.copy_buffer_image(buffer, image, regions, *to_image),
+        DeviceCommand::CopyImage { src, dst, regions } => r.copy_image(src, dst, regions),
         DeviceCommand::Barrier => r.barrier(),
         DeviceCommand::Execute(s) => r.execute(s.raw),
     }

@@ -4,6 +4,7 @@
 //! `record.rs`.
 
 use super::device::Device;
+use super::image_object::{buffer_image_copy, image_copy, Image, ImageCopy, ImageRegion};
 use super::memory::Buffer;
 use super::pipeline::Pipeline;
 use ash::vk;
@@ -101,6 +102,48 @@ impl<'a> Recorder<'a> {
             self.device
                 .raw
                 .cmd_copy_buffer(self.cmd, src.raw, dst.raw, &r)
+        };
+    }
+
+    /// `vkCmdCopyBufferToImage` (`to_image`) or `vkCmdCopyImageToBuffer` of `regions`, the
+    /// image in `GENERAL` layout.
+    pub fn copy_buffer_image(
+        &mut self,
+        buffer: &Buffer,
+        image: &Image,
+        regions: &[ImageRegion],
+        to_image: bool,
+    ) {
+        super::counters::count_command();
+        self.before(vk::PipelineStageFlags::TRANSFER);
+        let r: Vec<vk::BufferImageCopy> = regions.iter().map(buffer_image_copy).collect();
+        let general = vk::ImageLayout::GENERAL;
+        // SAFETY: the command buffer is recording; buffer and image are alive (the job or
+        // the secondary keeps them); core checked the regions inside both.
+        unsafe {
+            if to_image {
+                self.device
+                    .raw
+                    .cmd_copy_buffer_to_image(self.cmd, buffer.raw, image.raw, general, &r)
+            } else {
+                self.device
+                    .raw
+                    .cmd_copy_image_to_buffer(self.cmd, image.raw, general, buffer.raw, &r)
+            }
+        };
+    }
+
+    /// `vkCmdCopyImage` of `regions` between two images of one format, both `GENERAL`.
+    pub fn copy_image(&mut self, src: &Image, dst: &Image, regions: &[ImageCopy]) {
+        super::counters::count_command();
+        self.before(vk::PipelineStageFlags::TRANSFER);
+        let r: Vec<vk::ImageCopy> = regions.iter().map(image_copy).collect();
+        let general = vk::ImageLayout::GENERAL;
+        // SAFETY: as above.
+        unsafe {
+            self.device
+                .raw
+                .cmd_copy_image(self.cmd, src.raw, general, dst.raw, general, &r)
         };
     }
 

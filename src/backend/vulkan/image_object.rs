@@ -1,0 +1,336 @@
+//! Image objects (docs/images.md): a `VkImage` with optimal tiling, one mip level and
+//! device-local memory, in `VK_IMAGE_LAYOUT_GENERAL` for its whole life. The one transition
+//! out of `UNDEFINED` (and the upload of initial contents) is a one-time submission at
+//! creation, so no command ever tracks layouts.
+
+use super::device::Device;
+use super::image::{format_support, vk_format};
+use super::memory::Buffer;
+use crate::backend::error::BackendError;
+use ash::vk;
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
+use gpu_allocator::MemoryLocation;
+use std::sync::{Arc, Mutex};
+
+/// The dimensionality of a Vulkan image (`VK_IMAGE_TYPE_1D`, `2D`, `3D`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dim {
+    D1,
+    D2,
+    D3,
+}
+
+/// The Vulkan shape of an image: its type, its extent in texels (height and depth 1 where
+/// the type has none) and its array layers (1 for non-arrays).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageShape {
+    pub dim: Dim,
+    pub extent: [u32; 3],
+    pub layers: u32,
+}
+
+/// A box of an image and where its texels lie in a buffer, tightly packed from
+/// `buffer_offset` (bytes; a multiple of the texel size): rows of `extent[0]` texels, then
+/// `extent[1]` rows per slice, slices of a 3D box then layers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageRegion {
+    pub buffer_offset: u64,
+    pub offset: [u32; 3],
+    pub extent: [u32; 3],
+    pub base_layer: u32,
+    pub layers: u32,
+}
+
+/// A box copied between two images of one format: source and destination offsets and first
+/// layers, and the extent and layer count both share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageCopy {
+    pub src_offset: [u32; 3],
+    pub src_layer: u32,
+    pub dst_offset: [u32; 3],
+    pub dst_layer: u32,
+    pub extent: [u32; 3],
+    pub layers: u32,
+}
+
+/// An image: the `VkImage`, its memory and what it was made with.
+pub struct Image {
+    device: Arc<Device>,
+    pub raw: vk::Image,
+    allocation: Mutex<Option<Allocation>>,
+    pub format: vk::Format,
+    pub shape: ImageShape,
+    /// Bytes per texel.
+    pub texel_size: u64,
+}
+
+impl Image {
+    /// A new image of the OpenCL format (`order`, `data_type`: see [`vk_format`]) and
+    /// `shape` (usages: transfers, and sampled and storage where the format allows them), in
+    /// `GENERAL` layout; `init` (tightly packed texels of the whole image, layers last) is
+    /// uploaded before it returns. Errors: the Vulkan result (`FORMAT_NOT_SUPPORTED` for a
+    /// format without a Vulkan twin) or the allocator's refusal (out of memory).
+    pub fn new(
+        device: &Arc<Device>,
+        (order, data_type): (u32, u32),
+        shape: ImageShape,
+        texel_size: u64,
+        init: Option<&[u8]>,
+    ) -> Result<Image, BackendError> {
+        let format = vk_format(order, data_type).ok_or(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)?;
+        let support = format_support(&device.phys, format);
+        let mut usage = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
+        if support.sampled {
+            usage |= vk::ImageUsageFlags::SAMPLED;
+        }
+        if support.storage_write {
+            usage |= vk::ImageUsageFlags::STORAGE;
+        }
+        let [w, h, d] = shape.extent;
+        let info = vk::ImageCreateInfo::default()
+            .image_type(match shape.dim {
+                Dim::D1 => vk::ImageType::TYPE_1D,
+                Dim::D2 => vk::ImageType::TYPE_2D,
+                Dim::D3 => vk::ImageType::TYPE_3D,
+            })
+            .format(format)
+            .extent(vk::Extent3D {
+                width: w,
+                height: h,
+                depth: d,
+            })
+            .mip_levels(1)
+            .array_layers(shape.layers)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(usage)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        // SAFETY: valid create info on a live device.
+        let raw = unsafe { device.raw.create_image(&info, None) }?;
+        // SAFETY: `raw` is an image of this device.
+        let requirements = unsafe { device.raw.get_image_memory_requirements(raw) };
+        let alloc = device
+            .allocator
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .allocate(&AllocationCreateDesc {
+                name: "vkcl image",
+                requirements,
+                location: MemoryLocation::GpuOnly,
+                linear: false,
+                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+            });
+        let alloc = match alloc {
+            Ok(a) => a,
+            Err(e) => {
+                // SAFETY: unused image, destroyed once.
+                unsafe { device.raw.destroy_image(raw, None) };
+                return Err(e.into());
+            }
+        };
+        // SAFETY: the allocation meets the image's requirements and is bound nowhere else.
+        let bound = unsafe {
+            device
+                .raw
+                .bind_image_memory(raw, alloc.memory(), alloc.offset())
+        };
+        let image = Image {
+            device: device.clone(),
+            raw,
+            allocation: Mutex::new(Some(alloc)),
+            format,
+            shape,
+            texel_size,
+        };
+        bound?;
+        image.initialize(init)?;
+        Ok(image)
+    }
+
+    /// The one-time submission of a new image: `UNDEFINED -> GENERAL`, the upload of `init`,
+    /// and a barrier making both visible to every later command; waited for on a fence.
+    fn initialize(&self, init: Option<&[u8]>) -> Result<(), BackendError> {
+        let dev = &self.device;
+        let staging = match init {
+            Some(bytes) => {
+                let b = Buffer::new(dev, bytes.len().max(1) as u64)?;
+                b.write_bytes(0, bytes);
+                Some(b)
+            }
+            None => None,
+        };
+        let pool_info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(dev.phys.compute_queue_family)
+            .flags(vk::CommandPoolCreateFlags::TRANSIENT);
+        // SAFETY: valid create info on a live device.
+        let pool = unsafe { dev.raw.create_command_pool(&pool_info, None) }?;
+        let result = self.submit_initialization(pool, staging.as_ref());
+        // SAFETY: the submission completed (or was never made): the pool is unused.
+        unsafe { dev.raw.destroy_command_pool(pool, None) };
+        result
+    }
+
+    fn submit_initialization(
+        &self,
+        pool: vk::CommandPool,
+        staging: Option<&Buffer>,
+    ) -> Result<(), BackendError> {
+        let dev = &self.device;
+        let alloc = vk::CommandBufferAllocateInfo::default()
+            .command_pool(pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        // SAFETY: a pool of this device; freed with the pool.
+        let cmd = unsafe { dev.raw.allocate_command_buffers(&alloc) }?[0];
+        let range = vk::ImageSubresourceRange {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            base_mip_level: 0,
+            level_count: 1,
+            base_array_layer: 0,
+            layer_count: self.shape.layers,
+        };
+        let to_general = [vk::ImageMemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::empty())
+            .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .old_layout(vk::ImageLayout::UNDEFINED)
+            .new_layout(vk::ImageLayout::GENERAL)
+            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .image(self.raw)
+            .subresource_range(range)];
+        let after = [vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE)];
+        let whole = ImageRegion {
+            buffer_offset: 0,
+            offset: [0; 3],
+            extent: self.shape.extent,
+            base_layer: 0,
+            layers: self.shape.layers,
+        };
+        let fence_info = vk::FenceCreateInfo::default();
+        // SAFETY: recording a fresh command buffer of this device; the image and staging
+        // buffer live until the fence is waited for below.
+        unsafe {
+            let d = &dev.raw;
+            d.begin_command_buffer(
+                cmd,
+                &vk::CommandBufferBeginInfo::default()
+                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+            )?;
+            d.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::TOP_OF_PIPE,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &to_general,
+            );
+            if let Some(b) = staging {
+                d.cmd_copy_buffer_to_image(
+                    cmd,
+                    b.raw,
+                    self.raw,
+                    vk::ImageLayout::GENERAL,
+                    &[buffer_image_copy(&whole)],
+                );
+            }
+            d.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::DependencyFlags::empty(),
+                &after,
+                &[],
+                &[],
+            );
+            d.end_command_buffer(cmd)?;
+            let fence = d.create_fence(&fence_info, None)?;
+            let cmds = [cmd];
+            let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
+            let submitted = {
+                let q = dev.queues[0].lock().unwrap_or_else(|e| e.into_inner());
+                dev.note(d.queue_submit(*q, &submit, fence), "image initialisation")
+            };
+            let waited = submitted.and_then(|_| {
+                dev.note(
+                    d.wait_for_fences(&[fence], true, u64::MAX),
+                    "image initialisation",
+                )
+            });
+            d.destroy_fence(fence, None);
+            waited?;
+        }
+        Ok(())
+    }
+}
+
+/// The `VkBufferImageCopy` of `r` (colour aspect, mip 0, tightly packed rows).
+pub fn buffer_image_copy(r: &ImageRegion) -> vk::BufferImageCopy {
+    vk::BufferImageCopy {
+        buffer_offset: r.buffer_offset,
+        buffer_row_length: 0,
+        buffer_image_height: 0,
+        image_subresource: layers(r.base_layer, r.layers),
+        image_offset: offset(r.offset),
+        image_extent: extent(r.extent),
+    }
+}
+
+/// The `VkImageCopy` of `c`.
+pub fn image_copy(c: &ImageCopy) -> vk::ImageCopy {
+    vk::ImageCopy {
+        src_subresource: layers(c.src_layer, c.layers),
+        src_offset: offset(c.src_offset),
+        dst_subresource: layers(c.dst_layer, c.layers),
+        dst_offset: offset(c.dst_offset),
+        extent: extent(c.extent),
+    }
+}
+
+fn layers(base: u32, count: u32) -> vk::ImageSubresourceLayers {
+    vk::ImageSubresourceLayers {
+        aspect_mask: vk::ImageAspectFlags::COLOR,
+        mip_level: 0,
+        base_array_layer: base,
+        layer_count: count,
+    }
+}
+
+fn offset(o: [u32; 3]) -> vk::Offset3D {
+    vk::Offset3D {
+        x: o[0] as i32,
+        y: o[1] as i32,
+        z: o[2] as i32,
+    }
+}
+
+fn extent(e: [u32; 3]) -> vk::Extent3D {
+    vk::Extent3D {
+        width: e[0],
+        height: e[1],
+        depth: e[2],
+    }
+}
+
+impl Drop for Image {
+    fn drop(&mut self) {
+        // SAFETY: no pending command uses the image (commands hold an Arc of their images).
+        unsafe { self.device.raw.destroy_image(self.raw, None) };
+        if let Some(a) = self
+            .allocation
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            let _ = self
+                .device
+                .allocator
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .free(a);
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! Without `VKCL_IMAGES` (the default) nothing of the image work is visible (docs/images.md):
+//! no image support, no formats, and the image entry points give the errors of a device
+//! without images.
+mod common;
+use common::*;
+use std::ffi::c_void;
+use std::ptr::{null, null_mut};
+
+fn env() -> Env {
+    // SAFETY: before the loader (and vkcl's settings) is first used in this process; every
+    // test of this binary wants images off, whatever the caller's environment says.
+    unsafe { std::env::remove_var("VKCL_IMAGES") };
+    Env::new()
+}
+
+#[test]
+fn image_entry_points_fail_as_without_images() {
+    let env = env();
+    let support: cl_bool = info_scalar(|s, v, r| unsafe {
+        cl!(clGetDeviceInfo)(env.device, CL_DEVICE_IMAGE_SUPPORT, s, v, r)
+    });
+    assert_eq!(support, CL_FALSE);
+    let mut n: cl_uint = 7;
+    ok(unsafe {
+        cl!(clGetSupportedImageFormats)(
+            env.context,
+            CL_MEM_READ_WRITE,
+            CL_MEM_OBJECT_IMAGE2D,
+            0,
+            null_mut(),
+            &mut n,
+        )
+    });
+    assert_eq!(n, 0, "no formats");
+    let fmt = cl_image_format {
+        image_channel_order: CL_RGBA,
+        image_channel_data_type: CL_UNORM_INT8,
+    };
+    let desc = cl_image_desc {
+        image_type: CL_MEM_OBJECT_IMAGE2D,
+        image_width: 4,
+        image_height: 4,
+        image_depth: 0,
+        image_array_size: 0,
+        image_row_pitch: 0,
+        image_slice_pitch: 0,
+        num_mip_levels: 0,
+        num_samples: 0,
+        buffer: null_mut(),
+    };
+    let mut err = 0;
+    let m = unsafe {
+        cl!(clCreateImage)(
+            env.context,
+            CL_MEM_READ_WRITE,
+            &fmt,
+            &desc,
+            null_mut(),
+            &mut err,
+        )
+    };
+    assert!(m.is_null());
+    assert_eq!(err, CL_INVALID_OPERATION, "clCreateImage");
+    let m = unsafe {
+        cl!(clCreateImage2D)(
+            env.context,
+            CL_MEM_READ_WRITE,
+            &fmt,
+            4,
+            4,
+            0,
+            null_mut(),
+            &mut err,
+        )
+    };
+    assert!(m.is_null());
+    assert_eq!(err, CL_INVALID_OPERATION, "clCreateImage2D");
+    let buf = env.buffer(CL_MEM_READ_WRITE, 64, None);
+    let mut w = 0usize;
+    let r = unsafe {
+        cl!(clGetImageInfo)(
+            buf,
+            CL_IMAGE_WIDTH,
+            8,
+            &mut w as *mut usize as *mut c_void,
+            null_mut(),
+        )
+    };
+    assert_eq!(r, CL_INVALID_MEM_OBJECT, "clGetImageInfo of a buffer");
+    let cb = unsafe { ext!(clCreateCommandBufferKHR)(1, &env.queue, null(), &mut err) };
+    ok(err);
+    let (o, g) = ([0usize; 3], [1usize, 1, 1]);
+    let color = [0u32; 4];
+    let r = unsafe {
+        ext!(clCommandFillImageKHR)(
+            cb,
+            null_mut(),
+            null(),
+            buf,
+            color.as_ptr() as *const c_void,
+            o.as_ptr(),
+            g.as_ptr(),
+            0,
+            null(),
+            null_mut(),
+            null_mut(),
+        )
+    };
+    assert_eq!(r, CL_INVALID_OPERATION, "clCommandFillImageKHR");
+    ok(unsafe { ext!(clReleaseCommandBufferKHR)(cb) });
+    ok(unsafe { cl!(clReleaseMemObject)(buf) });
+}
