@@ -480,6 +480,29 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         } else {
             ""
         }),
+        // cl_khr_spirv_queries: what the IL path accepts (compiler/spirv_queries.rs); the
+        // strings are static, as the extension requires.
+        CL_DEVICE_SPIRV_EXTENDED_INSTRUCTION_SETS_KHR
+        | CL_DEVICE_SPIRV_EXTENSIONS_KHR
+        | CL_DEVICE_SPIRV_CAPABILITIES_KHR => {
+            let features = d.opencl_c_features();
+            let names: Vec<&str> = extensions
+                .iter()
+                .chain(features.iter())
+                .map(|(n, _)| *n)
+                .collect();
+            let q = crate::compiler::spirv_queries(&names, compiler);
+            let ptrs = |v: &[&'static std::ffi::CStr]| -> Vec<*const std::ffi::c_char> {
+                v.iter().map(|s| s.as_ptr()).collect()
+            };
+            match param {
+                CL_DEVICE_SPIRV_EXTENDED_INSTRUCTION_SETS_KHR => {
+                    out.slice(&ptrs(&q.extended_instruction_sets))
+                }
+                CL_DEVICE_SPIRV_EXTENSIONS_KHR => out.slice(&ptrs(&q.extensions)),
+                _ => out.slice(&q.capabilities),
+            }
+        }
         CL_DEVICE_ILS_WITH_VERSION => out.slice(&if compiler {
             name_versions(
                 &(0..=4)

@@ -72,3 +72,93 @@ int __attribute__((overloadable)) work_group_any(int predicate) {
     return __vkcl_wg_vote(predicate, 0);
 }
 #endif
+
+// SPV_KHR_integer_dot_product (cl_khr_integer_dot_product's SPIR-V): OpSDot, OpUDot, OpSUDot
+// and their AccSat forms, which llvm-spirv-15 reads back as calls of __spirv_<op>KHR_R<type>
+// (packed: two ints and the packed-format operand; vectors: two char4, the element signedness
+// lost) and cannot write again without the extension. Every product is exact in int; the
+// AccSat forms add the accumulator with saturation in the result type (signed for S and SU,
+// unsigned for U). 32- and 64-bit results.
+#ifdef cl_khr_integer_dot_product
+#define __VKCL_IL_UNPACK_S(x) ((char4)((char)(x), (char)((x) >> 8), (char)((x) >> 16), (char)((x) >> 24)))
+#define __VKCL_IL_UNPACK_U(x)                                                                     \
+    ((uchar4)((uchar)(x), (uchar)((uint)(x) >> 8), (uchar)((uint)(x) >> 16), (uchar)((uint)(x) >> 24)))
+#define __VKCL_IL_DOT(a, b) ((int)(a).x * (int)(b).x + (int)(a).y * (int)(b).y +                  \
+                             (int)(a).z * (int)(b).z + (int)(a).w * (int)(b).w)
+#define __VKCL_IL_UDOT(a, b) ((uint)(a).x * (uint)(b).x + (uint)(a).y * (uint)(b).y +             \
+                              (uint)(a).z * (uint)(b).z + (uint)(a).w * (uint)(b).w)
+
+int __attribute__((overloadable)) __spirv_SDotKHR_Rint(int a, int b, int format) {
+    return __VKCL_IL_DOT(__VKCL_IL_UNPACK_S(a), __VKCL_IL_UNPACK_S(b));
+}
+int __attribute__((overloadable)) __spirv_SDotKHR_Rint(char4 a, char4 b) {
+    return __VKCL_IL_DOT(a, b);
+}
+uint __attribute__((overloadable)) __spirv_UDotKHR_Ruint(int a, int b, int format) {
+    return __VKCL_IL_UDOT(__VKCL_IL_UNPACK_U(a), __VKCL_IL_UNPACK_U(b));
+}
+uint __attribute__((overloadable)) __spirv_UDotKHR_Ruint(char4 a, char4 b) {
+    return __VKCL_IL_UDOT(as_uchar4(a), as_uchar4(b));
+}
+int __attribute__((overloadable)) __spirv_SUDotKHR_Rint(int a, int b, int format) {
+    return __VKCL_IL_DOT(__VKCL_IL_UNPACK_S(a), __VKCL_IL_UNPACK_U(b));
+}
+int __attribute__((overloadable)) __spirv_SUDotKHR_Rint(char4 a, char4 b) {
+    return __VKCL_IL_DOT(a, as_uchar4(b));
+}
+long __attribute__((overloadable)) __spirv_SDotKHR_Rlong(int a, int b, int format) {
+    return __spirv_SDotKHR_Rint(a, b, format);
+}
+long __attribute__((overloadable)) __spirv_SDotKHR_Rlong(char4 a, char4 b) {
+    return __spirv_SDotKHR_Rint(a, b);
+}
+ulong __attribute__((overloadable)) __spirv_UDotKHR_Rulong(int a, int b, int format) {
+    return __spirv_UDotKHR_Ruint(a, b, format);
+}
+ulong __attribute__((overloadable)) __spirv_UDotKHR_Rulong(char4 a, char4 b) {
+    return __spirv_UDotKHR_Ruint(a, b);
+}
+long __attribute__((overloadable)) __spirv_SUDotKHR_Rlong(int a, int b, int format) {
+    return __spirv_SUDotKHR_Rint(a, b, format);
+}
+long __attribute__((overloadable)) __spirv_SUDotKHR_Rlong(char4 a, char4 b) {
+    return __spirv_SUDotKHR_Rint(a, b);
+}
+
+int __attribute__((overloadable)) __spirv_SDotAccSatKHR_Rint(int a, int b, int acc, int format) {
+    return add_sat(acc, __spirv_SDotKHR_Rint(a, b, format));
+}
+int __attribute__((overloadable)) __spirv_SDotAccSatKHR_Rint(char4 a, char4 b, int acc) {
+    return add_sat(acc, __spirv_SDotKHR_Rint(a, b));
+}
+uint __attribute__((overloadable)) __spirv_UDotAccSatKHR_Ruint(int a, int b, int acc, int format) {
+    return add_sat((uint)acc, __spirv_UDotKHR_Ruint(a, b, format));
+}
+uint __attribute__((overloadable)) __spirv_UDotAccSatKHR_Ruint(char4 a, char4 b, int acc) {
+    return add_sat((uint)acc, __spirv_UDotKHR_Ruint(a, b));
+}
+int __attribute__((overloadable)) __spirv_SUDotAccSatKHR_Rint(int a, int b, int acc, int format) {
+    return add_sat(acc, __spirv_SUDotKHR_Rint(a, b, format));
+}
+int __attribute__((overloadable)) __spirv_SUDotAccSatKHR_Rint(char4 a, char4 b, int acc) {
+    return add_sat(acc, __spirv_SUDotKHR_Rint(a, b));
+}
+long __attribute__((overloadable)) __spirv_SDotAccSatKHR_Rlong(int a, int b, long acc, int format) {
+    return add_sat(acc, (long)__spirv_SDotKHR_Rint(a, b, format));
+}
+long __attribute__((overloadable)) __spirv_SDotAccSatKHR_Rlong(char4 a, char4 b, long acc) {
+    return add_sat(acc, (long)__spirv_SDotKHR_Rint(a, b));
+}
+ulong __attribute__((overloadable)) __spirv_UDotAccSatKHR_Rulong(int a, int b, long acc, int format) {
+    return add_sat((ulong)acc, (ulong)__spirv_UDotKHR_Ruint(a, b, format));
+}
+ulong __attribute__((overloadable)) __spirv_UDotAccSatKHR_Rulong(char4 a, char4 b, long acc) {
+    return add_sat((ulong)acc, (ulong)__spirv_UDotKHR_Ruint(a, b));
+}
+long __attribute__((overloadable)) __spirv_SUDotAccSatKHR_Rlong(int a, int b, long acc, int format) {
+    return add_sat(acc, (long)__spirv_SUDotKHR_Rint(a, b, format));
+}
+long __attribute__((overloadable)) __spirv_SUDotAccSatKHR_Rlong(char4 a, char4 b, long acc) {
+    return add_sat(acc, (long)__spirv_SUDotKHR_Rint(a, b));
+}
+#endif

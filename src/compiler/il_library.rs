@@ -1,9 +1,11 @@
 //! The IL library (`il_library.cl`): the OpenCL C built-ins that `llvm-spirv-15 -r` names
 //! when it reads an IL program (`clCreateProgramWithIL`) but that source programs get from
-//! the prelude as macros, so that nothing would define them for IL: today the work-group
-//! collective functions (SPIR-V `OpGroup*` of `Workgroup` scope read back as
-//! `work_group_reduce_add` and the rest; without the library they reached the lowering as
-//! `OpGroupIAdd` of `Workgroup` scope and the build failed).
+//! the prelude as macros, or that exist only as SPIR-V instructions, so that nothing would
+//! define them for IL: the work-group collective functions (SPIR-V `OpGroup*` of `Workgroup`
+//! scope read back as `work_group_reduce_add` and the rest; without the library they reached
+//! the lowering as `OpGroupIAdd` of `Workgroup` scope and the build failed) and the
+//! `SPV_KHR_integer_dot_product` instructions (read back as `__spirv_SDotKHR_Rint` and the
+//! rest, which llvm-spirv-15 refused to write again: "RequiresExtension").
 //!
 //! The library is compiled by clang with the device's truth header and the prelude (so only
 //! the overloads of the device's types exist), to textual IR without named metadata (as the
@@ -25,8 +27,9 @@ pub(crate) const SOURCE: &str = include_str!("il_library.cl");
 
 /// Whether bitcode `bc` names a function of the library.
 pub(crate) fn needs_library(bc: &[u8]) -> bool {
-    let name = b"work_group_";
-    bc.windows(name.len()).any(|w| w == name)
+    [&b"work_group_"[..], b"DotKHR_R", b"DotAccSatKHR_R"]
+        .iter()
+        .any(|name| bc.windows(name.len()).any(|w| w == *name))
 }
 
 fn path_arg(p: &Path) -> String {

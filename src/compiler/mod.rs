@@ -151,6 +151,7 @@ mod options;
 mod printf;
 pub mod ptx;
 mod reflect;
+mod spirv_queries;
 mod spv;
 mod tools;
 mod validate;
@@ -167,6 +168,7 @@ pub use printf::{parse_format, Length, Piece, PrintfArg, PrintfCall, PrintfInfo,
 pub use reflect::{
     AccessQualifier, AddressQualifier, ArgKind, KernelArgInfo, KernelInfo, TypeQualifiers,
 };
+pub use spirv_queries::{spirv_queries, SpirvQueries};
 pub use tools::{available, find_tools, Tools};
 
 /// Whether lowered modules go through spirv-opt `-O`. Off: SPIRV-Tools v2023.1 (Debian 12)

@@ -605,6 +605,9 @@ impl Device {
             ),
             ("cl_khr_spirv_linkonce_odr", make_version(1, 0, 0)),
             ("cl_khr_expect_assume", make_version(1, 0, 0)),
+            // What the IL path accepts (compiler/spirv_queries.rs; empty lists without the
+            // compiler tools, as CL_DEVICE_IL_VERSION).
+            ("cl_khr_spirv_queries", make_version(1, 0, 0)),
             // CL_MEM_IMMUTABLE_EXT buffers (api/memory): every write gives CL_INVALID_OPERATION.
             ("cl_ext_immutable_memory_objects", make_version(1, 0, 0)),
             // Written in OpenCL C in the prelude (compiler/prelude.cl): bit-field insert and

@@ -597,3 +597,4 @@ pub fn run_command_buffer(cb: cl_command_buffer_khr) -> (cl_int, cl_int) {
 
 // After the macros above, which it uses.
 pub mod images;
+pub mod spirv;
