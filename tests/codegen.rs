@@ -1,0 +1,300 @@
+//! The lowered SPIR-V of vkcl-bench's kernels (`cts-runner/src/bin/vkcl-bench/workloads.rs`),
+//! compiled as for lavapipe (`DeviceCaps::default()`), keeps the shapes that make them fast
+//! (issue 15, docs/performance.md "Kernel code, session 11"): the copy kernel moves 128-bit
+//! vectors, SGEMM reaches `__local` tiles through `OpAccessChain` on typed Workgroup arrays,
+//! no loop reloads launch facts or kernel arguments, and the FP32 kernel's loop is eight
+//! `float4` multiply-adds that the driver may fuse. No device is needed: these inspect modules.
+
+use rspirv::dr::{Instruction, Module, Operand};
+use rspirv::spirv::{Decoration, Op, StorageClass, Word};
+use std::collections::{HashMap, HashSet};
+
+/// The lowered module of the one kernel of `src`.
+fn lowered(src: &str) -> Module {
+    let tools = vkcl::compiler::find_tools().expect("clang-15, opt-15, llvm-spirv-15");
+    let caps = vkcl::compiler::DeviceCaps::default();
+    let p = vkcl::compiler::compile_source(&tools, src, "", &caps)
+        .unwrap_or_else(|e| panic!("build failed: {}", e.log));
+    assert_eq!(p.kernels.len(), 1);
+    rspirv::dr::load_words(&p.kernels[0].spirv).expect("a module")
+}
+
+fn id(i: &Instruction, k: usize) -> Word {
+    match i.operands.get(k) {
+        Some(Operand::IdRef(w)) => *w,
+        o => panic!("operand {k} of {i:?}: {o:?}"),
+    }
+}
+
+/// Every instruction of the kernel function with the index of its block.
+fn code(m: &Module) -> Vec<(usize, &Instruction)> {
+    m.functions[0]
+        .blocks
+        .iter()
+        .enumerate()
+        .flat_map(|(b, blk)| blk.instructions.iter().map(move |i| (b, i)))
+        .collect()
+}
+
+/// Indices of the blocks inside loops: from each header to its merge block, in the
+/// function's block order (the structurizer emits a loop's blocks before its merge).
+fn loop_blocks(m: &Module) -> HashSet<usize> {
+    let blocks = &m.functions[0].blocks;
+    let index: HashMap<Word, usize> = blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.label.as_ref().unwrap().result_id.unwrap(), i))
+        .collect();
+    let mut inside = HashSet::new();
+    for (h, b) in blocks.iter().enumerate() {
+        if let Some(lm) = b
+            .instructions
+            .iter()
+            .find(|i| i.class.opcode == Op::LoopMerge)
+        {
+            let merge = index[&id(lm, 0)];
+            assert!(merge > h, "a loop's merge block before its header");
+            inside.extend(h..merge);
+        }
+    }
+    inside
+}
+
+/// Result type of each id defined in the function or globally.
+fn types(m: &Module) -> HashMap<Word, Word> {
+    m.types_global_values
+        .iter()
+        .chain(
+            m.functions[0]
+                .blocks
+                .iter()
+                .flat_map(|b| b.instructions.iter()),
+        )
+        .filter_map(|i| Some((i.result_id?, i.result_type?)))
+        .collect()
+}
+
+/// The global definition of `id`.
+fn def(m: &Module, id: Word) -> &Instruction {
+    m.types_global_values
+        .iter()
+        .find(|i| i.result_id == Some(id))
+        .unwrap_or_else(|| panic!("no global %{id}"))
+}
+
+/// The storage class of pointer type `ty`.
+fn storage(m: &Module, ty: Word) -> StorageClass {
+    match def(m, ty).operands[0] {
+        Operand::StorageClass(s) => s,
+        _ => unreachable!(),
+    }
+}
+
+/// Whether type `ty` is a vector of `n` 32-bit components.
+fn is_vec32(m: &Module, ty: Word, n: u32) -> bool {
+    let t = def(m, ty);
+    t.class.opcode == Op::TypeVector && t.operands[1] == Operand::LiteralBit32(n) && {
+        let e = def(m, id(t, 0));
+        e.operands[0] == Operand::LiteralBit32(32)
+    }
+}
+
+const COPY: &str = "__kernel void copy(__global const uint4 *a, __global uint4 *b) {\n\
+    size_t i = get_global_id(0); b[i] = a[i]; }\n";
+
+#[test]
+fn copy_kernel_moves_128_bit_vectors() {
+    let m = lowered(COPY);
+    let ty = types(&m);
+    let code = code(&m);
+    let loads: Vec<_> = code
+        .iter()
+        .filter(|(_, i)| i.class.opcode == Op::Load && is_vec32(&m, i.result_type.unwrap(), 4))
+        .collect();
+    let stores: Vec<_> = code
+        .iter()
+        .filter(|(_, i)| i.class.opcode == Op::Store)
+        .collect();
+    // One 16-byte load and one 16-byte store, both through global (PhysicalStorageBuffer)
+    // pointers and aligned to 16: no component-wise copy.
+    assert_eq!(loads.len(), 1, "{loads:?}");
+    assert_eq!(stores.len(), 1, "{stores:?}");
+    for (_, i) in loads.iter().chain(stores.iter()) {
+        let ptr = id(i, 0);
+        assert_eq!(
+            storage(&m, ty[&ptr]),
+            StorageClass::PhysicalStorageBuffer,
+            "{i:?}"
+        );
+        assert!(
+            i.operands.iter().any(|o| *o == Operand::LiteralBit32(16)),
+            "not aligned to 16: {i:?}"
+        );
+    }
+    assert!(
+        is_vec32(&m, ty[&id(stores[0].1, 1)], 4),
+        "{:?}",
+        stores[0].1
+    );
+    assert!(
+        !code.iter().any(|(_, i)| match i.class.opcode {
+            Op::CompositeConstruct => is_vec32(&m, i.result_type.unwrap(), 4),
+            Op::CompositeExtract => is_vec32(&m, ty[&id(i, 0)], 4),
+            _ => false,
+        }),
+        "the uint4 is taken apart or put together"
+    );
+}
+
+const SGEMM: &str = "#define T 16\n\
+__kernel void sgemm(__global const float *A, __global const float *B, __global float *C, int n) {\n\
+    __local float As[T][T];\n\
+    __local float Bs[T][T];\n\
+    int lx = get_local_id(0), ly = get_local_id(1);\n\
+    int col = get_global_id(0), row = get_global_id(1);\n\
+    float acc = 0.0f;\n\
+    for (int t = 0; t < n; t += T) {\n\
+        As[ly][lx] = A[row * n + t + lx];\n\
+        Bs[ly][lx] = B[(t + ly) * n + col];\n\
+        barrier(CLK_LOCAL_MEM_FENCE);\n\
+        for (int k = 0; k < T; k++) acc += As[ly][k] * Bs[k][lx];\n\
+        barrier(CLK_LOCAL_MEM_FENCE);\n\
+    }\n\
+    C[row * n + col] = acc;\n\
+}\n";
+
+#[test]
+fn sgemm_tiles_are_typed_workgroup_arrays() {
+    let m = lowered(SGEMM);
+    let ty = types(&m);
+    let code = code(&m);
+    let defs: HashMap<Word, &Instruction> = code
+        .iter()
+        .filter_map(|(_, i)| Some((i.result_id?, *i)))
+        .collect();
+    let workgroup_vars: HashSet<Word> = m
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Variable
+                && i.operands[0] == Operand::StorageClass(StorageClass::Workgroup)
+        })
+        .filter_map(|i| i.result_id)
+        .collect();
+    assert_eq!(workgroup_vars.len(), 2, "As and Bs");
+    let (mut loads, mut stores) = (0, 0);
+    for (_, i) in &code {
+        let ptr = match i.class.opcode {
+            Op::Load => id(i, 0),
+            Op::Store => id(i, 0),
+            _ => continue,
+        };
+        if storage(&m, ty[&ptr]) != StorageClass::Workgroup {
+            continue;
+        }
+        // Every access: an OpAccessChain straight on As or Bs, no integer address.
+        let chain = defs[&ptr];
+        assert_eq!(chain.class.opcode, Op::AccessChain, "{chain:?}");
+        assert!(workgroup_vars.contains(&id(chain, 0)), "{chain:?}");
+        if i.class.opcode == Op::Load {
+            loads += 1;
+        } else {
+            stores += 1;
+        }
+    }
+    // The k loop unrolled: 16 elements of each tile read, one of each written, per tile step.
+    assert_eq!((loads, stores), (32, 2));
+    assert!(
+        !code.iter().any(|(_, i)| i.class.opcode == Op::ConvertUToPtr
+            && storage(&m, i.result_type.unwrap()) == StorageClass::Workgroup),
+        "a Workgroup pointer made from an integer"
+    );
+}
+
+/// The FP32 kernel of vkcl-bench (`compute_source(512)`).
+fn flops_source() -> String {
+    let mut s = String::from(
+        "__kernel void flops(__global float *out, float a, float b) {\n\
+         float x0 = get_global_id(0) * 1e-6f;\n",
+    );
+    for c in 0..8 {
+        s.push_str(&format!(
+            "    float4 v{c} = (float4)(x0 + {c}.0f, x0 - {c}.0f, x0 * {c}.5f, -x0);\n"
+        ));
+    }
+    s.push_str("    for (int i = 0; i < 512; i++) {\n");
+    for c in 0..8 {
+        s.push_str(&format!("        v{c} = v{c} * a + b;\n"));
+    }
+    s.push_str("    }\n    float4 t = v0 + v1 + v2 + v3 + v4 + v5 + v6 + v7;\n");
+    s.push_str("    out[get_global_id(0)] = t.x + t.y + t.z + t.w;\n}\n");
+    s
+}
+
+#[test]
+fn loops_do_not_reload_launch_facts_or_arguments() {
+    for src in [SGEMM.to_string(), flops_source()] {
+        let m = lowered(&src);
+        let ty = types(&m);
+        let inside = loop_blocks(&m);
+        assert!(!inside.is_empty(), "no loop in {src}");
+        for (b, i) in code(&m) {
+            if !inside.contains(&b) {
+                continue;
+            }
+            // Push constants (header and argument addresses, group offset) and the 64-bit
+            // values of the launch header and argument block (buffer addresses, global
+            // offset) are read once, before the loops.
+            if i.class.opcode == Op::AccessChain {
+                let base = ty[&id(i, 0)];
+                assert_ne!(storage(&m, base), StorageClass::PushConstant, "{i:?}");
+            }
+            if i.class.opcode == Op::Load {
+                let t = def(&m, i.result_type.unwrap());
+                assert!(
+                    !(t.class.opcode == Op::TypeInt && t.operands[0] == Operand::LiteralBit32(64)),
+                    "a 64-bit load in a loop: {i:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn fp32_loop_is_eight_float4_multiply_adds_left_to_fuse() {
+    let m = lowered(&flops_source());
+    let inside = loop_blocks(&m);
+    let exact: HashSet<Word> = m
+        .annotations
+        .iter()
+        .filter(|i| i.operands.get(1) == Some(&Operand::Decoration(Decoration::NoContraction)))
+        .map(|i| id(i, 0))
+        .collect();
+    let mut ops: HashMap<Op, usize> = HashMap::new();
+    for (b, i) in code(&m) {
+        if !inside.contains(&b) || i.class.opcode == Op::Phi {
+            continue;
+        }
+        if let Some(t) = i.result_type {
+            assert_ne!(
+                def(&m, t).class.opcode,
+                Op::TypeFloat,
+                "scalar float arithmetic in the loop: {i:?}"
+            );
+            if is_vec32(&m, t, 4) {
+                *ops.entry(i.class.opcode).or_default() += 1;
+                assert!(
+                    !exact.contains(&i.result_id.unwrap()),
+                    "NoContraction: {i:?}"
+                );
+            }
+        }
+    }
+    // a * b + c on float4, as written: one multiply and one add each (the driver may fuse
+    // them: OpenCL C FP_CONTRACT), nothing split into components or converted.
+    assert_eq!(
+        ops,
+        HashMap::from([(Op::FMul, 8), (Op::FAdd, 8)]),
+        "float4 operations in the loop"
+    );
+}
