@@ -12,6 +12,7 @@
 //! ```
 
 mod cl;
+mod long;
 mod workloads;
 
 use clap::Parser;
@@ -111,10 +112,13 @@ fn implausible(id: &str, value: f64, cpu: bool) -> Option<String> {
         "launch_latency" => {
             (value < 1.0).then(|| "under 1 us from enqueue to completion".to_string())
         }
-        "write_bandwidth" | "read_bandwidth" | "copy_kernel_bandwidth" => {
+        "write_bandwidth"
+        | "read_bandwidth"
+        | "copy_kernel_bandwidth"
+        | "copy_kernel_bandwidth_long" => {
             (value > max_gbps).then(|| format!("over {max_gbps} GB/s"))
         }
-        "compute_fp32" | "compute_fp32_long" | "sgemm_tiled" => {
+        "compute_fp32" | "compute_fp32_long" | "sgemm_tiled" | "sgemm_tiled_long" => {
             (value > max_gflops).then(|| format!("over {max_gflops} GFLOP/s for this device"))
         }
         _ => None,

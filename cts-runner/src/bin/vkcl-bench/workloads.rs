@@ -85,6 +85,12 @@ pub const WORKLOADS: &[Workload] = &[
         run: copy_bandwidth,
     },
     Workload {
+        id: "copy_kernel_bandwidth_long",
+        unit: "GB/s",
+        better: Better::Higher,
+        run: crate::long::copy_bandwidth_long,
+    },
+    Workload {
         id: "compute_fp32",
         unit: "GFLOP/s",
         better: Better::Higher,
@@ -94,13 +100,19 @@ pub const WORKLOADS: &[Workload] = &[
         id: "compute_fp32_long",
         unit: "GFLOP/s",
         better: Better::Higher,
-        run: compute_long,
+        run: crate::long::compute_long,
     },
     Workload {
         id: "sgemm_tiled",
         unit: "GFLOP/s",
         better: Better::Higher,
         run: sgemm,
+    },
+    Workload {
+        id: "sgemm_tiled_long",
+        unit: "GFLOP/s",
+        better: Better::Higher,
+        run: crate::long::sgemm_long,
     },
     Workload {
         id: "reduce_local",
@@ -262,9 +274,15 @@ const COPY: &str = "__kernel void copy(__global const uint4 *a, __global uint4 *
 
 /// A kernel copying one buffer to another; bytes counted read plus written.
 fn copy_bandwidth(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
-    let n = z.bytes / 4;
-    let a = s.buffer(z.bytes).map_err(e)?;
-    let b = s.buffer(z.bytes).map_err(e)?;
+    copy_sized(s, z.bytes, z.reps)
+}
+
+/// The copy kernel over two buffers of `bytes`: one untimed launch, then the median of `reps`
+/// (at least 1) timed launches + finish; the destination compared.
+pub(crate) fn copy_sized(s: &Session<'_>, bytes: usize, reps: usize) -> Result<Figure, String> {
+    let n = bytes / 4;
+    let a = s.buffer(bytes).map_err(e)?;
+    let b = s.buffer(bytes).map_err(e)?;
     let data = pattern(n, 3);
     s.write(&a, &data).map_err(e)?;
     s.write(&b, &vec![0u32; n]).map_err(e)?;
@@ -276,7 +294,7 @@ fn copy_bandwidth(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
     s.launch(&k, &global, Some(&[64])).map_err(e)?;
     s.finish().map_err(e)?;
     let mut times = Vec::new();
-    for _ in 0..z.reps {
+    for _ in 0..reps {
         let t = Instant::now();
         s.launch(&k, &global, Some(&[64])).map_err(e)?;
         s.finish().map_err(e)?;
@@ -293,16 +311,16 @@ fn copy_bandwidth(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
         return Err(format!("b[{i}] = {:#x}, expected {:#x}", back[i], data[i]));
     }
     Ok(Figure {
-        value: 2.0 * z.bytes as f64 / median(times) / 1e9,
+        value: 2.0 * bytes as f64 / median(times) / 1e9,
         note: format!(
             "{} MiB copied, 2x bytes counted, median of {}",
-            z.bytes >> 20,
-            z.reps
+            bytes >> 20,
+            reps
         ),
     })
 }
 
-const ITERS: u32 = 512;
+pub(crate) const ITERS: u32 = 512;
 
 fn compute_source(iters: u32) -> String {
     // Eight independent float4 multiply-add chains per work-item: 8 * 4 * 2 FLOP per step.
@@ -347,36 +365,15 @@ fn compute(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
     compute_sized(s, z.flop_items, ITERS, 3)
 }
 
-/// The compute kernel sized to run at least [`LONG_LAUNCH_S`] per launch, so that launch and
-/// completion costs vanish from the figure: work-items grow (x4, up to 32x `z.flop_items`)
-/// and then steps (x4, up to 32768, under llvmpipe 22.3's 65,535-pass loop limit) until one
-/// launch takes that long, then the median of 3 launches of that size.
-fn compute_long(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
-    let (mut items, mut iters) = (z.flop_items, ITERS);
-    loop {
-        let t = Instant::now();
-        compute_sized(s, items, iters, 0)?;
-        if t.elapsed().as_secs_f64() >= LONG_LAUNCH_S {
-            break;
-        }
-        if items < z.flop_items * 32 {
-            items *= 4;
-        } else if iters < 32768 {
-            iters *= 4;
-        } else {
-            break;
-        }
-    }
-    compute_sized(s, items, iters, 3)
-}
-
-/// One launch per run of a kernel shorter than this is dominated by launch cost (seconds).
-const LONG_LAUNCH_S: f64 = 0.02;
-
 /// Builds and launches the compute kernel of `items` work-items x `iters` steps once, then
 /// `reps` timed launches (0: the untimed launch only, for sizing), and checks 62 items
 /// against the host.
-fn compute_sized(s: &Session<'_>, items: usize, iters: u32, reps: usize) -> Result<Figure, String> {
+pub(crate) fn compute_sized(
+    s: &Session<'_>,
+    items: usize,
+    iters: u32,
+    reps: usize,
+) -> Result<Figure, String> {
     let out = s.buffer(items * 4).map_err(e)?;
     let p = s.program(&compute_source(iters)).map_err(e)?;
     let (a, b) = (0.999f32, 0.01f32);
@@ -436,7 +433,12 @@ __kernel void sgemm(__global const float *A, __global const float *B, __global f
 
 /// Tiled SGEMM with 16x16 tiles in local memory, GFLOP/s (2 n^3 per product).
 fn sgemm(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
-    let n = z.n;
+    sgemm_sized(s, z.n, 3)
+}
+
+/// The SGEMM of `n` x `n` (a multiple of 16): one untimed launch, then the median of `reps`
+/// timed launches + finish; a spread of rows compared with the host.
+pub(crate) fn sgemm_sized(s: &Session<'_>, n: usize, reps: usize) -> Result<Figure, String> {
     let a: Vec<f32> = (0..n * n)
         .map(|i| ((i * 7 % 13) as f32 - 6.0) / 8.0)
         .collect();
@@ -467,7 +469,6 @@ fn sgemm(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
     let (g, l) = ([n, n], [16usize, 16]);
     s.launch(&k, &g, Some(&l)).map_err(e)?;
     s.finish().map_err(e)?;
-    let reps = 3;
     let mut times = Vec::new();
     for _ in 0..reps {
         let t = Instant::now();
