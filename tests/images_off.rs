@@ -109,4 +109,23 @@ fn image_entry_points_fail_as_without_images() {
     assert_eq!(r, CL_INVALID_OPERATION, "clCommandFillImageKHR");
     ok(unsafe { ext!(clReleaseCommandBufferKHR)(cb) });
     ok(unsafe { cl!(clReleaseMemObject)(buf) });
+    // Samplers: CL_INVALID_OPERATION when no device in the context supports images.
+    let s = unsafe {
+        cl!(clCreateSampler)(
+            env.context,
+            CL_TRUE,
+            CL_ADDRESS_CLAMP,
+            CL_FILTER_NEAREST,
+            &mut err,
+        )
+    };
+    assert!(s.is_null());
+    assert_eq!(err, CL_INVALID_OPERATION, "clCreateSampler");
+    let s = unsafe { cl!(clCreateSamplerWithProperties)(env.context, null(), &mut err) };
+    assert!(s.is_null());
+    assert_eq!(err, CL_INVALID_OPERATION, "clCreateSamplerWithProperties");
+    assert_eq!(
+        unsafe { cl!(clRetainSampler)(null_mut()) },
+        CL_INVALID_SAMPLER
+    );
 }

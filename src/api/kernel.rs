@@ -12,6 +12,7 @@ use crate::core::memory::Mem;
 use crate::core::object::{self, handle_of, lookup, register, ClObject};
 use crate::core::program::Program;
 use crate::core::queue::CommandQueue;
+use crate::core::sampler::Sampler;
 use opencl_sys::*;
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::Arc;
@@ -186,7 +187,23 @@ pub(crate) unsafe fn decode_arg(
                         .to_vec(),
                 )
             }
-            ArgKind::Sampler => return Err(ClError(CL_INVALID_SAMPLER)),
+            ArgKind::Sampler => {
+                if arg_size != std::mem::size_of::<cl_sampler>() {
+                    return Err(ClError(CL_INVALID_ARG_SIZE));
+                }
+                // CL_INVALID_SAMPLER if arg_value is not a valid sampler object (NULL, a
+                // handle of another kind, one of another context).
+                if arg_value.is_null() {
+                    return Err(ClError(CL_INVALID_SAMPLER));
+                }
+                // SAFETY: arg_value points to a cl_sampler when not NULL.
+                let h = unsafe { *(arg_value as *const cl_sampler) };
+                let s = lookup::<Sampler>(h as *const c_void)?;
+                if !Arc::ptr_eq(&s.context, &k.program.context) {
+                    return Err(ClError(CL_INVALID_SAMPLER));
+                }
+                ArgValue::Sampler(s)
+            }
             ArgKind::Image => return Err(ClError(CL_INVALID_MEM_OBJECT)),
         };
         Ok(value)

@@ -25,6 +25,9 @@ pub enum ArgValue {
     Local(usize),
     /// Bytes copied verbatim into the argument block.
     Bytes(Vec<u8>),
+    /// A `sampler_t` argument's sampler (held: the spec lets the application release it
+    /// once it is set, OpenCL 3.0 5.8.1).
+    Sampler(Arc<crate::core::sampler::Sampler>),
 }
 
 /// A kernel object: one kernel of a built program plus its argument values.

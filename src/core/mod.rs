@@ -23,6 +23,7 @@ pub mod printf;
 pub mod program;
 pub mod queue;
 pub mod rect;
+pub mod sampler;
 pub mod transfer;
 
 use std::ffi::c_void;
