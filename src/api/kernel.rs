@@ -8,6 +8,7 @@ use crate::core::command::Command;
 use crate::core::device::Device;
 use crate::core::error::{ClError, ClResult};
 use crate::core::kernel::{check_range, ArgValue, Kernel};
+use crate::core::kernel_image::check_image_arg;
 use crate::core::memory::Mem;
 use crate::core::object::{self, handle_of, lookup, register, ClObject};
 use crate::core::program::Program;
@@ -204,7 +205,23 @@ pub(crate) unsafe fn decode_arg(
                 }
                 ArgValue::Sampler(s)
             }
-            ArgKind::Image => return Err(ClError(CL_INVALID_MEM_OBJECT)),
+            ArgKind::Image => {
+                if arg_size != std::mem::size_of::<cl_mem>() {
+                    return Err(ClError(CL_INVALID_ARG_SIZE));
+                }
+                // CL_INVALID_MEM_OBJECT if arg_value is not a valid image (NULL included).
+                if arg_value.is_null() {
+                    return Err(ClError(CL_INVALID_MEM_OBJECT));
+                }
+                // SAFETY: arg_value points to a cl_mem when not NULL.
+                let h = unsafe { *(arg_value as *const cl_mem) };
+                let m = lookup::<Mem>(h as *const c_void)?;
+                if !Arc::ptr_eq(&m.context, &k.program.context) {
+                    return Err(ClError(CL_INVALID_MEM_OBJECT));
+                }
+                check_image_arg(&a, &m)?;
+                ArgValue::Image(Arc::downgrade(&m))
+            }
         };
         Ok(value)
     }

@@ -215,6 +215,10 @@ pub(crate) fn truth_header(caps: &DeviceCaps) -> String {
             s.push_str(&format!("#undef {m}\n"));
         }
     }
+    // Images (`VKCL_IMAGES=1`): the device reports `__opencl_c_images`.
+    if names.iter().any(|n| n == "__opencl_c_images") {
+        s.push_str("#define __IMAGE_SUPPORT__ 1\n");
+    }
     for m in PRELUDE_DEFINED {
         if names.iter().any(|n| n == m) {
             s.push_str(&format!("#ifndef {m}\n#define {m} 1\n#endif\n"));

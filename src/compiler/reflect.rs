@@ -309,7 +309,7 @@ pub(crate) fn reflect_module(module: &Module) -> Result<Vec<KernelInfo>, String>
                         },
                         _ => AccessQualifier::ReadOnly,
                     };
-                    (AddressQualifier::Global, ArgKind::Image, 8, 8)
+                    (AddressQualifier::Global, ArgKind::Image, 24, 8)
                 }
                 _ => {
                     let sa = layout.size_align(pty)?;

@@ -14,6 +14,7 @@ pub mod image_desc;
 pub mod kernel;
 pub mod kernel_command;
 pub(crate) mod kernel_cuda;
+pub mod kernel_image;
 pub mod launch;
 pub mod memory;
 pub mod object;

@@ -618,9 +618,18 @@ pub(crate) fn lower_entry(
                     vec![Operand::IdRef(var), Operand::IdRef(zero)],
                 ));
             }
-            ArgKind::Sampler | ArgKind::Image => {
+            ArgKind::Image => {
+                // The channel order and data type of the launch's table entry (lower/image.rs).
+                let base = e.args_addr();
+                let table: [Word; 6] = std::array::from_fn(|j| {
+                    e.load_at(base, u64::from(arg.offset) + 4 * j as u64, u32t, 4)
+                });
+                let load = super::image::bind_image(e.ctx, pid, pty, arg, k as u32, table)?;
+                e.code.extend(load);
+            }
+            ArgKind::Sampler => {
                 return Err(format!(
-                    "argument `{}`: images and samplers are not supported yet",
+                    "argument `{}`: samplers are not supported yet",
                     arg.name
                 ))
             }

@@ -8,7 +8,8 @@
 //! 3. [`types`]: global/constant pointers -> `PhysicalStorageBuffer`, OpenCL C layout
 //!    decorations, `__constant` program data -> `Private`.
 //! 4. [`entry`]: parameters -> argument-block loads, built-ins, push constants, `__local`
-//!    argument arrays, work-group size spec constants, the `GLCompute` entry point.
+//!    argument arrays, work-group size spec constants, the `GLCompute` entry point;
+//!    [`image`]: image arguments -> descriptor bindings and Vulkan image instructions.
 //! 5. [`printf`]: `printf` calls -> records in the launch's printf buffer.
 //! 6. [`memory`]: logical pointers (Function/Workgroup/Private) folded into `OpAccessChain`,
 //!    physical pointer fixes, memcpy, vector loads/stores, atomics and barriers.
@@ -42,6 +43,7 @@ mod entry;
 mod extinst;
 mod f64round;
 mod finish;
+mod image;
 mod loopguard;
 mod memory;
 mod narrowshift;
