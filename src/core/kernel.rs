@@ -2,7 +2,7 @@
 
 use super::device::{Device, LimitedDispatch};
 use super::error::{allocation_failed, ClError, ClResult};
-use super::kernel_image::encode_image;
+use super::kernel_image::{encode_image, encode_sampler};
 use super::memory::Mem;
 use super::object::{ClObject, Header, Kind};
 use super::printf::PrintfBuffer;
@@ -31,6 +31,20 @@ pub enum ArgValue {
     Sampler(Arc<crate::core::sampler::Sampler>),
     /// An image argument's image (held weakly, as buffers are).
     Image(Weak<Mem>),
+}
+
+/// The formats of the `read_only` image arguments among `args` (those sampled).
+fn read_only_formats(info: &KernelInfo, args: &[Option<ArgValue>]) -> Vec<cl_image_format> {
+    info.args
+        .iter()
+        .zip(args.iter())
+        .filter(|(a, _)| a.access_qualifier == crate::compiler::AccessQualifier::ReadOnly)
+        .filter_map(|(_, v)| match v {
+            Some(ArgValue::Image(w)) => w.upgrade(),
+            _ => None,
+        })
+        .filter_map(|m| m.image_part().ok().map(|i| i.desc.format))
+        .collect()
 }
 
 /// A kernel object: one kernel of a built program plus its argument values.
@@ -441,6 +455,7 @@ impl Kernel {
         // VKCL_BOUNDS_CHECK: [base, end) of every buffer argument, in argument order.
         let mut ranges: Vec<[u64; 2]> = Vec::new();
         let mut descriptors = Vec::new();
+        let sampled_formats = read_only_formats(info, args);
         for (a, v) in info.args.iter().zip(args.iter()) {
             // CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified.
             let v = v.as_ref().ok_or(ClError(CL_INVALID_KERNEL_ARGS))?;
@@ -467,6 +482,23 @@ impl Kernel {
                 (ArgKind::Value, ArgValue::Bytes(b)) => {
                     let n = b.len().min(block.len().saturating_sub(at));
                     block[at..at + n].copy_from_slice(&b[..n]);
+                }
+                (ArgKind::Sampler, ArgValue::Sampler(smp)) => {
+                    let index = info
+                        .args
+                        .iter()
+                        .position(|x| std::ptr::eq(x, a))
+                        .unwrap_or(0) as u32;
+                    let d = encode_sampler(
+                        device,
+                        index,
+                        a,
+                        smp,
+                        &sampled_formats,
+                        &mut block[at..at + 8],
+                    )?;
+                    descriptors.push(d);
+                    keep.push(smp.clone());
                 }
                 (ArgKind::Image, ArgValue::Image(w)) => {
                     // CL_INVALID_KERNEL_ARGS if the image was released since it was set.

@@ -5,7 +5,9 @@
 
 use super::error::{refused, ClError, ClResult};
 use super::memory::Mem;
+use super::sampler::Sampler;
 use crate::backend::vulkan::pipeline::{BindingKind, Descriptor};
+use crate::backend::vulkan::sampler::{sampler, Address, Border, SamplerKey};
 use crate::compiler::{AccessQualifier, KernelArgInfo};
 use opencl_sys::*;
 use std::sync::Arc;
@@ -30,9 +32,12 @@ pub fn image_type_of(type_name: &str) -> Option<cl_mem_object_type> {
     })
 }
 
-/// The descriptor kind of image argument `arg`: a storage image unless it is `read_only`.
+/// The descriptor kind of image or sampler argument `arg`: a sampler, or for an image a
+/// storage image unless it is `read_only`.
 pub fn binding_kind(arg: &KernelArgInfo) -> BindingKind {
-    if arg.access_qualifier == AccessQualifier::ReadOnly {
+    if arg.kind == crate::compiler::ArgKind::Sampler {
+        BindingKind::Sampler
+    } else if arg.access_qualifier == AccessQualifier::ReadOnly {
         BindingKind::SampledImage
     } else {
         BindingKind::StorageImage
@@ -123,5 +128,83 @@ pub fn encode_image(
         binding: index,
         kind,
         view,
+        sampler: Default::default(),
+    })
+}
+
+/// Whether formats of channel order `order` have alpha (OpenCL's border colour is then
+/// transparent black, else opaque black).
+#[allow(non_upper_case_globals)]
+fn has_alpha(order: cl_channel_order) -> bool {
+    matches!(
+        order,
+        CL_A | CL_RA | CL_RGBA | CL_BGRA | CL_ARGB | CL_ABGR | CL_INTENSITY | CL_sRGBA | CL_sBGRA
+    )
+}
+
+/// Encodes sampler argument `index` (`arg`, sampler `s`): writes its table entry at `entry`
+/// (a `u32`, 1 for normalized coordinates) and returns its descriptor. `images`: the formats
+/// of the launch's `read_only` image arguments, which the border colour of
+/// `CL_ADDRESS_CLAMP` depends on (OpenCL 3.0 8.2: (0, 0, 0, 0) with alpha, (0, 0, 0, 1)
+/// without; integer or float by the format). Errors: `CL_INVALID_OPERATION` (logged) for a
+/// `CL_ADDRESS_CLAMP` sampler in a launch whose read-only images need different border
+/// colours, which one Vulkan sampler cannot give; `CL_OUT_OF_RESOURCES` when the sampler
+/// cannot be made.
+pub fn encode_sampler(
+    device: &crate::core::device::Device,
+    index: u32,
+    arg: &KernelArgInfo,
+    s: &Sampler,
+    images: &[cl_image_format],
+    entry: &mut [u8],
+) -> ClResult<Descriptor> {
+    entry[0..4].copy_from_slice(&u32::from(s.state.normalized).to_le_bytes());
+    let border_of = |f: &cl_image_format| Border {
+        opaque: !has_alpha(f.image_channel_order),
+        int: matches!(
+            f.image_channel_data_type,
+            CL_SIGNED_INT8
+                | CL_SIGNED_INT16
+                | CL_SIGNED_INT32
+                | CL_UNSIGNED_INT8
+                | CL_UNSIGNED_INT16
+                | CL_UNSIGNED_INT32
+        ),
+    };
+    let border = images.first().map(border_of).unwrap_or(Border {
+        opaque: false,
+        int: false,
+    });
+    let address = match s.state.addressing {
+        CL_ADDRESS_CLAMP => {
+            if images.iter().any(|f| border_of(f) != border) {
+                tracing::warn!(
+                    "argument `{}`: a CL_ADDRESS_CLAMP sampler in a launch with read-only \
+                     images of different border colours (alpha or not, integer or float): \
+                     not supported, the launch fails with CL_INVALID_OPERATION",
+                    arg.name
+                );
+                return Err(ClError(CL_INVALID_OPERATION));
+            }
+            Address::ClampToBorder
+        }
+        CL_ADDRESS_REPEAT => Address::Repeat,
+        CL_ADDRESS_MIRRORED_REPEAT => Address::MirroredRepeat,
+        // CL_ADDRESS_NONE: out-of-range reads are undefined; CLAMP_TO_EDGE gives some texel.
+        _ => Address::ClampToEdge,
+    };
+    let key = SamplerKey {
+        address,
+        linear: s.state.filter == CL_FILTER_LINEAR,
+        border,
+    };
+    let vk = device.vk()?;
+    let sampler = sampler(vk, key)
+        .map_err(|e| refused(format_args!("sampler of argument `{}`", arg.name), e))?;
+    Ok(Descriptor {
+        binding: index,
+        kind: BindingKind::Sampler,
+        view: Default::default(),
+        sampler,
     })
 }

@@ -754,12 +754,17 @@ impl Program {
         };
         let mut spec = vec![(0, local[0]), (1, local[1]), (2, local[2])];
         spec.extend(key.2.iter().copied());
-        // Set 0: a binding per image argument, at its index (docs/images.md).
+        // Set 0: a binding per image and sampler argument, at its index (docs/images.md).
         let bindings: Vec<_> = kernel
             .args
             .iter()
             .enumerate()
-            .filter(|(_, a)| a.kind == compiler::ArgKind::Image)
+            .filter(|(_, a)| {
+                matches!(
+                    a.kind,
+                    compiler::ArgKind::Image | compiler::ArgKind::Sampler
+                )
+            })
             .map(|(i, a)| (i as u32, super::kernel_image::binding_kind(a)))
             .collect();
         let p = Arc::new(

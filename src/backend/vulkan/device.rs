@@ -36,6 +36,9 @@ pub struct Device {
     /// `VK_KHR_push_descriptor` where the driver has it: how kernels' image and sampler
     /// descriptors are bound ([`super::recorder::Recorder::push_descriptors`]).
     pub push_descriptor: Option<ash::khr::push_descriptor::Device>,
+    /// The samplers of kernels' sampler arguments by their encoded state
+    /// ([`super::sampler::sampler`]); live as long as the device.
+    pub samplers: Mutex<std::collections::HashMap<u32, vk::Sampler>>,
     /// The physical device's memory types (exportable allocations choose their own).
     pub memory_properties: vk::PhysicalDeviceMemoryProperties,
     /// Set once the device is lost (`VK_ERROR_DEVICE_LOST` from any call, a CUDA error on a
@@ -176,6 +179,7 @@ impl Device {
             push_descriptor.then(|| ash::khr::push_descriptor::Device::new(&instance.raw, &raw));
         let device = Arc::new(Device {
             push_descriptor,
+            samplers: Mutex::new(std::collections::HashMap::new()),
             cuda,
             semaphore_fd,
             memory_properties,

@@ -57,12 +57,15 @@ impl BindingKind {
 }
 
 /// One descriptor of a launch's set 0 (docs/images.md): binding, kind and the image view
-/// (kept alive by the launch, which holds the image).
+/// (kept alive by the launch, which holds the image) or sampler.
 #[derive(Clone, Copy)]
 pub struct Descriptor {
     pub binding: u32,
     pub kind: BindingKind,
+    /// The image view (null for a sampler).
     pub view: vk::ImageView,
+    /// The sampler (null for an image; samplers live as long as the device).
+    pub sampler: vk::Sampler,
 }
 
 /// A compute pipeline specialised for one work-group size and set of `__local` sizes.

@@ -192,7 +192,7 @@ impl<'a> Recorder<'a> {
             .iter()
             .map(|d| {
                 [vk::DescriptorImageInfo {
-                    sampler: vk::Sampler::null(),
+                    sampler: d.sampler,
                     image_view: d.view,
                     image_layout: vk::ImageLayout::GENERAL,
                 }]

@@ -529,6 +529,8 @@ pub(crate) fn lower_entry(
 
     // Parameters.
     let defs = Defs::new(&e.ctx.module);
+    let mut images: HashMap<Word, [Word; 6]> = HashMap::new();
+    let mut samplers: HashMap<Word, Word> = HashMap::new();
     for (k, p) in params.iter().enumerate() {
         let (Some(pid), Some(pty)) = (p.result_id, p.result_type) else {
             continue;
@@ -626,15 +628,20 @@ pub(crate) fn lower_entry(
                 });
                 let load = super::image::bind_image(e.ctx, pid, pty, arg, k as u32, table)?;
                 e.code.extend(load);
+                images.insert(pid, table);
             }
             ArgKind::Sampler => {
-                return Err(format!(
-                    "argument `{}`: samplers are not supported yet",
-                    arg.name
-                ))
+                // Whether the sampler normalizes coordinates (lower/sampled.rs).
+                let base = e.args_addr();
+                let normalized = e.load_at(base, u64::from(arg.offset), u32t, 4);
+                let load = super::sampled::bind_sampler(e.ctx, pid, pty, k as u32);
+                e.code.push(load);
+                samplers.insert(pid, normalized);
             }
         }
     }
+
+    super::sampled::lower_sampled_reads(e.ctx, &images, &samplers)?;
 
     // Built-ins: every load of an OpenCL built-in variable becomes a copy of a value computed
     // once at the top of the kernel.

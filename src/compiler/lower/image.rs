@@ -19,8 +19,9 @@
 //!   and array size (so an image the kernel only queries needs no descriptor, whose
 //!   sampled type Vulkan would require to match the view's format).
 //!
-//! `read_image*` with a sampler (`OpSampledImage`), half-precision image access and any other
-//! use of an image value are refused with a message.
+//! `read_image*` with a sampler keep their `OpSampledImage` (retyped here) for
+//! [`super::sampled`]. Inline samplers, half-precision image access and any other use of an
+//! image value are refused with a message.
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{
@@ -64,7 +65,7 @@ fn use_class(
 ) -> Result<Option<Texel>, String> {
     let data_ty = match i.class.opcode {
         Op::ImageWrite => id_operand(i, 2).and_then(|t| types.get(&t).copied()),
-        Op::ImageRead => i.result_type,
+        Op::ImageRead | Op::ImageSampleExplicitLod => i.result_type,
         _ => return Ok(None),
     };
     let c = data_ty
@@ -237,8 +238,39 @@ pub(super) fn bind_image(
         ));
     }
     let arrayed = lit_operand(&old, 3) == Some(1);
+    let storage = arg.access_qualifier != AccessQualifier::ReadOnly;
     let types = ctx.value_types();
     let mut class = None;
+    // Sampled reads (lower/sampled.rs) are uses of the OpSampledImage results.
+    let sampled: Vec<Word> = ctx.module.functions[0]
+        .blocks
+        .iter()
+        .flat_map(|b| b.instructions.iter())
+        .filter(|i| i.class.opcode == Op::SampledImage && id_operand(i, 0) == Some(pid))
+        .filter_map(|i| i.result_id)
+        .collect();
+    for i in ctx.module.functions[0]
+        .blocks
+        .iter()
+        .flat_map(|b| b.instructions.iter())
+    {
+        if id_operand(i, 0).is_some_and(|s| sampled.contains(&s)) {
+            if i.class.opcode != Op::ImageSampleExplicitLod {
+                return Err(format!(
+                    "argument `{}`: sampled image used by Op{:?}, which is not supported",
+                    arg.name, i.class.opcode
+                ));
+            }
+            let c = use_class(ctx, i, &types)?;
+            if class.is_some() && class != c {
+                return Err(format!(
+                    "argument `{}`: the image is read both as float and integer texels",
+                    arg.name
+                ));
+            }
+            class = c;
+        }
+    }
     for i in ctx.module.functions[0]
         .blocks
         .iter()
@@ -255,12 +287,14 @@ pub(super) fn bind_image(
                 | Op::ImageQuerySize
                 | Op::ImageQueryOrder
                 | Op::ImageQueryFormat
-        ) && id_operand(i, 0) == Some(pid)
+        ) || (i.class.opcode == Op::SampledImage && !storage);
+        let ok_use = ok_use
+            && id_operand(i, 0) == Some(pid)
             && !i.operands[1..].iter().any(|o| o == &Operand::IdRef(pid));
         if !ok_use {
             return Err(match i.class.opcode {
                 Op::SampledImage => format!(
-                    "argument `{}`: read_image with a sampler is not supported yet",
+                    "argument `{}`: read_image with a sampler of an image that is not read_only",
                     arg.name
                 ),
                 op => format!(
@@ -291,7 +325,6 @@ pub(super) fn bind_image(
         ),
         Texel::Uint => ctx.t_int(32),
     };
-    let storage = arg.access_qualifier != AccessQualifier::ReadOnly;
     let img_ty = ctx.global(
         Op::TypeImage,
         None,
@@ -348,6 +381,22 @@ pub(super) fn bind_image(
                 continue;
             }
             match i.class.opcode {
+                Op::SampledImage => {
+                    let sampler = id_operand(&i, 1).ok_or("OpSampledImage without a sampler")?;
+                    if ctx
+                        .def(sampler)
+                        .is_some_and(|d| d.class.opcode == Op::ConstantSampler)
+                    {
+                        return Err(format!(
+                            "argument `{}`: inline (constant) samplers are not supported yet",
+                            arg.name
+                        ));
+                    }
+                    let st = ctx.global(Op::TypeSampledImage, None, vec![Operand::IdRef(img_ty)]);
+                    i.result_type = Some(st);
+                    out.push(i);
+                    continue;
+                }
                 Op::ImageQueryOrder | Op::ImageQueryFormat => {
                     let v = table[usize::from(i.class.opcode == Op::ImageQueryFormat)];
                     out.push(inst(

@@ -9,7 +9,8 @@
 //!    decorations, `__constant` program data -> `Private`.
 //! 4. [`entry`]: parameters -> argument-block loads, built-ins, push constants, `__local`
 //!    argument arrays, work-group size spec constants, the `GLCompute` entry point;
-//!    [`image`]: image arguments -> descriptor bindings and Vulkan image instructions.
+//!    [`image`]: image arguments -> descriptor bindings and Vulkan image instructions;
+//!    [`sampled`]: sampler arguments and reads with a sampler.
 //! 5. [`printf`]: `printf` calls -> records in the launch's printf buffer.
 //! 6. [`memory`]: logical pointers (Function/Workgroup/Private) folded into `OpAccessChain`,
 //!    physical pointer fixes, memcpy, vector loads/stores, atomics and barriers.
@@ -50,6 +51,7 @@ mod narrowshift;
 mod persistent;
 mod printf;
 mod ptrarith;
+mod sampled;
 mod select;
 mod srem;
 mod types;
