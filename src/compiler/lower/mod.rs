@@ -88,6 +88,25 @@ pub(crate) fn lower_kernel(
     caps: &DeviceCaps,
     exact_mad: bool,
 ) -> Result<Lowered, String> {
+    // Image and sampler arguments only where the device reports images (`VKCL_IMAGES=1`);
+    // a device list that is not known (`DeviceCaps::default()`, tools) allows them.
+    let images = caps
+        .opencl_c_names
+        .as_ref()
+        .is_none_or(|n| n.iter().any(|x| x == "__opencl_c_images"));
+    if !images {
+        if let Some(a) = info
+            .args
+            .iter()
+            .find(|a| matches!(a.kind, super::ArgKind::Image | super::ArgKind::Sampler))
+        {
+            return Err(format!(
+                "argument `{}`: images and samplers need a device with image support \
+                 (VKCL_IMAGES=1, experimental)",
+                a.name
+            ));
+        }
+    }
     let (globals, _) = crate::compiler::globals::offsets(module)?;
     let mut ctx = ctx::Ctx::new(select::select_kernel(module, info)?);
     collective::scratch_arrays(&mut ctx, caps.max_work_group_size)?;
