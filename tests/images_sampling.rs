@@ -490,8 +490,7 @@ fn set_kernel_arg_of_samplers() {
 }
 
 /// What is refused rather than answered wrongly: a `CL_ADDRESS_CLAMP` sampler in a launch
-/// whose read-only images need different border colours (one Vulkan sampler has one), and
-/// inline (constant) samplers, not lowered yet (a build error naming them).
+/// whose read-only images need different border colours (one Vulkan sampler has one).
 #[test]
 fn refused_sampler_uses() {
     let env = env();
@@ -518,20 +517,6 @@ fn refused_sampler_uses() {
     arg_mem(k, 1, a.mem);
     set_arg(k, 2, &clamp);
     env.run(k, &[1], None, None);
-    let r = env.try_build(
-        "constant sampler_t cs = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST;
-        kernel void k(read_only image2d_t a, global float4* out) {
-            out[0] = read_imagef(a, cs, (int2)(0, 0));
-        }",
-        "-cl-std=CL3.0",
-    );
-    match r {
-        Err((code, log)) => {
-            assert_eq!(code, CL_BUILD_PROGRAM_FAILURE);
-            assert!(log.contains("inline (constant) samplers"), "log: {log}");
-        }
-        Ok(_) => panic!("inline samplers built"),
-    }
     unsafe {
         cl!(clReleaseSampler)(clamp);
         cl!(clReleaseSampler)(edge);
@@ -540,4 +525,67 @@ fn refused_sampler_uses() {
         }
         cl!(clReleaseKernel)(k);
     }
+}
+
+/// Inline samplers: a program-scope `constant sampler_t` and a kernel-scope
+/// `const sampler_t` of other modes, against the model.
+#[test]
+fn inline_samplers() {
+    let env = env();
+    let mut rng = Rng(42);
+    let k = env.kern_opts(
+        "constant sampler_t s1 = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST;
+        kernel void k(read_only image2d_t img, global const float4* cs, global float4* out) {
+            const sampler_t s2 = CLK_NORMALIZED_COORDS_TRUE | CLK_ADDRESS_REPEAT | CLK_FILTER_LINEAR;
+            int i = get_global_id(0);
+            float4 c = cs[i];
+            out[2 * i] = read_imagef(img, s1, c.xy);
+            out[2 * i + 1] = read_imagef(img, s2, c.zw);
+        }",
+        "-cl-std=CL3.0",
+        "k",
+    );
+    for rgba in [true, false] {
+        let (img, m) = float_image(&env, CL_MEM_OBJECT_IMAGE2D, [9, 6, 1], rgba, &mut rng);
+        let a = coords_for(&m, false, CL_ADDRESS_CLAMP, false, &mut rng, 64);
+        let b = coords_for(&m, true, CL_ADDRESS_REPEAT, true, &mut rng, 64);
+        let cs: Vec<[f32; 4]> = a
+            .iter()
+            .zip(&b)
+            .map(|(a, b)| [a[0], a[1], b[0], b[1]])
+            .collect();
+        let cbuf = env.buf(&cs);
+        let out = env.zeros::<[f32; 4]>(2 * cs.len());
+        arg_mem(k, 0, img.mem);
+        arg_mem(k, 1, cbuf);
+        arg_mem(k, 2, out);
+        env.run(k, &[cs.len()], None, None);
+        let got: Vec<[f32; 4]> = env.read(out, 2 * cs.len());
+        for i in 0..cs.len() {
+            let (w1, _, _) = sample(&m, a[i], false, CL_ADDRESS_CLAMP, false);
+            let (w2, _, spread) = sample(&m, b[i], true, CL_ADDRESS_REPEAT, true);
+            for ch in 0..4 {
+                assert_eq!(
+                    got[2 * i][ch] as f64,
+                    w1[ch],
+                    "rgba {rgba} s1 at {:?}",
+                    a[i]
+                );
+                let tol = 2.0 / 256.0 * spread + 1e-5;
+                assert!(
+                    (got[2 * i + 1][ch] as f64 - w2[ch]).abs() <= tol,
+                    "rgba {rgba} s2 at {:?}: {} for {}",
+                    b[i],
+                    got[2 * i + 1][ch],
+                    w2[ch]
+                );
+            }
+        }
+        unsafe {
+            cl!(clReleaseMemObject)(cbuf);
+            cl!(clReleaseMemObject)(out);
+            cl!(clReleaseMemObject)(img.mem);
+        }
+    }
+    unsafe { cl!(clReleaseKernel)(k) };
 }

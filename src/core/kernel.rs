@@ -2,7 +2,7 @@
 
 use super::device::{Device, LimitedDispatch};
 use super::error::{allocation_failed, ClError, ClResult};
-use super::kernel_image::{encode_image, encode_sampler};
+use super::kernel_image::{encode_image, encode_sampler, inline_sampler_descriptors};
 use super::memory::Mem;
 use super::object::{ClObject, Header, Kind};
 use super::printf::PrintfBuffer;
@@ -456,6 +456,9 @@ impl Kernel {
         let mut ranges: Vec<[u64; 2]> = Vec::new();
         let mut descriptors = Vec::new();
         let sampled_formats = read_only_formats(info, args);
+        if info.args.iter().any(|a| a.kind == ArgKind::Image) {
+            descriptors.extend(inline_sampler_descriptors(device, info, &sampled_formats)?);
+        }
         for (a, v) in info.args.iter().zip(args.iter()) {
             // CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified.
             let v = v.as_ref().ok_or(ClError(CL_INVALID_KERNEL_ARGS))?;

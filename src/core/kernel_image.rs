@@ -5,7 +5,7 @@
 
 use super::error::{refused, ClError, ClResult};
 use super::memory::Mem;
-use super::sampler::Sampler;
+use super::sampler::{Sampler, SamplerState};
 use crate::backend::vulkan::pipeline::{BindingKind, Descriptor};
 use crate::backend::vulkan::sampler::{sampler, Address, Border, SamplerKey};
 use crate::compiler::{AccessQualifier, KernelArgInfo};
@@ -159,6 +159,48 @@ pub fn encode_sampler(
     entry: &mut [u8],
 ) -> ClResult<Descriptor> {
     entry[0..4].copy_from_slice(&u32::from(s.state.normalized).to_le_bytes());
+    sampler_descriptor(device, index, &arg.name, &s.state, images)
+}
+
+/// The descriptors of `kernel`'s inline samplers (`const sampler_t`), at the bindings the
+/// lowering gave them; border colours as [`encode_sampler`]. Errors: as [`encode_sampler`].
+pub fn inline_sampler_descriptors(
+    device: &crate::core::device::Device,
+    kernel: &crate::compiler::KernelInfo,
+    images: &[cl_image_format],
+) -> ClResult<Vec<Descriptor>> {
+    const MODES: [cl_addressing_mode; 5] = [
+        CL_ADDRESS_NONE,
+        CL_ADDRESS_CLAMP_TO_EDGE,
+        CL_ADDRESS_CLAMP,
+        CL_ADDRESS_REPEAT,
+        CL_ADDRESS_MIRRORED_REPEAT,
+    ];
+    crate::compiler::inline_samplers(kernel)
+        .into_iter()
+        .map(|(binding, normalized, a, linear)| {
+            let state = SamplerState {
+                normalized,
+                addressing: MODES[(a as usize).min(4)],
+                filter: if linear {
+                    CL_FILTER_LINEAR
+                } else {
+                    CL_FILTER_NEAREST
+                },
+            };
+            sampler_descriptor(device, binding, "inline sampler", &state, images)
+        })
+        .collect()
+}
+
+/// The descriptor of a sampler of `state` at `binding` (`what` names it in logs).
+fn sampler_descriptor(
+    device: &crate::core::device::Device,
+    index: u32,
+    what: &str,
+    state: &SamplerState,
+    images: &[cl_image_format],
+) -> ClResult<Descriptor> {
     let border_of = |f: &cl_image_format| Border {
         opaque: !has_alpha(f.image_channel_order),
         int: matches!(
@@ -175,14 +217,13 @@ pub fn encode_sampler(
         opaque: false,
         int: false,
     });
-    let address = match s.state.addressing {
+    let address = match state.addressing {
         CL_ADDRESS_CLAMP => {
             if images.iter().any(|f| border_of(f) != border) {
                 tracing::warn!(
-                    "argument `{}`: a CL_ADDRESS_CLAMP sampler in a launch with read-only \
+                    "{what}: a CL_ADDRESS_CLAMP sampler in a launch with read-only \
                      images of different border colours (alpha or not, integer or float): \
-                     not supported, the launch fails with CL_INVALID_OPERATION",
-                    arg.name
+                     not supported, the launch fails with CL_INVALID_OPERATION"
                 );
                 return Err(ClError(CL_INVALID_OPERATION));
             }
@@ -195,12 +236,11 @@ pub fn encode_sampler(
     };
     let key = SamplerKey {
         address,
-        linear: s.state.filter == CL_FILTER_LINEAR,
+        linear: state.filter == CL_FILTER_LINEAR,
         border,
     };
     let vk = device.vk()?;
-    let sampler = sampler(vk, key)
-        .map_err(|e| refused(format_args!("sampler of argument `{}`", arg.name), e))?;
+    let sampler = sampler(vk, key).map_err(|e| refused(format_args!("sampler of {what}"), e))?;
     Ok(Descriptor {
         binding: index,
         kind: BindingKind::Sampler,

@@ -766,6 +766,11 @@ impl Program {
                 )
             })
             .map(|(i, a)| (i as u32, super::kernel_image::binding_kind(a)))
+            .chain(
+                compiler::inline_samplers(kernel)
+                    .into_iter()
+                    .map(|s| (s.0, crate::backend::vulkan::pipeline::BindingKind::Sampler)),
+            )
             .collect();
         let p = Arc::new(
             Pipeline::new(vk, &module, &spec, &bindings)

@@ -530,7 +530,9 @@ pub(crate) fn lower_entry(
     // Parameters.
     let defs = Defs::new(&e.ctx.module);
     let mut images: HashMap<Word, [Word; 6]> = HashMap::new();
-    let mut samplers: HashMap<Word, Word> = HashMap::new();
+    let (inline_loads, mut samplers) =
+        super::sampled::bind_inline_samplers(e.ctx, info.args.len() as u32)?;
+    e.code.extend(inline_loads);
     for (k, p) in params.iter().enumerate() {
         let (Some(pid), Some(pty)) = (p.result_id, p.result_type) else {
             continue;

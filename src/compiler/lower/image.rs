@@ -20,8 +20,8 @@
 //!   sampled type Vulkan would require to match the view's format).
 //!
 //! `read_image*` with a sampler keep their `OpSampledImage` (retyped here) for
-//! [`super::sampled`]. Inline samplers, half-precision image access and any other use of an
-//! image value are refused with a message.
+//! [`super::sampled`]. Half-precision image access and any other use of an image value are
+//! refused with a message.
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{
@@ -382,16 +382,6 @@ pub(super) fn bind_image(
             }
             match i.class.opcode {
                 Op::SampledImage => {
-                    let sampler = id_operand(&i, 1).ok_or("OpSampledImage without a sampler")?;
-                    if ctx
-                        .def(sampler)
-                        .is_some_and(|d| d.class.opcode == Op::ConstantSampler)
-                    {
-                        return Err(format!(
-                            "argument `{}`: inline (constant) samplers are not supported yet",
-                            arg.name
-                        ));
-                    }
                     let st = ctx.global(Op::TypeSampledImage, None, vec![Operand::IdRef(img_ty)]);
                     i.result_type = Some(st);
                     out.push(i);

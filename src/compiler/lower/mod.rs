@@ -137,6 +137,12 @@ pub(crate) fn lower_kernel(
     })
 }
 
+/// The inline samplers of lowered kernel `words` with `args` arguments: (binding,
+/// normalized, addressing mode as the SPIR-V enumerant, linear) (see `sampled`).
+pub(crate) fn inline_samplers(words: &[u32], args: u32) -> Vec<(u32, bool, u32, bool)> {
+    sampled::inline_sampler_bindings(words, args)
+}
+
 /// The persistent variant of a lowered kernel module (see [`persistent`]).
 ///
 /// # Errors

@@ -239,3 +239,107 @@ pub(super) fn lower_sampled_reads(
     let _ = u32t;
     Ok(())
 }
+
+/// Bindings of inline samplers start at the kernel's argument count: binding
+/// `args + code`, `code` = addressing mode (SPIR-V enumerant, 0..=4) * 4 + normalized * 2 +
+/// linear, so the runtime reads each one's state back from its binding
+/// ([`inline_sampler_bindings`]).
+fn inline_code(i: &Instruction) -> Option<u32> {
+    let a = match i.operands.first()? {
+        Operand::SamplerAddressingMode(m) => *m as u32,
+        _ => return None,
+    };
+    let n = lit_operand(i, 1)?;
+    let f = match i.operands.get(2)? {
+        Operand::SamplerFilterMode(f) => *f as u32,
+        _ => return None,
+    };
+    Some(a * 4 + n.min(1) * 2 + f.min(1))
+}
+
+/// Binds the module's inline samplers (`OpConstantSampler`, from `const sampler_t` in the
+/// source) to descriptors at bindings from `args` (see [`inline_code`]) and makes every
+/// `OpSampledImage` use a loaded sampler instead. Returns the loads for the top of the
+/// kernel, and each loaded sampler with its `normalized` value (a constant) for
+/// [`lower_sampled_reads`].
+///
+/// # Errors
+/// A message for an inline sampler of unknown modes.
+pub(super) fn bind_inline_samplers(
+    ctx: &mut Ctx,
+    args: u32,
+) -> Result<(Vec<Instruction>, HashMap<Word, Word>), String> {
+    let consts: Vec<(Word, Word, u32)> = ctx
+        .module
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::ConstantSampler)
+        .map(|i| {
+            let code = inline_code(i).ok_or("inline sampler of unknown modes")?;
+            Ok((i.result_id.unwrap_or(0), i.result_type.unwrap_or(0), code))
+        })
+        .collect::<Result<_, String>>()?;
+    let mut loads = Vec::new();
+    let mut normalized = HashMap::new();
+    let mut by_const: HashMap<Word, Word> = HashMap::new();
+    let mut by_code: HashMap<u32, Word> = HashMap::new();
+    for (c, ty, code) in consts {
+        let load = match by_code.get(&code) {
+            Some(l) => *l,
+            None => {
+                let l = ctx.id();
+                let mut i = bind_sampler(ctx, l, ty, args + code);
+                i.result_id = Some(l);
+                loads.push(i);
+                let n = ctx.c_u32((code >> 1) & 1);
+                normalized.insert(l, n);
+                by_code.insert(code, l);
+                l
+            }
+        };
+        by_const.insert(c, load);
+    }
+    if by_const.is_empty() {
+        return Ok((loads, normalized));
+    }
+    for i in ctx.module.functions[0]
+        .blocks
+        .iter_mut()
+        .flat_map(|b| b.instructions.iter_mut())
+    {
+        if i.class.opcode == Op::SampledImage {
+            if let Some(l) = id_operand(i, 1).and_then(|s| by_const.get(&s)) {
+                i.operands[1] = Operand::IdRef(*l);
+            }
+        }
+    }
+    ctx.module
+        .types_global_values
+        .retain(|i| i.class.opcode != Op::ConstantSampler);
+    Ok((loads, normalized))
+}
+
+/// The inline samplers of lowered kernel `words` with `args` arguments: (binding,
+/// normalized, addressing mode as the SPIR-V enumerant 0..=4, linear) of each binding at or
+/// after `args` (see [`bind_inline_samplers`]).
+pub(crate) fn inline_sampler_bindings(words: &[u32], args: u32) -> Vec<(u32, bool, u32, bool)> {
+    const OP_DECORATE: u32 = 71;
+    const BINDING: u32 = 33;
+    let mut out = Vec::new();
+    let mut at = 5;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        if count == 0 {
+            break;
+        }
+        if words[at] & 0xFFFF == OP_DECORATE && count == 4 && words.get(at + 2) == Some(&BINDING) {
+            let b = words[at + 3];
+            if b >= args && !out.iter().any(|o: &(u32, bool, u32, bool)| o.0 == b) {
+                let code = b - args;
+                out.push((b, code & 2 != 0, code >> 2, code & 1 != 0));
+            }
+        }
+        at += count;
+    }
+    out
+}
