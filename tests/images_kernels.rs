@@ -462,3 +462,66 @@ fn set_kernel_arg_errors_of_images() {
         cl!(clReleaseKernel)(k);
     }
 }
+
+/// An NDRange with image arguments recorded into a command buffer (cl_khr_command_buffer):
+/// copies a read-only image into a write-only one through read_imagef/write_imagef; run
+/// twice, the source rewritten between runs, the destination matching it each time.
+#[test]
+fn image_kernels_in_command_buffers() {
+    let env = env();
+    let mut rng = Rng(99);
+    let ext = [11usize, 6, 1];
+    let k = env.kern_opts(
+        "kernel void k(read_only image2d_t a, write_only image2d_t b) {
+            int2 p = (int2)(get_global_id(0), get_global_id(1));
+            write_imagef(b, p, read_imagef(a, p) * 2.0f);
+        }",
+        "-cl-std=CL3.0",
+        "k",
+    );
+    let a = Img::new(&env, CL_MEM_OBJECT_IMAGE2D, ext, R32F, 4, &mut rng);
+    let b = Img::new(&env, CL_MEM_OBJECT_IMAGE2D, ext, R32F, 4, &mut rng);
+    arg_mem(k, 0, a.mem);
+    arg_mem(k, 1, b.mem);
+    let mut err = 0;
+    let cb = unsafe { ext!(clCreateCommandBufferKHR)(1, &env.queue, null(), &mut err) };
+    ok(err);
+    let g = [ext[0], ext[1]];
+    ok(unsafe {
+        ext!(clCommandNDRangeKernelKHR)(
+            cb,
+            null_mut(),
+            null(),
+            k,
+            2,
+            null(),
+            g.as_ptr(),
+            null(),
+            0,
+            null(),
+            null_mut(),
+            null_mut(),
+        )
+    });
+    ok(unsafe { ext!(clFinalizeCommandBufferKHR)(cb) });
+    for run in 0..2 {
+        let vals: Vec<f32> = (0..ext[0] * ext[1])
+            .map(|_| rng.next_f32() * 10.0)
+            .collect();
+        ok(write_image(&env, a.mem, [0; 3], ext, (0, 0), bytes(&vals)));
+        let (waited, status) = run_command_buffer(cb);
+        ok(waited);
+        assert_eq!(status, CL_COMPLETE);
+        let got = b.read(&env, [0; 3], ext);
+        for (i, v) in vals.iter().enumerate() {
+            let g = f32::from_le_bytes(got[4 * i..4 * i + 4].try_into().unwrap());
+            assert_eq!(g, v * 2.0, "run {run} texel {i}");
+        }
+    }
+    unsafe {
+        ext!(clReleaseCommandBufferKHR)(cb);
+        cl!(clReleaseMemObject)(a.mem);
+        cl!(clReleaseMemObject)(b.mem);
+        cl!(clReleaseKernel)(k);
+    }
+}
