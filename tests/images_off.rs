@@ -109,4 +109,36 @@ fn image_entry_points_fail_as_without_images() {
     assert_eq!(r, CL_INVALID_OPERATION, "clCommandFillImageKHR");
     ok(unsafe { ext!(clReleaseCommandBufferKHR)(cb) });
     ok(unsafe { cl!(clReleaseMemObject)(buf) });
+    // Samplers: CL_INVALID_OPERATION when no device in the context supports images.
+    let s = unsafe {
+        cl!(clCreateSampler)(
+            env.context,
+            CL_TRUE,
+            CL_ADDRESS_CLAMP,
+            CL_FILTER_NEAREST,
+            &mut err,
+        )
+    };
+    assert!(s.is_null());
+    assert_eq!(err, CL_INVALID_OPERATION, "clCreateSampler");
+    let s = unsafe { cl!(clCreateSamplerWithProperties)(env.context, null(), &mut err) };
+    assert!(s.is_null());
+    assert_eq!(err, CL_INVALID_OPERATION, "clCreateSamplerWithProperties");
+    assert_eq!(
+        unsafe { cl!(clRetainSampler)(null_mut()) },
+        CL_INVALID_SAMPLER
+    );
+    // Kernels with image or sampler arguments do not build, as before images.
+    for src in [
+        "kernel void k(write_only image2d_t i) { write_imagef(i, (int2)(0, 0), (float4)(1.0f)); }",
+        "kernel void k(read_only image2d_t i, sampler_t s, global float4* o) { o[0] = read_imagef(i, s, (float2)(0.0f)); }",
+    ] {
+        match env.try_build(src, "") {
+            Err((code, log)) => {
+                assert_eq!(code, CL_BUILD_PROGRAM_FAILURE);
+                assert!(log.contains("image support"), "log: {log}");
+            }
+            Ok(_) => panic!("an image kernel built without VKCL_IMAGES"),
+        }
+    }
 }

@@ -308,7 +308,8 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
     let lim = &p.limits;
     let b = |v: bool| if v { CL_TRUE } else { CL_FALSE };
     let compiler = crate::compiler::available();
-    let extensions = d.extensions();
+    let mut extensions = d.extensions();
+    extensions.extend(crate::core::image::image_extensions(d));
     match param {
         CL_DEVICE_TYPE => out.scalar(d.device_type()),
         CL_DEVICE_VENDOR_ID => out.scalar(p.vendor_id),
@@ -451,7 +452,11 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
             ("OpenCL C", make_version(1, 2, 0)),
             ("OpenCL C", make_version(3, 0, 0)),
         ])),
-        CL_DEVICE_OPENCL_C_FEATURES => out.slice(&name_versions(&d.opencl_c_features())),
+        CL_DEVICE_OPENCL_C_FEATURES => {
+            let mut f = d.opencl_c_features();
+            f.extend(crate::core::image::image_features(d));
+            out.slice(&name_versions(&f))
+        }
         CL_DEVICE_EXTENSIONS => out.string(&names(&extensions)),
         CL_DEVICE_EXTENSIONS_WITH_VERSION => out.slice(&name_versions(&extensions)),
         CL_DEVICE_PRINTF_BUFFER_SIZE => {
@@ -485,7 +490,8 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_SPIRV_EXTENDED_INSTRUCTION_SETS_KHR
         | CL_DEVICE_SPIRV_EXTENSIONS_KHR
         | CL_DEVICE_SPIRV_CAPABILITIES_KHR => {
-            let features = d.opencl_c_features();
+            let mut features = d.opencl_c_features();
+            features.extend(crate::core::image::image_features(d));
             let names: Vec<&str> = extensions
                 .iter()
                 .chain(features.iter())

@@ -1,7 +1,9 @@
 //! The ICD entry points (`cl_khr_icd`): the dispatch table, `clIcdGetPlatformIDsKHR` and the
 //! extension-function lookup. One list of entry points feeds both the table and the lookup.
 
-use super::{context, device, event, kernel, memory, platform, program, queue, unsupported};
+use super::{
+    context, device, event, kernel, memory, platform, program, queue, sampler, unsupported,
+};
 use crate::core::object;
 use crate::core::platform::Platform;
 use opencl_sys::cl_icd::cl_icd_dispatch;
@@ -118,11 +120,11 @@ entry_points! {
     clCreateImage => memory::clCreateImage,
     clCreateImageWithProperties => memory::clCreateImageWithProperties,
     clGetImageInfo => memory::clGetImageInfo,
-    clCreateSampler => unsupported::clCreateSampler,
-    clCreateSamplerWithProperties => unsupported::clCreateSamplerWithProperties,
-    clRetainSampler => unsupported::clRetainSampler,
-    clReleaseSampler => unsupported::clReleaseSampler,
-    clGetSamplerInfo => unsupported::clGetSamplerInfo,
+    clCreateSampler => sampler::clCreateSampler,
+    clCreateSamplerWithProperties => sampler::clCreateSamplerWithProperties,
+    clRetainSampler => sampler::clRetainSampler,
+    clReleaseSampler => sampler::clReleaseSampler,
+    clGetSamplerInfo => sampler::clGetSamplerInfo,
     clEnqueueReadImage => memory::clEnqueueReadImage,
     clEnqueueWriteImage => memory::clEnqueueWriteImage,
     clEnqueueCopyImage => memory::clEnqueueCopyImage,

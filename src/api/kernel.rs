@@ -8,10 +8,12 @@ use crate::core::command::Command;
 use crate::core::device::Device;
 use crate::core::error::{ClError, ClResult};
 use crate::core::kernel::{check_range, ArgValue, Kernel};
+use crate::core::kernel_image::check_image_arg;
 use crate::core::memory::Mem;
 use crate::core::object::{self, handle_of, lookup, register, ClObject};
 use crate::core::program::Program;
 use crate::core::queue::CommandQueue;
+use crate::core::sampler::Sampler;
 use opencl_sys::*;
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::Arc;
@@ -186,8 +188,40 @@ pub(crate) unsafe fn decode_arg(
                         .to_vec(),
                 )
             }
-            ArgKind::Sampler => return Err(ClError(CL_INVALID_SAMPLER)),
-            ArgKind::Image => return Err(ClError(CL_INVALID_MEM_OBJECT)),
+            ArgKind::Sampler => {
+                if arg_size != std::mem::size_of::<cl_sampler>() {
+                    return Err(ClError(CL_INVALID_ARG_SIZE));
+                }
+                // CL_INVALID_SAMPLER if arg_value is not a valid sampler object (NULL, a
+                // handle of another kind, one of another context).
+                if arg_value.is_null() {
+                    return Err(ClError(CL_INVALID_SAMPLER));
+                }
+                // SAFETY: arg_value points to a cl_sampler when not NULL.
+                let h = unsafe { *(arg_value as *const cl_sampler) };
+                let s = lookup::<Sampler>(h as *const c_void)?;
+                if !Arc::ptr_eq(&s.context, &k.program.context) {
+                    return Err(ClError(CL_INVALID_SAMPLER));
+                }
+                ArgValue::Sampler(s)
+            }
+            ArgKind::Image => {
+                if arg_size != std::mem::size_of::<cl_mem>() {
+                    return Err(ClError(CL_INVALID_ARG_SIZE));
+                }
+                // CL_INVALID_MEM_OBJECT if arg_value is not a valid image (NULL included).
+                if arg_value.is_null() {
+                    return Err(ClError(CL_INVALID_MEM_OBJECT));
+                }
+                // SAFETY: arg_value points to a cl_mem when not NULL.
+                let h = unsafe { *(arg_value as *const cl_mem) };
+                let m = lookup::<Mem>(h as *const c_void)?;
+                if !Arc::ptr_eq(&m.context, &k.program.context) {
+                    return Err(ClError(CL_INVALID_MEM_OBJECT));
+                }
+                check_image_arg(&a, &m)?;
+                ArgValue::Image(Arc::downgrade(&m))
+            }
         };
         Ok(value)
     }

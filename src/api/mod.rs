@@ -18,6 +18,7 @@ pub mod mutable_dispatch;
 pub mod platform;
 pub mod program;
 pub mod queue;
+pub mod sampler;
 pub mod unsupported;
 
 use crate::core::error::{ClError, ClResult};

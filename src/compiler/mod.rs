@@ -600,6 +600,13 @@ pub fn bounds_check_variant(words: &[u32], ranges: u32) -> Result<Vec<u32>, Stri
 /// offset from the header (`u64`).
 pub const BOUNDS_OFFSETS: [u64; 4] = lower::BOUNDS_OFFSETS;
 
+/// The inline samplers (`const sampler_t` in the source) of `kernel`: (binding, normalized,
+/// addressing mode as the SPIR-V enumerant 0..=4 in `CL_ADDRESS_NONE`.. order, linear) of
+/// each descriptor the runtime binds a sampler of that state to (docs/images.md).
+pub fn inline_samplers(kernel: &KernelInfo) -> Vec<(u32, bool, u32, bool)> {
+    lower::inline_samplers(&kernel.spirv, kernel.args.len() as u32)
+}
+
 /// Offset of the `loop_limit_hit` flag (`u32`) in the launch header, bytes (kernel ABI).
 pub const LOOP_FLAG_OFFSET: u64 = lower::LOOP_FLAG_OFFSET;
 

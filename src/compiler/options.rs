@@ -198,9 +198,9 @@ const HEADER_DEFINED: &[&str] = &[
 ];
 
 /// A header included before the program (after clang's own OpenCL header) that makes the
-/// predefined macros tell the truth about the device: no `__IMAGE_SUPPORT__` (vkcl has no
-/// images, `CL_DEVICE_IMAGE_SUPPORT` is false), and of the extension and feature macros only
-/// those the device reports.
+/// predefined macros tell the truth about the device: `__IMAGE_SUPPORT__` only when the device
+/// reports `__opencl_c_images` (`VKCL_IMAGES=1`; otherwise `CL_DEVICE_IMAGE_SUPPORT` is
+/// false), and of the extension and feature macros only those the device reports.
 pub(crate) fn truth_header(caps: &DeviceCaps) -> String {
     let names = device_names(caps);
     let mut s = String::from(
@@ -214,6 +214,10 @@ pub(crate) fn truth_header(caps: &DeviceCaps) -> String {
         if !names.iter().any(|n| n == m) {
             s.push_str(&format!("#undef {m}\n"));
         }
+    }
+    // Images (`VKCL_IMAGES=1`): the device reports `__opencl_c_images`.
+    if names.iter().any(|n| n == "__opencl_c_images") {
+        s.push_str("#define __IMAGE_SUPPORT__ 1\n");
     }
     for m in PRELUDE_DEFINED {
         if names.iter().any(|n| n == m) {

@@ -65,9 +65,12 @@ pub enum ArgKind {
     },
     /// Scalar, vector or struct by value: `size` bytes copied verbatim from `clSetKernelArg`.
     Value,
-    /// `sampler_t` (not supported by the lowering yet).
+    /// `sampler_t`: a `SAMPLER` descriptor at binding = argument index, and 8 bytes in the
+    /// block (a `u32`, 1 for normalized coordinates; compiler/lower/sampled.rs).
     Sampler,
-    /// An image type (not supported by the lowering yet).
+    /// An image type: an image descriptor at binding = argument index, and 24 bytes in the
+    /// block (channel order and data type enumerants, width, height, depth, array size as
+    /// `u32`; compiler/lower/image.rs).
     Image,
 }
 
@@ -89,7 +92,7 @@ pub struct KernelArgInfo {
     /// Byte offset in the argument block (0 for `Local`).
     pub offset: u32,
     /// Bytes in the argument block; for `Value` the size `clSetKernelArg` must be given, for
-    /// `Buffer` 8, for `Local` 0.
+    /// `Buffer` and `Sampler` 8, for `Image` 24, for `Local` 0.
     pub size: u32,
 }
 
@@ -309,7 +312,7 @@ pub(crate) fn reflect_module(module: &Module) -> Result<Vec<KernelInfo>, String>
                         },
                         _ => AccessQualifier::ReadOnly,
                     };
-                    (AddressQualifier::Global, ArgKind::Image, 8, 8)
+                    (AddressQualifier::Global, ArgKind::Image, 24, 8)
                 }
                 _ => {
                     let sa = layout.size_align(pty)?;

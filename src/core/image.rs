@@ -11,6 +11,38 @@ pub fn images_enabled() -> bool {
     crate::util::config::config().images
 }
 
+/// The OpenCL C features of images that `d` reports in `CL_DEVICE_OPENCL_C_FEATURES` besides
+/// [`Device::opencl_c_features`] (name, version): none while images are off; else
+/// `__opencl_c_images`, `__opencl_c_3d_image_writes` where some format can be written in 3D
+/// images and `__opencl_c_read_write_images` where some 2D format can be read and written.
+pub fn image_features(d: &Device) -> Vec<(&'static str, u32)> {
+    let v3 = super::make_version(3, 0, 0);
+    let mut v = Vec::new();
+    if !images_enabled() {
+        return v;
+    }
+    v.push(("__opencl_c_images", v3));
+    if !supported_formats(d, CL_MEM_WRITE_ONLY, CL_MEM_OBJECT_IMAGE3D).is_empty() {
+        v.push(("__opencl_c_3d_image_writes", v3));
+    }
+    let rw = CL_MEM_KERNEL_READ_AND_WRITE | CL_MEM_READ_WRITE;
+    if !supported_formats(d, rw, CL_MEM_OBJECT_IMAGE2D).is_empty() {
+        v.push(("__opencl_c_read_write_images", v3));
+    }
+    v
+}
+
+/// The image extensions `d` reports besides [`Device::extensions`] (name, version):
+/// `cl_khr_3d_image_writes` with `__opencl_c_3d_image_writes` (clang requires both or
+/// neither); none while images are off.
+pub fn image_extensions(d: &Device) -> Vec<(&'static str, u32)> {
+    image_features(d)
+        .iter()
+        .filter(|(n, _)| *n == "__opencl_c_3d_image_writes")
+        .map(|_| ("cl_khr_3d_image_writes", super::make_version(1, 0, 0)))
+        .collect()
+}
+
 /// Every channel order of OpenCL 3.0 (table "List of supported Image Channel Order Values").
 pub const CHANNEL_ORDERS: [cl_channel_order; 19] = [
     CL_R,

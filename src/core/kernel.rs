@@ -2,12 +2,13 @@
 
 use super::device::{Device, LimitedDispatch};
 use super::error::{allocation_failed, ClError, ClResult};
+use super::kernel_image::{encode_image, encode_sampler, inline_sampler_descriptors};
 use super::memory::Mem;
 use super::object::{ClObject, Header, Kind};
 use super::printf::PrintfBuffer;
 use super::program::Program;
 use crate::backend::vulkan::memory::Buffer;
-use crate::backend::vulkan::pipeline::Pipeline;
+use crate::backend::vulkan::pipeline::{Descriptor, Pipeline};
 use crate::backend::vulkan::record::Region;
 use crate::compiler::{ArgKind, CompiledProgram, KernelInfo};
 use opencl_sys::*;
@@ -25,6 +26,25 @@ pub enum ArgValue {
     Local(usize),
     /// Bytes copied verbatim into the argument block.
     Bytes(Vec<u8>),
+    /// A `sampler_t` argument's sampler (held: the spec lets the application release it
+    /// once it is set, OpenCL 3.0 5.8.1).
+    Sampler(Arc<crate::core::sampler::Sampler>),
+    /// An image argument's image (held weakly, as buffers are).
+    Image(Weak<Mem>),
+}
+
+/// The formats of the `read_only` image arguments among `args` (those sampled).
+fn read_only_formats(info: &KernelInfo, args: &[Option<ArgValue>]) -> Vec<cl_image_format> {
+    info.args
+        .iter()
+        .zip(args.iter())
+        .filter(|(a, _)| a.access_qualifier == crate::compiler::AccessQualifier::ReadOnly)
+        .filter_map(|(_, v)| match v {
+            Some(ArgValue::Image(w)) => w.upgrade(),
+            _ => None,
+        })
+        .filter_map(|m| m.image_part().ok().map(|i| i.desc.format))
+        .collect()
 }
 
 /// A kernel object: one kernel of a built program plus its argument values.
@@ -324,8 +344,10 @@ pub struct Encoded {
     /// For a kernel that calls printf: its printf buffer (`used` 0), whose address is in the
     /// header.
     pub printf: Option<Arc<PrintfBuffer>>,
-    /// The kernel, its buffers and the pipeline.
+    /// The kernel, its buffers and images, and the pipeline.
     pub keep: Vec<Arc<dyn Any + Send + Sync>>,
+    /// The pushed descriptors of its image arguments (binding = argument index).
+    pub descriptors: Vec<Descriptor>,
     /// With `VKCL_BOUNDS_CHECK`: the offset in `block` of the range-table entry that
     /// [`write_to`](Self::write_to) fills with the launch buffer's own range.
     pub bounds_self: Option<usize>,
@@ -432,6 +454,11 @@ impl Kernel {
         let mut local_bytes = info.static_local_mem_bytes;
         // VKCL_BOUNDS_CHECK: [base, end) of every buffer argument, in argument order.
         let mut ranges: Vec<[u64; 2]> = Vec::new();
+        let mut descriptors = Vec::new();
+        let sampled_formats = read_only_formats(info, args);
+        if info.args.iter().any(|a| a.kind == ArgKind::Image) {
+            descriptors.extend(inline_sampler_descriptors(device, info, &sampled_formats)?);
+        }
         for (a, v) in info.args.iter().zip(args.iter()) {
             // CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified.
             let v = v.as_ref().ok_or(ClError(CL_INVALID_KERNEL_ARGS))?;
@@ -458,6 +485,34 @@ impl Kernel {
                 (ArgKind::Value, ArgValue::Bytes(b)) => {
                     let n = b.len().min(block.len().saturating_sub(at));
                     block[at..at + n].copy_from_slice(&b[..n]);
+                }
+                (ArgKind::Sampler, ArgValue::Sampler(smp)) => {
+                    let index = info
+                        .args
+                        .iter()
+                        .position(|x| std::ptr::eq(x, a))
+                        .unwrap_or(0) as u32;
+                    let d = encode_sampler(
+                        device,
+                        index,
+                        a,
+                        smp,
+                        &sampled_formats,
+                        &mut block[at..at + 8],
+                    )?;
+                    descriptors.push(d);
+                    keep.push(smp.clone());
+                }
+                (ArgKind::Image, ArgValue::Image(w)) => {
+                    // CL_INVALID_KERNEL_ARGS if the image was released since it was set.
+                    let m = w.upgrade().ok_or(ClError(CL_INVALID_KERNEL_ARGS))?;
+                    let index = info
+                        .args
+                        .iter()
+                        .position(|x| std::ptr::eq(x, a))
+                        .unwrap_or(0) as u32;
+                    descriptors.push(encode_image(index, a, &m, &mut block[at..at + 24])?);
+                    keep.push(m);
                 }
                 _ => return Err(ClError(CL_INVALID_KERNEL_ARGS)),
             }
@@ -540,6 +595,7 @@ impl Kernel {
             header[s..s + 8].copy_from_slice(&((ARGS_OFFSET + sink) as u64).to_le_bytes());
         }
         Ok(Encoded {
+            descriptors,
             bounds_self,
             printf,
             header,

@@ -14,7 +14,7 @@ use super::object::{ClObject, Header, Kind};
 use super::printf::PrintfBuffer;
 use super::queue::CommandQueue;
 use crate::backend::vulkan::memory::Buffer;
-use crate::backend::vulkan::pipeline::Pipeline;
+use crate::backend::vulkan::pipeline::{Descriptor, Pipeline};
 use crate::backend::vulkan::record::{DeviceCommand, Grid, Region, VulkanLaunch};
 use opencl_sys::*;
 use std::sync::{Arc, Mutex};
@@ -47,6 +47,8 @@ pub struct Live {
     /// (see [`Encoded`]).
     limited: Option<u64>,
     persistent: bool,
+    /// The pushed descriptors of its image arguments.
+    descriptors: Vec<Descriptor>,
     /// What the encoded arguments reference (kernel, buffers, pipeline), alive as long as a
     /// secondary that reads this launch buffer.
     _keep: Keep,
@@ -62,6 +64,7 @@ impl Live {
             limited: e.limited,
             persistent: e.persistent,
             printf: e.printf,
+            descriptors: e.descriptors,
             _keep: e.keep,
         }
     }
@@ -236,6 +239,7 @@ impl KernelCommand {
                 header,
                 args: header + ARGS_OFFSET as u64,
                 grid,
+                descriptors: live.descriptors.clone(),
             }),
             cuda: None,
         };
@@ -248,7 +252,7 @@ impl KernelCommand {
 pub fn held_buffers(args: &[Option<ArgValue>]) -> ClResult<Vec<Arc<Mem>>> {
     let mut held = Vec::new();
     for a in args.iter().flatten() {
-        if let ArgValue::Buffer(Some(w)) = a {
+        if let ArgValue::Buffer(Some(w)) | ArgValue::Image(w) = a {
             held.push(w.upgrade().ok_or(ClError(CL_INVALID_KERNEL_ARGS))?);
         }
     }

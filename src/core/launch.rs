@@ -153,6 +153,7 @@ pub fn prepare(kernel: &Arc<Kernel>, device: &Arc<Device>, range: NdRange) -> Cl
         persistent,
         mut keep,
         printf,
+        descriptors,
         ..
     } = enc;
     let buf = Arc::new(buf);
@@ -173,6 +174,7 @@ pub fn prepare(kernel: &Arc<Kernel>, device: &Arc<Device>, range: NdRange) -> Cl
                 persistent,
                 max,
             },
+            descriptors,
         }),
         cuda: None,
     });

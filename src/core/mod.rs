@@ -14,6 +14,7 @@ pub mod image_desc;
 pub mod kernel;
 pub mod kernel_command;
 pub(crate) mod kernel_cuda;
+pub mod kernel_image;
 pub mod launch;
 pub mod memory;
 pub mod object;
@@ -23,6 +24,7 @@ pub mod printf;
 pub mod program;
 pub mod queue;
 pub mod rect;
+pub mod sampler;
 pub mod transfer;
 
 use std::ffi::c_void;

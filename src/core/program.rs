@@ -149,7 +149,9 @@ pub fn device_caps(d: &Device) -> DeviceCaps {
         opencl_c_names: Some(
             d.extensions()
                 .into_iter()
+                .chain(super::image::image_extensions(d))
                 .chain(d.opencl_c_features())
+                .chain(super::image::image_features(d))
                 .map(|(n, _)| n.to_string())
                 .collect(),
         ),
@@ -752,8 +754,26 @@ impl Program {
         };
         let mut spec = vec![(0, local[0]), (1, local[1]), (2, local[2])];
         spec.extend(key.2.iter().copied());
+        // Set 0: a binding per image and sampler argument, at its index (docs/images.md).
+        let bindings: Vec<_> = kernel
+            .args
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| {
+                matches!(
+                    a.kind,
+                    compiler::ArgKind::Image | compiler::ArgKind::Sampler
+                )
+            })
+            .map(|(i, a)| (i as u32, super::kernel_image::binding_kind(a)))
+            .chain(
+                compiler::inline_samplers(kernel)
+                    .into_iter()
+                    .map(|s| (s.0, crate::backend::vulkan::pipeline::BindingKind::Sampler)),
+            )
+            .collect();
         let p = Arc::new(
-            Pipeline::new(vk, &module, &spec)
+            Pipeline::new(vk, &module, &spec, &bindings)
                 .map_err(|e| refused(format_args!("pipeline of {}", kernel.name), e))?,
         );
         self.pipelines

@@ -33,6 +33,12 @@ pub struct Device {
     /// exportable and imported into CUDA on first use
     /// ([`super::queue::Timeline::cuda_semaphore`]).
     pub semaphore_fd: Option<ash::khr::external_semaphore_fd::Device>,
+    /// `VK_KHR_push_descriptor` where the driver has it: how kernels' image and sampler
+    /// descriptors are bound ([`super::recorder::Recorder::push_descriptors`]).
+    pub push_descriptor: Option<ash::khr::push_descriptor::Device>,
+    /// The samplers of kernels' sampler arguments by their encoded state
+    /// ([`super::sampler::sampler`]); live as long as the device.
+    pub samplers: Mutex<std::collections::HashMap<u32, vk::Sampler>>,
     /// The physical device's memory types (exportable allocations choose their own).
     pub memory_properties: vk::PhysicalDeviceMemoryProperties,
     /// Set once the device is lost (`VK_ERROR_DEVICE_LOST` from any call, a CUDA error on a
@@ -73,7 +79,16 @@ impl Device {
         let queue_info = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(phys.compute_queue_family)
             .queue_priorities(&priorities)];
+        // SAFETY: a physical device of this instance; plain query.
+        let available = unsafe { instance.raw.get_physical_device_features(phys.raw) };
         let features = vk::PhysicalDeviceFeatures::default()
+            // Image arguments: storage images of `Unknown` format (docs/images.md).
+            .shader_storage_image_read_without_format(
+                available.shader_storage_image_read_without_format != 0,
+            )
+            .shader_storage_image_write_without_format(
+                available.shader_storage_image_write_without_format != 0,
+            )
             .shader_int16(phys.shader_int16)
             .shader_int64(phys.shader_int64)
             .shader_float64(phys.shader_float64);
@@ -98,6 +113,11 @@ impl Device {
             .shader_shared_float32_atomics(true);
         if phys.shader_shared_float32_atomics {
             enabled_extensions.push(ash::ext::shader_atomic_float::NAME);
+        }
+        // Image arguments are pushed descriptors (docs/images.md).
+        let push_descriptor = phys.has_extension(ash::khr::push_descriptor::NAME);
+        if push_descriptor {
+            enabled_extensions.push(ash::khr::push_descriptor::NAME);
         }
         if phys.has_extension(ash::nv::shader_sm_builtins::NAME) {
             enabled_extensions.push(ash::nv::shader_sm_builtins::NAME);
@@ -155,7 +175,11 @@ impl Device {
             unsafe { instance.raw.get_physical_device_memory_properties(phys.raw) };
         let semaphore_fd = semaphore_export
             .then(|| ash::khr::external_semaphore_fd::Device::new(&instance.raw, &raw));
+        let push_descriptor =
+            push_descriptor.then(|| ash::khr::push_descriptor::Device::new(&instance.raw, &raw));
         let device = Arc::new(Device {
+            push_descriptor,
+            samplers: Mutex::new(std::collections::HashMap::new()),
             cuda,
             semaphore_fd,
             memory_properties,

@@ -62,6 +62,10 @@ pub struct Image {
     pub shape: ImageShape,
     /// Bytes per texel.
     pub texel_size: u64,
+    /// The usages it was made with.
+    usage: vk::ImageUsageFlags,
+    /// Views made for kernels ([`Image::view`]): (storage, arrayed, view).
+    views: Mutex<Vec<(bool, bool, vk::ImageView)>>,
 }
 
 impl Image {
@@ -142,6 +146,8 @@ impl Image {
             format,
             shape,
             texel_size,
+            usage,
+            views: Mutex::new(Vec::new()),
         };
         bound?;
         image.initialize(init)?;
@@ -315,10 +321,71 @@ fn extent(e: [u32; 3]) -> vk::Extent3D {
     }
 }
 
+impl Image {
+    /// The view of the whole image that kernels bind (docs/images.md): for a storage image
+    /// (`storage`) or a sampled one, of the array view type when the OpenCL type is an array
+    /// (`arrayed`), the image's format and identity swizzle. Made once and kept with the
+    /// image. Errors: `ERROR_FORMAT_NOT_SUPPORTED` when the image's format has no such use
+    /// (it was made without that usage); `vkCreateImageView`'s result.
+    pub fn view(&self, storage: bool, arrayed: bool) -> Result<vk::ImageView, BackendError> {
+        let want = if storage {
+            vk::ImageUsageFlags::STORAGE
+        } else {
+            vk::ImageUsageFlags::SAMPLED
+        };
+        if !self.usage.contains(want) {
+            return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED.into());
+        }
+        let mut views = self.views.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = views.iter().find(|v| v.0 == storage && v.1 == arrayed) {
+            return Ok(v.2);
+        }
+        let view_type = match (self.shape.dim, arrayed) {
+            (Dim::D1, false) => vk::ImageViewType::TYPE_1D,
+            (Dim::D1, true) => vk::ImageViewType::TYPE_1D_ARRAY,
+            (Dim::D2, false) => vk::ImageViewType::TYPE_2D,
+            (Dim::D2, true) => vk::ImageViewType::TYPE_2D_ARRAY,
+            (Dim::D3, _) => vk::ImageViewType::TYPE_3D,
+        };
+        let mut usage = vk::ImageViewUsageCreateInfo::default().usage(if storage {
+            vk::ImageUsageFlags::STORAGE
+        } else {
+            vk::ImageUsageFlags::SAMPLED
+        });
+        let info = vk::ImageViewCreateInfo::default()
+            .image(self.raw)
+            .view_type(view_type)
+            .format(self.format)
+            .subresource_range(vk::ImageSubresourceRange {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                base_mip_level: 0,
+                level_count: 1,
+                base_array_layer: 0,
+                layer_count: self.shape.layers,
+            })
+            .push_next(&mut usage);
+        // SAFETY: a view of this live image with a usage it was created with.
+        let v = unsafe { self.device.raw.create_image_view(&info, None) }?;
+        views.push((storage, arrayed, v));
+        Ok(v)
+    }
+}
+
 impl Drop for Image {
     fn drop(&mut self) {
-        // SAFETY: no pending command uses the image (commands hold an Arc of their images).
-        unsafe { self.device.raw.destroy_image(self.raw, None) };
+        // SAFETY: no pending command uses the image or its views (commands hold an Arc of
+        // their images).
+        unsafe {
+            for (_, _, v) in self
+                .views
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .drain(..)
+            {
+                self.device.raw.destroy_image_view(v, None);
+            }
+            self.device.raw.destroy_image(self.raw, None)
+        };
         if let Some(a) = self
             .allocation
             .get_mut()

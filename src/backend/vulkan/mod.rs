@@ -11,6 +11,7 @@ pub mod pipeline_cache;
 pub mod queue;
 pub mod record;
 pub mod recorder;
+pub mod sampler;
 pub mod secondary;
 pub mod timeline;
 

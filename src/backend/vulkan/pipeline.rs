@@ -1,5 +1,6 @@
-//! Compute pipelines for lowered kernels: shader modules, the one pipeline layout of the
-//! kernel ABI (32 bytes of push constants, no descriptor sets) and specialised pipelines.
+//! Compute pipelines for lowered kernels: shader modules, the pipeline layout of the kernel
+//! ABI (32 bytes of push constants; a push-descriptor set 0 of the kernel's image and
+//! sampler arguments where it has any) and specialised pipelines.
 
 use super::device::Device;
 use crate::backend::error::BackendError;
@@ -35,29 +36,100 @@ impl Drop for ShaderModule {
     }
 }
 
+/// What a descriptor binding of a kernel's set 0 holds (docs/images.md): a write-only or
+/// read-write image argument (storage image), a read-only one (sampled image), or a sampler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BindingKind {
+    StorageImage,
+    SampledImage,
+    Sampler,
+}
+
+impl BindingKind {
+    /// The Vulkan descriptor type.
+    pub fn vk(self) -> vk::DescriptorType {
+        match self {
+            BindingKind::StorageImage => vk::DescriptorType::STORAGE_IMAGE,
+            BindingKind::SampledImage => vk::DescriptorType::SAMPLED_IMAGE,
+            BindingKind::Sampler => vk::DescriptorType::SAMPLER,
+        }
+    }
+}
+
+/// One descriptor of a launch's set 0 (docs/images.md): binding, kind and the image view
+/// (kept alive by the launch, which holds the image) or sampler.
+#[derive(Clone, Copy)]
+pub struct Descriptor {
+    pub binding: u32,
+    pub kind: BindingKind,
+    /// The image view (null for a sampler).
+    pub view: vk::ImageView,
+    /// The sampler (null for an image; samplers live as long as the device).
+    pub sampler: vk::Sampler,
+}
+
 /// A compute pipeline specialised for one work-group size and set of `__local` sizes.
 pub struct Pipeline {
     device: Arc<Device>,
     pub layout: vk::PipelineLayout,
+    /// Set 0's layout (push descriptors) when the kernel has image or sampler arguments.
+    pub set_layout: Option<vk::DescriptorSetLayout>,
     pub raw: vk::Pipeline,
 }
 
 impl Pipeline {
     /// Creates a pipeline from `module` with specialization constants `spec` (pairs of
-    /// constant ID and 32-bit value). Errors: Vulkan's result.
+    /// constant ID and 32-bit value) and, when `bindings` (binding number, descriptor type)
+    /// is not empty, a push-descriptor set 0 of them. Errors: Vulkan's result
+    /// (`ERROR_FEATURE_NOT_PRESENT` for bindings without `VK_KHR_push_descriptor`).
     pub fn new(
         device: &Arc<Device>,
         module: &ShaderModule,
         spec: &[(u32, u32)],
+        bindings: &[(u32, BindingKind)],
     ) -> Result<Pipeline, BackendError> {
         let ranges = [vk::PushConstantRange {
             stage_flags: vk::ShaderStageFlags::COMPUTE,
             offset: 0,
             size: PUSH_CONSTANT_BYTES,
         }];
-        let layout_info = vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges);
+        let set_layout = if bindings.is_empty() {
+            None
+        } else {
+            if device.push_descriptor.is_none() {
+                return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT.into());
+            }
+            let b: Vec<vk::DescriptorSetLayoutBinding> = bindings
+                .iter()
+                .map(|&(binding, ty)| vk::DescriptorSetLayoutBinding {
+                    binding,
+                    descriptor_type: ty.vk(),
+                    descriptor_count: 1,
+                    stage_flags: vk::ShaderStageFlags::COMPUTE,
+                    ..Default::default()
+                })
+                .collect();
+            let info = vk::DescriptorSetLayoutCreateInfo::default()
+                .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
+                .bindings(&b);
+            // SAFETY: valid create info; VK_KHR_push_descriptor is enabled.
+            Some(unsafe { device.raw.create_descriptor_set_layout(&info, None) }?)
+        };
+        let sets: Vec<vk::DescriptorSetLayout> = set_layout.into_iter().collect();
+        let layout_info = vk::PipelineLayoutCreateInfo::default()
+            .push_constant_ranges(&ranges)
+            .set_layouts(&sets);
         // SAFETY: valid create info.
-        let layout = unsafe { device.raw.create_pipeline_layout(&layout_info, None) }?;
+        let layout = match unsafe { device.raw.create_pipeline_layout(&layout_info, None) } {
+            Ok(l) => l,
+            Err(e) => {
+                if let Some(s) = set_layout {
+                    // SAFETY: unused.
+                    unsafe { device.raw.destroy_descriptor_set_layout(s, None) };
+                }
+                return Err(e.into());
+            }
+        };
         let entries: Vec<vk::SpecializationMapEntry> = spec
             .iter()
             .enumerate()
@@ -89,11 +161,17 @@ impl Pipeline {
             Ok(p) => Ok(Pipeline {
                 device: device.clone(),
                 layout,
+                set_layout,
                 raw: p[0],
             }),
             Err((_, e)) => {
-                // SAFETY: the layout is unused.
-                unsafe { device.raw.destroy_pipeline_layout(layout, None) };
+                // SAFETY: the layouts are unused.
+                unsafe {
+                    device.raw.destroy_pipeline_layout(layout, None);
+                    if let Some(s) = set_layout {
+                        device.raw.destroy_descriptor_set_layout(s, None);
+                    }
+                }
                 Err(e.into())
             }
         }
@@ -106,6 +184,9 @@ impl Drop for Pipeline {
         unsafe {
             self.device.raw.destroy_pipeline(self.raw, None);
             self.device.raw.destroy_pipeline_layout(self.layout, None);
+            if let Some(s) = self.set_layout {
+                self.device.raw.destroy_descriptor_set_layout(s, None);
+            }
         }
     }
 }

@@ -8,6 +8,7 @@
 
 use super::image_object::{Image, ImageCopy, ImageRegion};
 use super::memory::Buffer;
+pub use super::pipeline::Descriptor;
 use super::pipeline::Pipeline;
 use super::recorder::Recorder;
 use crate::backend::cuda::launch::GreenLaunch;
@@ -46,12 +47,14 @@ pub enum Grid {
 }
 
 /// A kernel launch for Vulkan: the device addresses of its launch header and argument block
-/// (the kernel ABI's two push-constant pointers) and its grid.
+/// (the kernel ABI's two push-constant pointers), its grid, and the pushed descriptors of its
+/// image arguments (empty for kernels without).
 #[derive(Clone)]
 pub struct VulkanLaunch {
     pub header: u64,
     pub args: u64,
     pub grid: Grid,
+    pub descriptors: Vec<Descriptor>,
 }
 
 /// One device command, ready to record.
@@ -153,6 +156,7 @@ pub fn record_launch(r: &mut Recorder, l: &VulkanLaunch) {
             offset,
         } => {
             let push = push_constants(header, args, [0; 3]);
+            r.push_descriptors(pipeline, &l.descriptors);
             r.dispatch_indirect(pipeline, &push, buffer, *offset);
         }
         Grid::Direct {
@@ -162,6 +166,7 @@ pub fn record_launch(r: &mut Recorder, l: &VulkanLaunch) {
             max,
         } => {
             for reg in regions {
+                r.push_descriptors(&reg.pipeline, &l.descriptors);
                 match (*persistent, *limited) {
                     (true, Some(n)) => r.dispatch(
                         &reg.pipeline,

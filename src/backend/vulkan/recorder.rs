@@ -6,7 +6,7 @@
 use super::device::Device;
 use super::image_object::{buffer_image_copy, image_copy, Image, ImageCopy, ImageRegion};
 use super::memory::Buffer;
-use super::pipeline::Pipeline;
+use super::pipeline::{Descriptor, Pipeline};
 use ash::vk;
 
 /// Records commands into a job's command buffer.
@@ -177,6 +177,48 @@ impl<'a> Recorder<'a> {
                 .raw
                 .cmd_dispatch(self.cmd, groups[0], groups[1], groups[2]);
         }
+    }
+
+    /// Pushes `descriptors` as set 0 of `pipeline`'s layout (`VK_KHR_push_descriptor`, which
+    /// a pipeline with a set layout implies); nothing when there are none.
+    pub fn push_descriptors(&mut self, pipeline: &Pipeline, descriptors: &[Descriptor]) {
+        let Some(pd) = self.device.push_descriptor.as_ref() else {
+            return;
+        };
+        if descriptors.is_empty() || pipeline.set_layout.is_none() {
+            return;
+        }
+        let infos: Vec<[vk::DescriptorImageInfo; 1]> = descriptors
+            .iter()
+            .map(|d| {
+                [vk::DescriptorImageInfo {
+                    sampler: d.sampler,
+                    image_view: d.view,
+                    image_layout: vk::ImageLayout::GENERAL,
+                }]
+            })
+            .collect();
+        let writes: Vec<vk::WriteDescriptorSet> = descriptors
+            .iter()
+            .zip(infos.iter())
+            .map(|(d, info)| {
+                vk::WriteDescriptorSet::default()
+                    .dst_binding(d.binding)
+                    .descriptor_type(d.kind.vk())
+                    .image_info(info)
+            })
+            .collect();
+        // SAFETY: the command buffer is recording; the views are alive while the launch is
+        // (its images are kept); the layout's set 0 was made with these bindings.
+        unsafe {
+            pd.cmd_push_descriptor_set(
+                self.cmd,
+                vk::PipelineBindPoint::COMPUTE,
+                pipeline.layout,
+                0,
+                &writes,
+            )
+        };
     }
 
     /// Binds `pipeline` for compute unless it is the one bound last: consecutive launches of

@@ -529,6 +529,10 @@ pub(crate) fn lower_entry(
 
     // Parameters.
     let defs = Defs::new(&e.ctx.module);
+    let mut images: HashMap<Word, [Word; 6]> = HashMap::new();
+    let (inline_loads, mut samplers) =
+        super::sampled::bind_inline_samplers(e.ctx, info.args.len() as u32)?;
+    e.code.extend(inline_loads);
     for (k, p) in params.iter().enumerate() {
         let (Some(pid), Some(pty)) = (p.result_id, p.result_type) else {
             continue;
@@ -618,14 +622,28 @@ pub(crate) fn lower_entry(
                     vec![Operand::IdRef(var), Operand::IdRef(zero)],
                 ));
             }
-            ArgKind::Sampler | ArgKind::Image => {
-                return Err(format!(
-                    "argument `{}`: images and samplers are not supported yet",
-                    arg.name
-                ))
+            ArgKind::Image => {
+                // The channel order and data type of the launch's table entry (lower/image.rs).
+                let base = e.args_addr();
+                let table: [Word; 6] = std::array::from_fn(|j| {
+                    e.load_at(base, u64::from(arg.offset) + 4 * j as u64, u32t, 4)
+                });
+                let load = super::image::bind_image(e.ctx, pid, pty, arg, k as u32, table)?;
+                e.code.extend(load);
+                images.insert(pid, table);
+            }
+            ArgKind::Sampler => {
+                // Whether the sampler normalizes coordinates (lower/sampled.rs).
+                let base = e.args_addr();
+                let normalized = e.load_at(base, u64::from(arg.offset), u32t, 4);
+                let load = super::sampled::bind_sampler(e.ctx, pid, pty, k as u32);
+                e.code.push(load);
+                samplers.insert(pid, normalized);
             }
         }
     }
+
+    super::sampled::lower_sampled_reads(e.ctx, &images, &samplers)?;
 
     // Built-ins: every load of an OpenCL built-in variable becomes a copy of a value computed
     // once at the top of the kernel.

@@ -22,6 +22,8 @@ const KEEP_DECORATIONS: &[Decoration] = &[
     Decoration::NoUnsignedWrap,
     Decoration::AliasedPointer,
     Decoration::RestrictPointer,
+    Decoration::DescriptorSet,
+    Decoration::Binding,
 ];
 
 /// Finishes the module for Vulkan 1.2.
@@ -331,6 +333,7 @@ fn capabilities(ctx: &mut Ctx, caps: &DeviceCaps) -> Result<(), String> {
         ctx,
         &caps.subgroup_ops,
     )?);
+    c.extend(super::image::image_capabilities(ctx));
     c.dedup();
     let mut seen = HashSet::new();
     ctx.module.capabilities = c

@@ -8,7 +8,9 @@
 //! 3. [`types`]: global/constant pointers -> `PhysicalStorageBuffer`, OpenCL C layout
 //!    decorations, `__constant` program data -> `Private`.
 //! 4. [`entry`]: parameters -> argument-block loads, built-ins, push constants, `__local`
-//!    argument arrays, work-group size spec constants, the `GLCompute` entry point.
+//!    argument arrays, work-group size spec constants, the `GLCompute` entry point;
+//!    [`image`]: image arguments -> descriptor bindings and Vulkan image instructions;
+//!    [`sampled`]: sampler arguments and reads with a sampler.
 //! 5. [`printf`]: `printf` calls -> records in the launch's printf buffer.
 //! 6. [`memory`]: logical pointers (Function/Workgroup/Private) folded into `OpAccessChain`,
 //!    physical pointer fixes, memcpy, vector loads/stores, atomics and barriers.
@@ -42,12 +44,14 @@ mod entry;
 mod extinst;
 mod f64round;
 mod finish;
+mod image;
 mod loopguard;
 mod memory;
 mod narrowshift;
 mod persistent;
 mod printf;
 mod ptrarith;
+mod sampled;
 mod select;
 mod srem;
 mod types;
@@ -84,6 +88,25 @@ pub(crate) fn lower_kernel(
     caps: &DeviceCaps,
     exact_mad: bool,
 ) -> Result<Lowered, String> {
+    // Image and sampler arguments only where the device reports images (`VKCL_IMAGES=1`);
+    // a device list that is not known (`DeviceCaps::default()`, tools) allows them.
+    let images = caps
+        .opencl_c_names
+        .as_ref()
+        .is_none_or(|n| n.iter().any(|x| x == "__opencl_c_images"));
+    if !images {
+        if let Some(a) = info
+            .args
+            .iter()
+            .find(|a| matches!(a.kind, super::ArgKind::Image | super::ArgKind::Sampler))
+        {
+            return Err(format!(
+                "argument `{}`: images and samplers need a device with image support \
+                 (VKCL_IMAGES=1, experimental)",
+                a.name
+            ));
+        }
+    }
     let (globals, _) = crate::compiler::globals::offsets(module)?;
     let mut ctx = ctx::Ctx::new(select::select_kernel(module, info)?);
     collective::scratch_arrays(&mut ctx, caps.max_work_group_size)?;
@@ -112,6 +135,12 @@ pub(crate) fn lower_kernel(
         private_mem_bytes: sizes.private_mem_bytes,
         printf,
     })
+}
+
+/// The inline samplers of lowered kernel `words` with `args` arguments: (binding,
+/// normalized, addressing mode as the SPIR-V enumerant, linear) (see `sampled`).
+pub(crate) fn inline_samplers(words: &[u32], args: u32) -> Vec<(u32, bool, u32, bool)> {
+    sampled::inline_sampler_bindings(words, args)
 }
 
 /// The persistent variant of a lowered kernel module (see [`persistent`]).
