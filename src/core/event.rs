@@ -34,6 +34,9 @@ pub trait EventQueue: Send + Sync {
     fn profiling(&self) -> bool;
     /// The queue's handle (`CL_EVENT_COMMAND_QUEUE`).
     fn handle(&self) -> *mut std::ffi::c_void;
+    /// How long a wait for one of its commands polls before sleeping (its engine's hand-off
+    /// spin: zero on CPU devices).
+    fn handoff_spin(&self) -> std::time::Duration;
 }
 
 /// An event.
@@ -168,6 +171,19 @@ impl Event {
 
     /// Blocks until the event completes; returns its final status (0 or negative).
     pub fn wait(&self) -> cl_int {
+        // On a GPU the queue's completion thread is polling the device: poll the status
+        // rather than sleep until it wakes this thread (a futex wake-up costs microseconds
+        // on the critical path of a short command).
+        if let Some(q) = &self.queue {
+            let (spin, start) = (q.handoff_spin(), std::time::Instant::now());
+            while start.elapsed() < spin {
+                let status = self.lock().status;
+                if status <= CL_COMPLETE {
+                    return status;
+                }
+                std::hint::spin_loop();
+            }
+        }
         let mut st = self.lock();
         while st.status > CL_COMPLETE {
             st = self.cond.wait(st).unwrap_or_else(|e| e.into_inner());

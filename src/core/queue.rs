@@ -54,6 +54,9 @@ impl EventQueue for CommandQueue {
     fn handle(&self) -> *mut c_void {
         self.header.handle()
     }
+    fn handoff_spin(&self) -> std::time::Duration {
+        self.engine.handoff_spin()
+    }
 }
 
 impl CommandQueue {

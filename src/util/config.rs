@@ -64,6 +64,11 @@ pub struct Config {
     /// another queue's command waits for it on the host before submitting, or in the submit
     /// (a timeline-semaphore wait); None: the device's default (host on GPUs, device on CPUs).
     pub cross_queue_host_wait: Option<bool>,
+    /// `VKCL_HANDOFF_SPIN_US`: how long (microseconds) a queue's submit and completion threads
+    /// and `clFinish` poll for the next step before they block (futex sleep); None: the
+    /// device's default ([`crate::backend::vulkan::queue::HANDOFF_SPIN_GPU`] on GPUs, 0 on CPU
+    /// devices, whose cores run the kernels).
+    pub handoff_spin_us: Option<u64>,
     /// `VKCL_FP64`: `1` (or unset: [`FP64_DEFAULT`]) reports `cl_khr_fp64` and
     /// `__opencl_c_fp64` on devices with `shaderFloat64` and `shaderInt64`, `0` never.
     pub fp64: bool,
@@ -150,6 +155,7 @@ impl Config {
             Some("device") => Some(false),
             _ => None,
         };
+        let handoff_spin_us = var("VKCL_HANDOFF_SPIN_US").and_then(|v| v.parse::<u64>().ok());
         let fp64 = match var("VKCL_FP64").as_deref() {
             Some("1") | Some("on") | Some("true") => true,
             Some("0") | Some("off") | Some("false") => false,
@@ -172,6 +178,7 @@ impl Config {
             cuda,
             cuda_sync,
             cross_queue_host_wait,
+            handoff_spin_us,
             log: var("VKCL_LOG"),
             validation,
             spirv_val,

@@ -17,9 +17,33 @@ pub use super::timeline::{Probe, Timeline, POLL, SPIN};
 use crate::backend::error::BackendError;
 use ash::vk;
 use std::any::Any;
-use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{channel, Receiver, RecvError, Sender, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// How long, on a GPU, an engine's threads and [`Engine::finish`] poll for their next step
+/// before they sleep (`VKCL_HANDOFF_SPIN_US` overrides it). A launch followed by `clFinish`
+/// crosses three threads (caller, submit, completion, caller); a thread woken from a futex
+/// sleep resumes microseconds to tens of microseconds later, on the critical path of every
+/// short launch, while a polling thread sees the hand-off at once.
+pub const HANDOFF_SPIN_GPU: Duration = Duration::from_micros(200);
+
+/// Receives from `rx`, polling for `spin` before blocking. Errors: the channel is closed.
+fn recv_spinning<T>(rx: &Receiver<T>, spin: Duration) -> Result<T, RecvError> {
+    if !spin.is_zero() {
+        let start = Instant::now();
+        loop {
+            match rx.try_recv() {
+                Ok(v) => return Ok(v),
+                Err(TryRecvError::Disconnected) => return Err(RecvError),
+                Err(TryRecvError::Empty) if start.elapsed() < spin => std::hint::spin_loop(),
+                Err(TryRecvError::Empty) => break,
+            }
+        }
+    }
+    rx.recv()
+}
 
 /// A timeline point: a semaphore and a value on it.
 pub type TimelinePoint = (Arc<Timeline>, u64);
@@ -139,10 +163,12 @@ impl Done {
     }
 }
 
-/// Progress shared between an engine and its threads: the last value enqueued and completed.
+/// Progress shared between an engine and its threads: the last value enqueued and completed
+/// (`completed` mirrors the second, for [`Engine::finish`] to poll without the lock).
 struct Progress {
     state: Mutex<(u64, u64)>,
     cond: Condvar,
+    completed: AtomicU64,
 }
 
 /// The submission engine of one command queue (one timeline, one worker, one completion thread).
@@ -150,6 +176,8 @@ pub struct Engine {
     pub timeline: Arc<Timeline>,
     sender: Mutex<Option<Sender<(u64, Job)>>>,
     progress: Arc<Progress>,
+    /// How long hand-offs poll before sleeping ([`HANDOFF_SPIN_GPU`] on GPUs, 0 on CPUs).
+    spin: Duration,
 }
 
 const CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST: i32 = -14;
@@ -176,25 +204,35 @@ impl Engine {
         let progress = Arc::new(Progress {
             state: Mutex::new((0, 0)),
             cond: Condvar::new(),
+            completed: AtomicU64::new(0),
         });
+        let spin = match crate::util::config::config().handoff_spin_us {
+            Some(us) => Duration::from_micros(us),
+            None if device.phys.device_type == vk::PhysicalDeviceType::CPU => Duration::ZERO,
+            None => HANDOFF_SPIN_GPU,
+        };
         {
             let (device, timeline) = (device.clone(), timeline.clone());
             std::thread::Builder::new()
                 .name("vkcl-submit".into())
-                .spawn(move || worker(device, queue_index, pool, timeline, rx, done_tx, recycle_rx))
+                .spawn(move || {
+                    let jobs = (device, queue_index, pool, timeline, rx, spin);
+                    worker(jobs, done_tx, recycle_rx)
+                })
                 .map_err(|e| BackendError::Host(format!("submit thread: {e}")))?;
         }
         {
             let (timeline, progress) = (timeline.clone(), progress.clone());
             std::thread::Builder::new()
                 .name("vkcl-complete".into())
-                .spawn(move || completer(timeline, done_rx, recycle_tx, progress))
+                .spawn(move || completer(timeline, done_rx, spin, recycle_tx, progress))
                 .map_err(|e| BackendError::Host(format!("completion thread: {e}")))?;
         }
         Ok(Engine {
             timeline,
             sender: Mutex::new(Some(tx)),
             progress,
+            spin,
         })
     }
 
@@ -218,12 +256,21 @@ impl Engine {
 
     /// Blocks until every job queued so far has completed (and its observer was told).
     pub fn finish(&self) {
+        let target = self.last_value();
+        // On a GPU the completion thread is polling the timeline: poll its progress rather
+        // than sleep until it wakes this thread.
+        let start = Instant::now();
+        while !self.spin.is_zero() && start.elapsed() < self.spin {
+            if self.progress.completed.load(Ordering::Acquire) >= target {
+                return;
+            }
+            std::hint::spin_loop();
+        }
         let mut st = self
             .progress
             .state
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        let target = st.0;
         while st.1 < target {
             st = self
                 .progress
@@ -231,6 +278,11 @@ impl Engine {
                 .wait(st)
                 .unwrap_or_else(|e| e.into_inner());
         }
+    }
+
+    /// How long hand-offs to and from this engine poll before sleeping.
+    pub fn handoff_spin(&self) -> Duration {
+        self.spin
     }
 
     /// The value of the last job queued (0 if none).
@@ -250,12 +302,18 @@ impl Drop for Engine {
     }
 }
 
+/// A worker's device, queue index, command pool, timeline, job channel and hand-off spin.
+type WorkerJobs = (
+    Arc<Device>,
+    usize,
+    vk::CommandPool,
+    Arc<Timeline>,
+    Receiver<(u64, Job)>,
+    Duration,
+);
+
 fn worker(
-    device: Arc<Device>,
-    queue_index: usize,
-    pool: vk::CommandPool,
-    timeline: Arc<Timeline>,
-    rx: Receiver<(u64, Job)>,
+    (device, queue_index, pool, timeline, rx, spin): WorkerJobs,
     done_tx: Sender<Done>,
     recycle_rx: Receiver<vk::CommandBuffer>,
 ) {
@@ -266,7 +324,7 @@ fn worker(
     let host_cross_waits = crate::util::config::config()
         .cross_queue_host_wait
         .unwrap_or(device.phys.device_type != vk::PhysicalDeviceType::CPU);
-    for (value, job) in rx {
+    while let Ok((value, job)) = recv_spinning(&rx, spin) {
         let follows_foreign = std::mem::replace(&mut after_foreign, false);
         free.extend(recycle_rx.try_iter());
         let Job {
@@ -509,10 +567,11 @@ fn worker(
 fn completer(
     timeline: Arc<Timeline>,
     rx: Receiver<Done>,
+    spin: Duration,
     recycle: Sender<vk::CommandBuffer>,
     progress: Arc<Progress>,
 ) {
-    for done in rx {
+    while let Ok(done) = recv_spinning(&rx, spin) {
         let mut status = done.status;
         let mut start = done.start;
         if done.device_signal {
@@ -538,6 +597,7 @@ fn completer(
         }
         let mut st = progress.state.lock().unwrap_or_else(|e| e.into_inner());
         st.1 = st.1.max(done.value);
+        progress.completed.store(st.1, Ordering::Release);
         progress.cond.notify_all();
     }
 }
