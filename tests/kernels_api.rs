@@ -516,3 +516,55 @@ fn non_uniform_work_groups_need_cl_std_2_or_later() {
         }
     }
 }
+
+/// Launches that follow each other without a wait, each with its own scalar argument and
+/// global offset, on an in-order and an out-of-order queue: every launch must see its own
+/// arguments. The device reuses the launch buffers of finished launches (`core::launch`,
+/// `LaunchBuffers`); handing one out while a launch still reads it would show here as a
+/// block of another launch's value (issue 17).
+#[test]
+fn back_to_back_launches_keep_their_own_arguments() {
+    const LAUNCHES: usize = 300;
+    const PER: usize = 64;
+    for props in [0, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE] {
+        let env = Env::with_queue_properties(props);
+        let k = env.kern(
+            "__kernel void put(__global uint *out, uint v) {\n\
+             size_t i = get_global_id(0); out[i] = v * 3u + (uint)i; }",
+            "put",
+        );
+        let out = env.zeros::<u32>(LAUNCHES * PER);
+        arg_mem(k, 0, out);
+        for l in 0..LAUNCHES {
+            let v = (l as u32).wrapping_mul(2654435761);
+            set_arg(k, 1, &v);
+            let (global, offset) = ([PER], [l * PER]);
+            ok(unsafe {
+                cl!(clEnqueueNDRangeKernel)(
+                    env.queue,
+                    k,
+                    1,
+                    offset.as_ptr(),
+                    global.as_ptr(),
+                    null(),
+                    0,
+                    null(),
+                    null_mut(),
+                )
+            });
+        }
+        env.finish();
+        let got = env.read::<u32>(out, LAUNCHES * PER);
+        for l in 0..LAUNCHES {
+            let v = (l as u32).wrapping_mul(2654435761);
+            for j in 0..PER {
+                let i = l * PER + j;
+                assert_eq!(
+                    got[i],
+                    v.wrapping_mul(3).wrapping_add(i as u32),
+                    "launch {l}, item {i}"
+                );
+            }
+        }
+    }
+}

@@ -80,8 +80,11 @@ pub struct Device {
     pub first_unit: u32,
     /// The CUDA side (green contexts), on the CUDA path only.
     pub cuda: Option<CudaSide>,
+    /// Launch buffers of finished launches, reused by later ones ([`LaunchBuffers`]).
+    pub launch_buffers: LaunchBuffers,
 }
 
+pub use super::launch::LaunchBuffers;
 pub use super::partition::{plan_partition, Partition, ALL_AFFINITY_DOMAINS};
 
 /// Debug fault injection (`vkcl_debug_inject_device_loss`): the next device submission of any
@@ -154,6 +157,7 @@ impl Device {
             partition_type: Vec::new(),
             first_unit: 0,
             cuda,
+            launch_buffers: LaunchBuffers::default(),
         })
     }
 
@@ -177,6 +181,7 @@ impl Device {
             partition_type,
             first_unit: parent.first_unit + first,
             cuda,
+            launch_buffers: LaunchBuffers::default(),
         })
     }
 

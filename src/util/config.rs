@@ -69,6 +69,9 @@ pub struct Config {
     /// device's default ([`crate::backend::vulkan::queue::HANDOFF_SPIN_GPU`] on GPUs, 0 on CPU
     /// devices, whose cores run the kernels).
     pub handoff_spin_us: Option<u64>,
+    /// `VKCL_LAUNCH_BUFFER_REUSE` (default on; `0`: off): launches reuse the launch buffers of
+    /// finished launches on their device instead of allocating one each.
+    pub launch_buffer_reuse: bool,
     /// `VKCL_FP64`: `1` (or unset: [`FP64_DEFAULT`]) reports `cl_khr_fp64` and
     /// `__opencl_c_fp64` on devices with `shaderFloat64` and `shaderInt64`, `0` never.
     pub fp64: bool,
@@ -179,6 +182,10 @@ impl Config {
             cuda_sync,
             cross_queue_host_wait,
             handoff_spin_us,
+            launch_buffer_reuse: !matches!(
+                var("VKCL_LAUNCH_BUFFER_REUSE").as_deref(),
+                Some("0") | Some("off")
+            ),
             log: var("VKCL_LOG"),
             validation,
             spirv_val,
