@@ -22,8 +22,9 @@
 //!   sampled type Vulkan would require to match the view's format).
 //!
 //! `read_image*` with a sampler keep their `OpSampledImage` (retyped here) for
-//! [`super::sampled`]. Half-precision image access and any other use of an image value are
-//! refused with a message.
+//! [`super::sampled`]. Half texels (`read_imageh`, `write_imageh`) were made float ones
+//! before ([`super::image_half`]); any other use of an image value is refused with a
+//! message.
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{
@@ -75,9 +76,7 @@ fn use_class(
         .ok_or("image texel of unknown type")?;
     match (c.class.opcode, lit_operand(c, 0)) {
         (Op::TypeFloat, Some(32)) => Ok(Some(Texel::Float)),
-        (Op::TypeFloat, _) => Err(
-            "half-precision image access (read_imageh, write_imageh) is not supported yet".into(),
-        ),
+        (Op::TypeFloat, _) => Err("image texel of a float type other than float4 or half4".into()),
         (Op::TypeInt, Some(32)) => Ok(Some(
             if extend_of(i).is_some_and(|m| m.contains(ImageOperands::SIGN_EXTEND)) {
                 Texel::Int
