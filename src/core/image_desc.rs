@@ -73,7 +73,8 @@ impl ImageDesc {
         }
         let mem_object = d.buffer;
         // buffer must be NULL for every type but 1D buffer (2D images from buffers,
-        // cl_khr_image2d_from_buffer, are not claimed), and given for 1D buffer.
+        // cl_khr_image2d_from_buffer, are not claimed: a linear Vulkan image cannot alias a
+        // buffer with every row pitch OpenCL allows, docs/images.md), and given for 1D buffer.
         if mem_object.is_null() == (ty == CL_MEM_OBJECT_IMAGE1D_BUFFER) {
             return Err(bad);
         }
