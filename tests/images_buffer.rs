@@ -615,3 +615,55 @@ fn creation_errors() {
     };
     assert_eq!(r, CL_INVALID_MEM_OBJECT);
 }
+
+#[test]
+fn maps_of_images_over_use_host_ptr_buffers_point_into_host_ptr() {
+    // The image inherits CL_MEM_USE_HOST_PTR and the buffer's host pointer: its maps hand
+    // out that memory (as the buffer's do), holding the shared bytes.
+    let env = env();
+    let mut rng = Rng(20);
+    let mut host = random(&mut rng, 256);
+    let model = host.clone();
+    let mut err = 0;
+    let b = unsafe {
+        cl!(clCreateBuffer)(
+            env.context,
+            CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+            256,
+            host.as_mut_ptr() as *mut c_void,
+            &mut err,
+        )
+    };
+    ok(err);
+    let img = image_on(&env, 0, RGBA8, 64, b);
+    let flags: cl_mem_flags =
+        info_scalar(|s, v, r| unsafe { cl!(clGetMemObjectInfo)(img, CL_MEM_FLAGS, s, v, r) });
+    assert_ne!(flags & CL_MEM_USE_HOST_PTR, 0, "inherited");
+    let (mut row, mut slice) = (0usize, 0usize);
+    let p = unsafe {
+        cl!(clEnqueueMapImage)(
+            env.queue,
+            img,
+            CL_TRUE,
+            CL_MAP_READ,
+            [8usize, 0, 0].as_ptr(),
+            [16usize, 1, 1].as_ptr(),
+            &mut row,
+            &mut slice,
+            0,
+            null(),
+            null_mut(),
+            &mut err,
+        )
+    } as *mut u8;
+    ok(err);
+    assert_eq!(p, host.as_mut_ptr().wrapping_add(32), "host_ptr + origin");
+    let got = unsafe { std::slice::from_raw_parts(p, 64) }.to_vec();
+    assert_eq!(got, model[32..96]);
+    ok(unsafe {
+        cl!(clEnqueueUnmapMemObject)(env.queue, img, p as *mut c_void, 0, null(), null_mut())
+    });
+    env.finish();
+    ok(unsafe { cl!(clReleaseMemObject)(img) });
+    ok(unsafe { cl!(clReleaseMemObject)(b) });
+}
