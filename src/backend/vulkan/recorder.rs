@@ -158,7 +158,9 @@ impl<'a> Recorder<'a> {
     }
 
     /// `vkCmdCopyImage` of `regions` between two images of one format, both `GENERAL`; where
-    /// one or both are 1D buffer images, the buffer-image or buffer copy of the same texels.
+    /// one or both are 1D buffer images, the buffer-image or buffer copy of the same texels
+    /// (one row per region: core makes image copies only between images of one type, so a
+    /// 1D buffer image meets another 1D buffer image here).
     pub fn copy_image(&mut self, src: &Image, dst: &Image, regions: &[ImageCopy]) {
         // The byte of texel `x` of a 1D buffer image in its buffer.
         let at = |t: &TexelBuffer, img: &Image, x: u32| t.offset + u64::from(x) * img.texel_size;
