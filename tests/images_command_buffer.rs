@@ -2,7 +2,8 @@
 //! clCommandCopyImageKHR (same and mixed types), clCommandCopyImageToBufferKHR and
 //! clCommandCopyBufferToImageKHR (aligned and unaligned offsets), clCommandFillImageKHR,
 //! recorded once and run twice, against the host model of each image
-//! (`tests/common/images.rs`); and their error codes.
+//! (`tests/common/images.rs`); and their error codes. 1D buffer images in a command buffer
+//! (fill, a kernel, a copy) see their buffer's bytes at each run.
 mod common;
 use common::images::*;
 use common::*;
@@ -209,4 +210,139 @@ fn image_command_errors() {
     for m in [a.mem, f.mem, buf] {
         ok(unsafe { cl!(clReleaseMemObject)(m) });
     }
+}
+
+/// A 1D buffer image over `b` (`n` texels of `f`), with `flags`.
+fn image_on_buffer(env: &Env, f: (u32, u32), n: usize, b: cl_mem, flags: cl_mem_flags) -> cl_mem {
+    let format = cl_image_format {
+        image_channel_order: f.0,
+        image_channel_data_type: f.1,
+    };
+    // SAFETY: a plain C struct; every field set below or zero.
+    let mut desc: cl_image_desc = unsafe { std::mem::zeroed() };
+    desc.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+    desc.image_width = n;
+    desc.buffer = b;
+    let mut err = 0;
+    let m = unsafe { cl!(clCreateImage)(env.context, flags, &format, &desc, null_mut(), &mut err) };
+    ok(err);
+    m
+}
+
+#[test]
+fn one_d_buffer_images_in_command_buffers() {
+    // A fill of a 1D buffer image, a kernel reading it (image1d_buffer_t) and writing a
+    // second one, and a copy of that into a plain buffer, recorded once and run twice with
+    // the first buffer rewritten from the host between: each run sees the buffer's bytes.
+    let env = env();
+    let mut rng = Rng(34);
+    let n = 48;
+    let mut words: Vec<u32> = (0..n).map(|_| rng.next_u32()).collect();
+    let b_in = env.buf(&words);
+    let b_mid = env.zeros::<u32>(n);
+    let out = env.zeros::<u32>(n);
+    let r32 = (CL_R, CL_UNSIGNED_INT32);
+    let a = image_on_buffer(&env, r32, n, b_in, CL_MEM_READ_ONLY);
+    let m = image_on_buffer(&env, r32, n, b_mid, CL_MEM_WRITE_ONLY);
+    let k = env.kern(
+        "kernel void k(read_only image1d_buffer_t a, write_only image1d_buffer_t m) {
+             int x = get_global_id(0);
+             write_imageui(m, x, read_imageui(a, x) * 3u + (uint4)(1u));
+         }",
+        "k",
+    );
+    arg_mem(k, 0, a);
+    arg_mem(k, 1, m);
+    let cb = command_buffer(&env);
+    let sp = null_mut();
+    let color = [7u32, 0, 0, 0];
+    let (fo, fr) = ([4usize, 0, 0], [8usize, 1, 1]);
+    ok(unsafe {
+        ext!(clCommandFillImageKHR)(
+            cb,
+            null_mut(),
+            null(),
+            a,
+            color.as_ptr() as *const c_void,
+            fo.as_ptr(),
+            fr.as_ptr(),
+            0,
+            null(),
+            sp,
+            null_mut(),
+        )
+    });
+    ok(unsafe {
+        ext!(clCommandBarrierWithWaitListKHR)(cb, null_mut(), null(), 0, null(), sp, null_mut())
+    });
+    let g = [n];
+    ok(unsafe {
+        ext!(clCommandNDRangeKernelKHR)(
+            cb,
+            null_mut(),
+            null(),
+            k,
+            1,
+            null(),
+            g.as_ptr(),
+            null(),
+            0,
+            null(),
+            null_mut(),
+            null_mut(),
+        )
+    });
+    ok(unsafe {
+        ext!(clCommandBarrierWithWaitListKHR)(cb, null_mut(), null(), 0, null(), sp, null_mut())
+    });
+    let (o, r) = ([0usize; 3], [n, 1, 1]);
+    ok(unsafe {
+        ext!(clCommandCopyImageToBufferKHR)(
+            cb,
+            null_mut(),
+            null(),
+            m,
+            out,
+            o.as_ptr(),
+            r.as_ptr(),
+            0,
+            0,
+            null(),
+            sp,
+            null_mut(),
+        )
+    });
+    ok(unsafe { ext!(clFinalizeCommandBufferKHR)(cb) });
+    for run in 0..2 {
+        assert_eq!(run_command_buffer(cb), (CL_SUCCESS, CL_COMPLETE));
+        for w in &mut words[4..12] {
+            *w = 7;
+        }
+        let want: Vec<u32> = words
+            .iter()
+            .map(|w| w.wrapping_mul(3).wrapping_add(1))
+            .collect();
+        assert_eq!(env.read::<u32>(out, n), want, "run {run}");
+        assert_eq!(
+            env.read::<u32>(b_mid, n),
+            want,
+            "run {run}: the image's buffer"
+        );
+        // New bytes for the next run, written through the buffer.
+        words = (0..n).map(|_| rng.next_u32()).collect();
+        ok(unsafe {
+            cl!(clEnqueueWriteBuffer)(
+                env.queue,
+                b_in,
+                CL_TRUE,
+                0,
+                n * 4,
+                words.as_ptr() as *const c_void,
+                0,
+                null(),
+                null_mut(),
+            )
+        });
+    }
+    ok(unsafe { ext!(clReleaseCommandBufferKHR)(cb) });
 }

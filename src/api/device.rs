@@ -573,17 +573,17 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
 
 /// The `cl_uint` image limits of `d` (`VKCL_IMAGES=1`), from its Vulkan limits: read images
 /// are sampled images, write and read-write images storage images, samplers Vulkan samplers
-/// (per-stage descriptor limits); the pitch and base address alignments (pixels) are
-/// `optimalBufferCopyRowPitchAlignment` and `minTexelBufferOffsetAlignment` (bytes) taken as
-/// pixels, which holds for every texel size (docs/images.md).
+/// (per-stage descriptor limits); the pitch and base address alignments of 2D images from
+/// buffers are 0, as OpenCL 3.0 requires of devices without them (docs/images.md).
 fn image_uint(d: &Device, param: cl_device_info) -> cl_uint {
     let l = crate::core::image::limits(d);
     match param {
         CL_DEVICE_MAX_READ_IMAGE_ARGS => l.sampled_images,
         CL_DEVICE_MAX_WRITE_IMAGE_ARGS | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS => l.storage_images,
-        CL_DEVICE_MAX_SAMPLERS => l.samplers,
-        CL_DEVICE_IMAGE_PITCH_ALIGNMENT => l.row_pitch_alignment.max(1) as cl_uint,
-        _ => l.texel_buffer_alignment.max(1) as cl_uint,
+        // OpenCL 3.0: 0 for devices without 2D images created from buffers, which vkcl
+        // refuses (docs/images.md, "Images sharing buffer memory").
+        CL_DEVICE_IMAGE_PITCH_ALIGNMENT | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => 0,
+        _ => l.samplers,
     }
 }
 

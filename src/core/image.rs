@@ -141,15 +141,16 @@ const ACCESS: cl_mem_flags =
 /// memory layout whose optimal-tiling features allow transfers both ways and, for
 /// `CL_MEM_READ_ONLY`, sampled reads; `CL_MEM_WRITE_ONLY`, storage writes without a format;
 /// `CL_MEM_READ_WRITE` (no access flag: the same), both; `CL_MEM_KERNEL_READ_AND_WRITE`,
-/// storage reads and writes without a format as well. 1D buffer images need texel-buffer
-/// features; none are listed until 1D buffer images are made (clCreateImage refuses them
-/// with `CL_IMAGE_FORMAT_NOT_SUPPORTED`). Empty when images are off ([`images_enabled`]).
+/// storage reads and writes without a format as well. 1D buffer images (texel-buffer views
+/// of a buffer, copied with buffer copies) need both texel-buffer features of the format
+/// instead, and the storage ones without a format for writes and read-write access.
+/// Empty when images are off ([`images_enabled`]).
 pub fn supported_formats(
     device: &Device,
     flags: cl_mem_flags,
     image_type: cl_mem_object_type,
 ) -> Vec<cl_image_format> {
-    if !images_enabled() || image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER {
+    if !images_enabled() {
         return Vec::new();
     }
     let access = if flags & ACCESS == 0 {
@@ -164,14 +165,27 @@ pub fn supported_formats(
                 continue;
             };
             let s = format_support(&device.phys, vk);
-            let read = s.sampled;
-            let write = s.storage_write;
-            let ok = s.transfer
+            let (transfer, read, write, read_write) = if image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER
+            {
+                (
+                    s.texel_buffer,
+                    s.texel_buffer,
+                    s.texel_write,
+                    s.texel_read_write,
+                )
+            } else {
+                (
+                    s.transfer,
+                    s.sampled,
+                    s.storage_write,
+                    s.sampled && s.storage_read_write,
+                )
+            };
+            let ok = transfer
                 && (access & CL_MEM_READ_ONLY == 0 || read)
                 && (access & CL_MEM_WRITE_ONLY == 0 || write)
                 && (access & CL_MEM_READ_WRITE == 0 || (read && write))
-                && (access & CL_MEM_KERNEL_READ_AND_WRITE == 0 || (read && s.storage_read_write))
-                && (image_type != CL_MEM_OBJECT_IMAGE1D_BUFFER || s.texel_buffer);
+                && (access & CL_MEM_KERNEL_READ_AND_WRITE == 0 || read_write);
             if ok {
                 out.push(cl_image_format {
                     image_channel_order: order,

@@ -43,6 +43,26 @@ fn keep_of(mems: &[&Arc<Mem>], extra: Vec<Arc<Buffer>>) -> Keep {
     k
 }
 
+/// Whether a copy between the box `origin`, `region` of 1D buffer image `image` and bytes
+/// `[at, at + bytes)` of `buffer`'s storage (or, with `other` an image, that image's box)
+/// would read and write overlapping bytes of one `VkBuffer`: such copies go through staging
+/// (Vulkan forbids overlapping regions in one `vkCmdCopyBuffer`).
+fn shares_bytes(
+    image: &Mem,
+    origin: [usize; 3],
+    region: [usize; 3],
+    other: (&Arc<Buffer>, u64, u64),
+) -> bool {
+    let Some(t) = image.image.as_ref().and_then(|i| i.vk.texels.as_ref()) else {
+        return false;
+    };
+    let elem = image.image.as_ref().map_or(0, |i| i.desc.element_size) as u64;
+    let start = t.offset + origin[0] as u64 * elem;
+    let end = start + region[0] as u64 * elem;
+    let (b, at, n) = other;
+    Arc::ptr_eq(&t.buffer, b) && start < at + n && at < end
+}
+
 /// The bytes of a box of `region` texels of `desc`, tightly packed.
 fn box_bytes(desc: &ImageDesc, region: [usize; 3]) -> usize {
     region.iter().product::<usize>() * desc.element_size
@@ -75,7 +95,7 @@ impl Command {
             return Err(ClError(CL_INVALID_VALUE));
         }
         let slice = match desc.image_type {
-            CL_MEM_OBJECT_IMAGE1D | CL_MEM_OBJECT_IMAGE2D => {
+            CL_MEM_OBJECT_IMAGE1D | CL_MEM_OBJECT_IMAGE1D_BUFFER | CL_MEM_OBJECT_IMAGE2D => {
                 if slice_pitch != 0 {
                     return Err(ClError(CL_INVALID_VALUE));
                 }
@@ -143,7 +163,18 @@ impl Command {
         }
         let a = s.desc.region(src_origin, region, 0);
         let b = d.desc.region(dst_origin, region, 0);
-        let (device, extra) = if s.desc.image_type == d.desc.image_type {
+        // Two 1D buffer images over overlapping bytes of one buffer: through staging.
+        let shared = d.vk.texels.as_ref().is_some_and(|t| {
+            let e = d.desc.element_size as u64;
+            let at = t.offset + dst_origin[0] as u64 * e;
+            shares_bytes(
+                &src,
+                src_origin,
+                region,
+                (&t.buffer, at, region[0] as u64 * e),
+            )
+        });
+        let (device, extra) = if s.desc.image_type == d.desc.image_type && !shared {
             let copy = ImageCopy {
                 src_offset: a.offset,
                 src_layer: a.base_layer,
@@ -190,9 +221,11 @@ impl Command {
     /// `origin`, `region` of `image` and the texels tightly packed from byte `offset` of
     /// `buffer`. Offsets that are not a multiple of the texel size (Vulkan's rule for
     /// buffer-image copies) go through a staging buffer. Errors: `CL_INVALID_MEM_OBJECT`
-    /// (`image` not an image, `buffer` not a buffer); `CL_INVALID_VALUE` (a box beyond the
-    /// image, a region element 0, the bytes beyond the buffer); `CL_INVALID_OPERATION` (the
-    /// destination immutable); `CL_OUT_OF_RESOURCES` (staging).
+    /// (`image` not an image, `buffer` not a buffer, `image` a 1D buffer image made from
+    /// `buffer`); `CL_INVALID_VALUE` (a box beyond the image, a region element 0, the bytes
+    /// beyond the buffer); `CL_INVALID_OPERATION` (the destination immutable);
+    /// `CL_OUT_OF_RESOURCES` (staging). A 1D buffer image and bytes of a buffer sharing its
+    /// storage (a sub-buffer or parent of the image's) go through staging where they overlap.
     pub fn copy_image_buffer(
         image: Arc<Mem>,
         buffer: Arc<Mem>,
@@ -203,12 +236,22 @@ impl Command {
     ) -> ClResult<Command> {
         let im = image.image_part()?;
         let buffer = buffer.as_buffer()?;
+        // OpenCL 3.0 (clEnqueueCopyImageToBuffer, clEnqueueCopyBufferToImage): a 1D buffer
+        // image made from the buffer is refused.
+        if image
+            .parent
+            .as_ref()
+            .is_some_and(|(b, _)| Arc::ptr_eq(b, &buffer))
+        {
+            return Err(ClError(CL_INVALID_MEM_OBJECT));
+        }
         im.desc.check_box(origin, region)?;
         let bytes = box_bytes(&im.desc, region);
         super::transfer::in_bounds(offset, bytes, buffer.size)?;
         check_writable(if to_image { &image } else { &buffer })?;
         let at = (buffer.offset + offset) as u64;
-        let (device, extra) = if at.is_multiple_of(im.desc.element_size as u64) {
+        let shared = shares_bytes(&image, origin, region, (buffer.storage(), at, bytes as u64));
+        let (device, extra) = if at.is_multiple_of(im.desc.element_size as u64) && !shared {
             let c = DeviceCommand::BufferImage {
                 buffer: buffer.storage().clone(),
                 image: im.vk.clone(),
@@ -353,7 +396,7 @@ impl Command {
             (Some((p, (ys, zs))), out)
         } else {
             let slice = match desc.image_type {
-                CL_MEM_OBJECT_IMAGE1D | CL_MEM_OBJECT_IMAGE2D => 0,
+                CL_MEM_OBJECT_IMAGE1D | CL_MEM_OBJECT_IMAGE1D_BUFFER | CL_MEM_OBJECT_IMAGE2D => 0,
                 CL_MEM_OBJECT_IMAGE1D_ARRAY => row,
                 _ => row * region[1],
             };

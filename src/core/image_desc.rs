@@ -28,9 +28,10 @@ pub struct ImageDesc {
     pub element_size: usize,
 }
 
-/// The image types of clCreateImage this build makes (1D buffer images come later).
-const MADE: [cl_mem_object_type; 5] = [
+/// The image types of clCreateImage this build makes.
+const MADE: [cl_mem_object_type; 6] = [
     CL_MEM_OBJECT_IMAGE1D,
+    CL_MEM_OBJECT_IMAGE1D_BUFFER,
     CL_MEM_OBJECT_IMAGE1D_ARRAY,
     CL_MEM_OBJECT_IMAGE2D,
     CL_MEM_OBJECT_IMAGE2D_ARRAY,
@@ -47,14 +48,17 @@ impl ImageDesc {
     /// or against the rules: row pitch below `width` x element size or not a multiple of it,
     /// slice pitch below the row pitch x height (the row pitch for 1D arrays) or not a
     /// multiple of the row pitch); `CL_INVALID_IMAGE_SIZE` (a dimension beyond every
-    /// device's limit); `CL_IMAGE_FORMAT_NOT_SUPPORTED` (no device supports the format for
-    /// `flags` and the type, and every 1D buffer image for now).
+    /// device's limit: `CL_DEVICE_IMAGE_MAX_BUFFER_SIZE` for 1D buffer images; a 1D buffer
+    /// image of more bytes than its buffer's `buffer_size`, as OpenCL 3.0 lists for a buffer
+    /// too small to be the image's data store); `CL_IMAGE_FORMAT_NOT_SUPPORTED` (no device
+    /// supports the format for `flags` and the type).
     pub fn check(
         devices: &[Arc<Device>],
         flags: cl_mem_flags,
         format: Option<&cl_image_format>,
         desc: Option<&cl_image_desc>,
         has_host_ptr: bool,
+        buffer_size: Option<usize>,
     ) -> ClResult<ImageDesc> {
         if !images_enabled() {
             return Err(ClError(CL_INVALID_OPERATION));
@@ -69,7 +73,8 @@ impl ImageDesc {
         }
         let mem_object = d.buffer;
         // buffer must be NULL for every type but 1D buffer (2D images from buffers,
-        // cl_khr_image2d_from_buffer, are not claimed), and given for 1D buffer.
+        // cl_khr_image2d_from_buffer, are not claimed: a linear Vulkan image cannot alias a
+        // buffer with every row pitch OpenCL allows, docs/images.md), and given for 1D buffer.
         if mem_object.is_null() == (ty == CL_MEM_OBJECT_IMAGE1D_BUFFER) {
             return Err(bad);
         }
@@ -144,6 +149,9 @@ impl ImageDesc {
             element_size: element,
         };
         if !devices.iter().any(|dv| desc.fits(dv)) {
+            return Err(ClError(CL_INVALID_IMAGE_SIZE));
+        }
+        if ty == CL_MEM_OBJECT_IMAGE1D_BUFFER && buffer_size.is_none_or(|b| tight_row > b) {
             return Err(ClError(CL_INVALID_IMAGE_SIZE));
         }
         let same = |f: &cl_image_format| {

@@ -33,14 +33,21 @@ pub fn image_type_of(type_name: &str) -> Option<cl_mem_object_type> {
 }
 
 /// The descriptor kind of image or sampler argument `arg`: a sampler, or for an image a
-/// storage image unless it is `read_only`.
+/// storage image unless it is `read_only` (a sampled image then); for `image1d_buffer_t` a
+/// storage texel buffer unless `read_only` (a uniform texel buffer then).
 pub fn binding_kind(arg: &KernelArgInfo) -> BindingKind {
-    if arg.kind == crate::compiler::ArgKind::Sampler {
-        BindingKind::Sampler
-    } else if arg.access_qualifier == AccessQualifier::ReadOnly {
-        BindingKind::SampledImage
-    } else {
-        BindingKind::StorageImage
+    let texels = image_type_of(&arg.type_name) == Some(CL_MEM_OBJECT_IMAGE1D_BUFFER);
+    let read_only = arg.access_qualifier == AccessQualifier::ReadOnly;
+    match (
+        arg.kind == crate::compiler::ArgKind::Sampler,
+        texels,
+        read_only,
+    ) {
+        (true, _, _) => BindingKind::Sampler,
+        (_, true, true) => BindingKind::UniformTexelBuffer,
+        (_, true, false) => BindingKind::StorageTexelBuffer,
+        (_, false, true) => BindingKind::SampledImage,
+        (_, false, false) => BindingKind::StorageImage,
     }
 }
 
@@ -105,29 +112,38 @@ pub fn encode_image(
         img.desc.image_type,
         CL_MEM_OBJECT_IMAGE1D_ARRAY | CL_MEM_OBJECT_IMAGE2D_ARRAY
     );
-    let view = img
-        .vk
-        .view(kind == BindingKind::StorageImage, arrayed)
-        .map_err(|e| {
-            if e.to_string().contains("FORMAT_NOT_SUPPORTED") {
-                tracing::warn!(
-                    "argument `{}`: the image's format cannot be {} by kernels on this device",
-                    arg.name,
-                    if kind == BindingKind::StorageImage {
-                        "written"
-                    } else {
-                        "read"
-                    }
-                );
-                ClError(CL_INVALID_KERNEL_ARGS)
-            } else {
-                refused(format_args!("image view of argument `{}`", arg.name), e)
-            }
-        })?;
+    let storage = matches!(
+        kind,
+        BindingKind::StorageImage | BindingKind::StorageTexelBuffer
+    );
+    let texels = matches!(
+        kind,
+        BindingKind::StorageTexelBuffer | BindingKind::UniformTexelBuffer
+    );
+    let refused_view = |e: crate::backend::error::BackendError| {
+        if e.to_string().contains("FORMAT_NOT_SUPPORTED") {
+            tracing::warn!(
+                "argument `{}`: the image's format cannot be {} by kernels on this device",
+                arg.name,
+                if storage { "written" } else { "read" }
+            );
+            ClError(CL_INVALID_KERNEL_ARGS)
+        } else {
+            refused(format_args!("image view of argument `{}`", arg.name), e)
+        }
+    };
+    let (view, buffer_view) = if texels {
+        let v = img.vk.buffer_view(storage).map_err(refused_view)?;
+        (Default::default(), v)
+    } else {
+        let v = img.vk.view(storage, arrayed).map_err(refused_view)?;
+        (v, Default::default())
+    };
     Ok(Descriptor {
         binding: index,
         kind,
         view,
+        buffer_view,
         sampler: Default::default(),
     })
 }
@@ -245,6 +261,7 @@ fn sampler_descriptor(
         binding: index,
         kind: BindingKind::Sampler,
         view: Default::default(),
+        buffer_view: Default::default(),
         sampler,
     })
 }

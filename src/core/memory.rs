@@ -29,7 +29,8 @@ pub struct Mem {
     /// `CL_MEM_HOST_PTR`: the host pointer given with CL_MEM_USE_HOST_PTR (sub-buffers: offset
     /// into the parent's).
     pub host_ptr: UserPtr,
-    /// `CL_MEM_ASSOCIATED_MEMOBJECT` and `CL_MEM_OFFSET` of a sub-buffer.
+    /// `CL_MEM_ASSOCIATED_MEMOBJECT` and `CL_MEM_OFFSET` of a sub-buffer; the buffer of a
+    /// 1D buffer image (offset 0).
     pub parent: Option<(Arc<Mem>, usize)>,
     /// `CL_MEM_PROPERTIES`: as given to clCreateBufferWithProperties (with its 0), else empty.
     pub properties: Vec<cl_mem_properties>,
@@ -212,6 +213,56 @@ impl Mem {
             size: desc.host_size(),
             host_ptr,
             parent: None,
+            properties,
+            buffer: None,
+            offset: 0,
+            image: Some(ImagePart {
+                desc,
+                vk: Arc::new(image),
+            }),
+            maps: Mutex::new(Vec::new()),
+            destructors: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// A new 1D buffer image of the checked `desc` over the start of `buffer` (a buffer or
+    /// sub-buffer of at least `desc.packed_size()` bytes), sharing its storage: a texel-buffer
+    /// view of the buffer's `VkBuffer` at the buffer's offset (OpenCL 3.0 section 5.3.1;
+    /// docs/images.md). `CL_MEM_ASSOCIATED_MEMOBJECT` and `CL_IMAGE_BUFFER` report `buffer`,
+    /// which lives as long as the image; `CL_MEM_HOST_PTR` is the buffer's for
+    /// `CL_MEM_USE_HOST_PTR` (inherited in `flags`). Errors:
+    /// `CL_MEM_OBJECT_ALLOCATION_FAILURE` (logged) when the view cannot be made.
+    pub fn new_buffer_image(
+        context: Arc<Context>,
+        flags: cl_mem_flags,
+        desc: ImageDesc,
+        buffer: Arc<Mem>,
+        properties: Vec<cl_mem_properties>,
+    ) -> ClResult<Mem> {
+        let device = context.devices[0].vk()?;
+        let image = Image::texel_buffer(
+            device,
+            desc.format_pair(),
+            desc.width as u32,
+            desc.element_size as u64,
+            buffer.storage().clone(),
+            buffer.offset as u64,
+        )
+        .map_err(|e| {
+            allocation_failed(format_args!("1D buffer image of {} texels", desc.width), e)
+        })?;
+        let host_ptr = if flags & CL_MEM_USE_HOST_PTR != 0 {
+            buffer.host_ptr
+        } else {
+            UserPtr::NULL
+        };
+        Ok(Mem {
+            header: Header::new(Kind::Mem),
+            context,
+            flags,
+            size: desc.host_size(),
+            host_ptr,
+            parent: Some((buffer, 0)),
             properties,
             buffer: None,
             offset: 0,

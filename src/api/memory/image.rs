@@ -2,7 +2,7 @@
 //! (docs/images.md): supported formats, creation and info; the image commands are
 //! `image_enqueue.rs`.
 
-use super::flags::{check_flags, ACCESS};
+use super::flags::{check_flags, ACCESS, HOST_ACCESS, HOST_PTR};
 use crate::api::info::InfoOut;
 use crate::api::{properties, status};
 use crate::core::context::Context;
@@ -15,8 +15,11 @@ use crate::core::UserPtr;
 use opencl_sys::*;
 use std::ffi::c_void;
 
-/// clCreateImage's common path. Errors: `CL_INVALID_CONTEXT`; `CL_INVALID_VALUE` (flags);
-/// `CL_INVALID_HOST_PTR`; then those of [`ImageDesc::check`] and of [`Mem::new_image`].
+/// clCreateImage's common path. Errors: `CL_INVALID_CONTEXT`; `CL_INVALID_VALUE` (flags,
+/// and for 1D buffer images those of [`buffer_image_flags`]); `CL_INVALID_HOST_PTR`;
+/// `CL_INVALID_IMAGE_DESCRIPTOR` for a 1D buffer image whose `buffer` is not a buffer of
+/// the context; then those of [`ImageDesc::check`] and of [`Mem::new_image`] /
+/// [`Mem::new_buffer_image`].
 fn create_image(
     context: cl_context,
     props: Vec<cl_mem_properties>,
@@ -37,10 +40,30 @@ fn create_image(
     {
         return Err(ClError(CL_INVALID_VALUE));
     }
+    // SAFETY: NULL or pointers to the application's structures, per the API.
+    let (format, desc) = unsafe { (format.as_ref(), desc.as_ref()) };
+    // A 1D buffer image's buffer (OpenCL 3.0 section 5.3.1.2: a buffer object of the
+    // context, whose storage the image shares).
+    let source = match desc {
+        Some(d) if d.image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER && !d.buffer.is_null() => {
+            let b = lookup::<Mem>(d.buffer as *const c_void)
+                .and_then(|b| b.as_buffer())
+                .map_err(|_| ClError(CL_INVALID_IMAGE_DESCRIPTOR))?;
+            if !std::sync::Arc::ptr_eq(&b.context, &c) {
+                return Err(ClError(CL_INVALID_IMAGE_DESCRIPTOR));
+            }
+            Some(b)
+        }
+        _ => None,
+    };
     let wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0;
-    if flags & CL_MEM_IMMUTABLE_EXT != 0 && !wants_ptr {
+    if flags & CL_MEM_IMMUTABLE_EXT != 0 && !wants_ptr && source.is_none() {
         return Err(ClError(CL_INVALID_VALUE));
     }
+    let flags = match &source {
+        Some(b) => buffer_image_flags(flags, b.flags)?,
+        None => flags,
+    };
     // CL_INVALID_HOST_PTR if host_ptr is NULL and CL_MEM_USE_HOST_PTR or CL_MEM_COPY_HOST_PTR
     // are set in flags or if host_ptr is not NULL but they are not set.
     if wants_ptr == host_ptr.is_null() {
@@ -51,17 +74,49 @@ fn create_image(
     } else {
         flags
     };
-    // SAFETY: NULL or pointers to the application's structures, per the API.
-    let (format, desc) = unsafe { (format.as_ref(), desc.as_ref()) };
-    let d = ImageDesc::check(&c.devices, flags, format, desc, wants_ptr)?;
-    let m = register(Mem::new_image(c, flags, d, UserPtr(host_ptr), props)?);
-    Ok(handle_of(&m) as cl_mem)
+    let buffer_size = source.as_ref().map(|b| b.size);
+    let d = ImageDesc::check(&c.devices, flags, format, desc, wants_ptr, buffer_size)?;
+    let m = match source {
+        Some(b) => Mem::new_buffer_image(c, flags, d, b, props)?,
+        None => Mem::new_image(c, flags, d, UserPtr(host_ptr), props)?,
+    };
+    Ok(handle_of(&register(m)) as cl_mem)
+}
+
+/// The flags of an image made from a buffer created with `buffer` flags, given `flags`
+/// (OpenCL 3.0 section 5.3.1, `flags` and the errors of clCreateImage): access and host
+/// access flags not given are the buffer's, and so are `CL_MEM_USE_HOST_PTR`,
+/// `CL_MEM_ALLOC_HOST_PTR`, `CL_MEM_COPY_HOST_PTR` and `CL_MEM_IMMUTABLE_EXT`. Errors:
+/// `CL_INVALID_VALUE` when `flags` has a host pointer flag, asks for access the buffer's
+/// flags forbid (reads of a write-only buffer, writes of a read-only one, either way for
+/// host access), or lacks `CL_MEM_IMMUTABLE_EXT` of an immutable buffer.
+fn buffer_image_flags(flags: cl_mem_flags, pf: cl_mem_flags) -> ClResult<cl_mem_flags> {
+    if flags & HOST_PTR != 0
+        || (pf & CL_MEM_WRITE_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY) != 0)
+        || (pf & CL_MEM_READ_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY) != 0)
+        || (pf & CL_MEM_HOST_WRITE_ONLY != 0 && flags & CL_MEM_HOST_READ_ONLY != 0)
+        || (pf & CL_MEM_HOST_READ_ONLY != 0 && flags & CL_MEM_HOST_WRITE_ONLY != 0)
+        || (pf & CL_MEM_HOST_NO_ACCESS != 0
+            && flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY) != 0)
+        || (pf & CL_MEM_IMMUTABLE_EXT != 0 && flags & CL_MEM_IMMUTABLE_EXT == 0)
+    {
+        return Err(ClError(CL_INVALID_VALUE));
+    }
+    let mut f = flags;
+    if f & (ACCESS | CL_MEM_IMMUTABLE_EXT) == 0 {
+        f |= pf & ACCESS;
+    }
+    if f & HOST_ACCESS == 0 {
+        f |= pf & HOST_ACCESS;
+    }
+    Ok(f | (pf & (HOST_PTR | CL_MEM_IMMUTABLE_EXT)))
 }
 
 /// clCreateImage: an image of the format and descriptor on the context's device (a
 /// `VkImage`, docs/images.md), its contents copied from `host_ptr` with
-/// `CL_MEM_COPY_HOST_PTR` or `CL_MEM_USE_HOST_PTR`. 1D buffer images and 2D images from
-/// buffers are not made yet (`CL_IMAGE_FORMAT_NOT_SUPPORTED`, `CL_INVALID_IMAGE_DESCRIPTOR`).
+/// `CL_MEM_COPY_HOST_PTR` or `CL_MEM_USE_HOST_PTR`; a 1D buffer image is a texel-buffer
+/// view of its buffer's storage (shared both ways). 2D images from buffers are not made
+/// yet (`CL_INVALID_IMAGE_DESCRIPTOR`).
 /// Errors: `CL_INVALID_CONTEXT`; `CL_INVALID_OPERATION` (images off: `VKCL_IMAGES`);
 /// `CL_INVALID_VALUE` (flags); `CL_INVALID_HOST_PTR`; `CL_INVALID_IMAGE_FORMAT_DESCRIPTOR`;
 /// `CL_INVALID_IMAGE_DESCRIPTOR`; `CL_INVALID_IMAGE_SIZE`; `CL_IMAGE_FORMAT_NOT_SUPPORTED`;
@@ -217,7 +272,12 @@ pub unsafe extern "C" fn clGetImageInfo(
             CL_IMAGE_HEIGHT => out.scalar(d.height),
             CL_IMAGE_DEPTH => out.scalar(d.depth),
             CL_IMAGE_ARRAY_SIZE => out.scalar(d.array_size),
-            CL_IMAGE_BUFFER => out.scalar(std::ptr::null_mut::<c_void>() as cl_mem),
+            // The buffer of a 1D buffer image (its CL_MEM_ASSOCIATED_MEMOBJECT), else NULL.
+            CL_IMAGE_BUFFER => out.scalar(
+                m.parent
+                    .as_ref()
+                    .map_or(std::ptr::null_mut(), |(b, _)| handle_of(b) as cl_mem),
+            ),
             CL_IMAGE_NUM_MIP_LEVELS | CL_IMAGE_NUM_SAMPLES => out.scalar(0 as cl_uint),
             _ => Err(ClError(CL_INVALID_VALUE)),
         }

@@ -81,8 +81,14 @@ pub struct FormatSupport {
     /// `STORAGE_IMAGE` and `shaderStorageImageReadWithoutFormat` as well: read-write images.
     pub storage_read_write: bool,
     /// `UNIFORM_TEXEL_BUFFER` and `STORAGE_TEXEL_BUFFER` (buffer features): a 1D buffer image
-    /// may be a texel-buffer view of a buffer's memory.
+    /// may be a texel-buffer view of a buffer's memory. Both are required, since OpenCL
+    /// buffers carry both texel usages and Vulkan then requires both of a view's format.
     pub texel_buffer: bool,
+    /// `texel_buffer` and `shaderStorageImageWriteWithoutFormat` (which covers storage texel
+    /// buffers too): kernels may write a 1D buffer image.
+    pub texel_write: bool,
+    /// `texel_write` and `shaderStorageImageReadWithoutFormat`: read-write 1D buffer images.
+    pub texel_read_write: bool,
 }
 
 /// The support of `format` on `phys` (no instance: nothing).
@@ -93,6 +99,8 @@ pub fn format_support(phys: &PhysicalDevice, format: vk::Format) -> FormatSuppor
         storage_write: false,
         storage_read_write: false,
         texel_buffer: false,
+        texel_write: false,
+        texel_read_write: false,
     };
     let Some(instance) = Instance::get() else {
         return none;
@@ -108,17 +116,21 @@ pub fn format_support(phys: &PhysicalDevice, format: vk::Format) -> FormatSuppor
     };
     let f = props.optimal_tiling_features;
     let storage = f.contains(vk::FormatFeatureFlags::STORAGE_IMAGE);
-    let write = storage && features.shader_storage_image_write_without_format != 0;
+    let write_unknown = features.shader_storage_image_write_without_format != 0;
+    let read_unknown = features.shader_storage_image_read_without_format != 0;
+    let write = storage && write_unknown;
+    let texel_buffer = props.buffer_features.contains(
+        vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER | vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER,
+    );
     FormatSupport {
         transfer: f
             .contains(vk::FormatFeatureFlags::TRANSFER_SRC | vk::FormatFeatureFlags::TRANSFER_DST),
         sampled: f.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE),
         storage_write: write,
-        storage_read_write: write && features.shader_storage_image_read_without_format != 0,
-        texel_buffer: props.buffer_features.contains(
-            vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER
-                | vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER,
-        ),
+        storage_read_write: write && read_unknown,
+        texel_buffer,
+        texel_write: texel_buffer && write_unknown,
+        texel_read_write: texel_buffer && write_unknown && read_unknown,
     }
 }
 

@@ -1,7 +1,9 @@
 //! Image objects (docs/images.md): a `VkImage` with optimal tiling, one mip level and
 //! device-local memory, in `VK_IMAGE_LAYOUT_GENERAL` for its whole life. The one transition
 //! out of `UNDEFINED` (and the upload of initial contents) is a one-time submission at
-//! creation, so no command ever tracks layouts.
+//! creation, so no command ever tracks layouts. A 1D buffer image has no `VkImage`: it is a
+//! `VkBufferView` of an OpenCL buffer's `VkBuffer` ([`Image::texel_buffer`]), and the
+//! recorder turns its copies into buffer copies.
 
 use super::device::Device;
 use super::image::{format_support, vk_format};
@@ -66,6 +68,17 @@ pub struct Image {
     usage: vk::ImageUsageFlags,
     /// Views made for kernels ([`Image::view`]): (storage, arrayed, view).
     views: Mutex<Vec<(bool, bool, vk::ImageView)>>,
+    /// A 1D buffer image: the texels' buffer and view (`raw` is then null).
+    pub texels: Option<TexelBuffer>,
+}
+
+/// Where a 1D buffer image's texels live: `width` texels from byte `offset` of `buffer` (an
+/// OpenCL buffer's storage, shared with it), and the `VkBufferView` kernels bind as a
+/// uniform or storage texel buffer.
+pub struct TexelBuffer {
+    pub buffer: Arc<Buffer>,
+    pub offset: u64,
+    pub view: vk::BufferView,
 }
 
 impl Image {
@@ -148,10 +161,80 @@ impl Image {
             texel_size,
             usage,
             views: Mutex::new(Vec::new()),
+            texels: None,
         };
         bound?;
         image.initialize(init)?;
         Ok(image)
+    }
+
+    /// A 1D buffer image of the OpenCL format (`order`, `data_type`) over `width` texels of
+    /// `texel_size` bytes from byte `offset` of `buffer` (OpenCL 3.0 section 5.3: the image
+    /// and the buffer share their storage). Errors: `ERROR_FORMAT_NOT_SUPPORTED` for a format
+    /// without both texel-buffer features ([`format_support`]) or an `offset` that is not a
+    /// multiple of `minTexelBufferOffsetAlignment`; `vkCreateBufferView`'s result.
+    pub fn texel_buffer(
+        device: &Arc<Device>,
+        (order, data_type): (u32, u32),
+        width: u32,
+        texel_size: u64,
+        buffer: Arc<Buffer>,
+        offset: u64,
+    ) -> Result<Image, BackendError> {
+        let format = vk_format(order, data_type).ok_or(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)?;
+        let support = format_support(&device.phys, format);
+        let align = device.phys.limits.min_texel_buffer_offset_alignment.max(1);
+        let range = u64::from(width) * texel_size;
+        if !support.texel_buffer
+            || !offset.is_multiple_of(align)
+            || offset.saturating_add(range) > buffer.size
+        {
+            return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED.into());
+        }
+        let info = vk::BufferViewCreateInfo::default()
+            .buffer(buffer.raw)
+            .format(format)
+            .offset(offset)
+            .range(range);
+        // SAFETY: a live buffer of this device made with both texel-buffer usages
+        // (`Buffer::usage` with images on), a format with both features, an aligned offset
+        // and a range inside the buffer (checked above).
+        let view = unsafe { device.raw.create_buffer_view(&info, None) }?;
+        let mut usage = vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_SRC;
+        usage |= vk::ImageUsageFlags::TRANSFER_DST;
+        if support.texel_write {
+            usage |= vk::ImageUsageFlags::STORAGE;
+        }
+        Ok(Image {
+            device: device.clone(),
+            raw: vk::Image::null(),
+            allocation: Mutex::new(None),
+            format,
+            shape: ImageShape {
+                dim: Dim::D1,
+                extent: [width, 1, 1],
+                layers: 1,
+            },
+            texel_size,
+            usage,
+            views: Mutex::new(Vec::new()),
+            texels: Some(TexelBuffer {
+                buffer,
+                offset,
+                view,
+            }),
+        })
+    }
+
+    /// The `VkBufferView` of a 1D buffer image for kernels: the uniform texel buffer of
+    /// reads or (`storage`) the storage texel buffer of writes. Errors:
+    /// `ERROR_FORMAT_NOT_SUPPORTED` for an image that is no 1D buffer image, or for writes
+    /// where the device cannot write texel buffers without a format.
+    pub fn buffer_view(&self, storage: bool) -> Result<vk::BufferView, BackendError> {
+        match &self.texels {
+            Some(t) if !storage || self.usage.contains(vk::ImageUsageFlags::STORAGE) => Ok(t.view),
+            _ => Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED.into()),
+        }
     }
 
     /// The one-time submission of a new image: `UNDEFINED -> GENERAL`, the upload of `init`,
@@ -328,6 +411,9 @@ impl Image {
     /// image. Errors: `ERROR_FORMAT_NOT_SUPPORTED` when the image's format has no such use
     /// (it was made without that usage); `vkCreateImageView`'s result.
     pub fn view(&self, storage: bool, arrayed: bool) -> Result<vk::ImageView, BackendError> {
+        if self.texels.is_some() {
+            return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED.into());
+        }
         let want = if storage {
             vk::ImageUsageFlags::STORAGE
         } else {
@@ -373,6 +459,12 @@ impl Image {
 
 impl Drop for Image {
     fn drop(&mut self) {
+        if let Some(t) = self.texels.take() {
+            // SAFETY: no pending command uses the view (commands hold an Arc of their
+            // images); the buffer it views outlives it (held in `t`).
+            unsafe { self.device.raw.destroy_buffer_view(t.view, None) };
+            return;
+        }
         // SAFETY: no pending command uses the image or its views (commands hold an Arc of
         // their images).
         unsafe {

@@ -82,12 +82,21 @@ impl Buffer {
         Buffer::new_suballocated(device, size, MemoryLocation::CpuToGpu)
     }
 
+    /// The usages of every buffer; with `VKCL_IMAGES=1` also uniform and storage texel
+    /// buffers, so that a 1D buffer image can be a `VkBufferView` of an OpenCL buffer
+    /// (docs/images.md; such views then need formats with both texel-buffer features).
     fn usage() -> vk::BufferUsageFlags {
+        let texel = if crate::util::config::config().images {
+            vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
+        } else {
+            vk::BufferUsageFlags::empty()
+        };
         vk::BufferUsageFlags::STORAGE_BUFFER
             | vk::BufferUsageFlags::TRANSFER_SRC
             | vk::BufferUsageFlags::TRANSFER_DST
             | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
             | vk::BufferUsageFlags::INDIRECT_BUFFER
+            | texel
     }
 
     /// A buffer with its own exportable, host-visible allocation (opaque fd handle type).

@@ -37,12 +37,16 @@ impl Drop for ShaderModule {
 }
 
 /// What a descriptor binding of a kernel's set 0 holds (docs/images.md): a write-only or
-/// read-write image argument (storage image), a read-only one (sampled image), or a sampler.
+/// read-write image argument (storage image), a read-only one (sampled image), a sampler;
+/// for `image1d_buffer_t` arguments a storage texel buffer (write-only, read-write) or a
+/// uniform texel buffer (read-only).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BindingKind {
     StorageImage,
     SampledImage,
     Sampler,
+    StorageTexelBuffer,
+    UniformTexelBuffer,
 }
 
 impl BindingKind {
@@ -52,18 +56,22 @@ impl BindingKind {
             BindingKind::StorageImage => vk::DescriptorType::STORAGE_IMAGE,
             BindingKind::SampledImage => vk::DescriptorType::SAMPLED_IMAGE,
             BindingKind::Sampler => vk::DescriptorType::SAMPLER,
+            BindingKind::StorageTexelBuffer => vk::DescriptorType::STORAGE_TEXEL_BUFFER,
+            BindingKind::UniformTexelBuffer => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
         }
     }
 }
 
 /// One descriptor of a launch's set 0 (docs/images.md): binding, kind and the image view
-/// (kept alive by the launch, which holds the image) or sampler.
+/// or buffer view (kept alive by the launch, which holds the image) or sampler.
 #[derive(Clone, Copy)]
 pub struct Descriptor {
     pub binding: u32,
     pub kind: BindingKind,
-    /// The image view (null for a sampler).
+    /// The image view (null for a sampler or a texel buffer).
     pub view: vk::ImageView,
+    /// The buffer view of a texel buffer (null otherwise).
+    pub buffer_view: vk::BufferView,
     /// The sampler (null for an image; samplers live as long as the device).
     pub sampler: vk::Sampler,
 }

@@ -4,9 +4,11 @@
 //! `record.rs`.
 
 use super::device::Device;
-use super::image_object::{buffer_image_copy, image_copy, Image, ImageCopy, ImageRegion};
+use super::image_object::{
+    buffer_image_copy, image_copy, Image, ImageCopy, ImageRegion, TexelBuffer,
+};
 use super::memory::Buffer;
-use super::pipeline::{Descriptor, Pipeline};
+use super::pipeline::{BindingKind, Descriptor, Pipeline};
 use ash::vk;
 
 /// Records commands into a job's command buffer.
@@ -106,7 +108,9 @@ impl<'a> Recorder<'a> {
     }
 
     /// `vkCmdCopyBufferToImage` (`to_image`) or `vkCmdCopyImageToBuffer` of `regions`, the
-    /// image in `GENERAL` layout.
+    /// image in `GENERAL` layout; for a 1D buffer image ([`Image::texels`]) a
+    /// `vkCmdCopyBuffer` of the same bytes between `buffer` and the image's buffer (core
+    /// routes copies whose byte ranges overlap in one `VkBuffer` through staging).
     pub fn copy_buffer_image(
         &mut self,
         buffer: &Buffer,
@@ -114,6 +118,26 @@ impl<'a> Recorder<'a> {
         regions: &[ImageRegion],
         to_image: bool,
     ) {
+        if let Some(t) = &image.texels {
+            let r: Vec<(u64, u64, u64)> = regions
+                .iter()
+                .map(|g| {
+                    let at = t.offset + u64::from(g.offset[0]) * image.texel_size;
+                    let n = u64::from(g.extent[0]) * image.texel_size;
+                    if to_image {
+                        (g.buffer_offset, at, n)
+                    } else {
+                        (at, g.buffer_offset, n)
+                    }
+                })
+                .collect();
+            let (src, dst) = if to_image {
+                (buffer, &*t.buffer)
+            } else {
+                (&*t.buffer, buffer)
+            };
+            return self.copy_buffer(src, dst, &r);
+        }
         super::counters::count_command();
         self.before(vk::PipelineStageFlags::TRANSFER);
         let r: Vec<vk::BufferImageCopy> = regions.iter().map(buffer_image_copy).collect();
@@ -133,8 +157,58 @@ impl<'a> Recorder<'a> {
         };
     }
 
-    /// `vkCmdCopyImage` of `regions` between two images of one format, both `GENERAL`.
+    /// `vkCmdCopyImage` of `regions` between two images of one format, both `GENERAL`; where
+    /// one or both are 1D buffer images, the buffer-image or buffer copy of the same texels
+    /// (one row per region: core makes image copies only between images of one type, so a
+    /// 1D buffer image meets another 1D buffer image here).
     pub fn copy_image(&mut self, src: &Image, dst: &Image, regions: &[ImageCopy]) {
+        // The byte of texel `x` of a 1D buffer image in its buffer.
+        let at = |t: &TexelBuffer, img: &Image, x: u32| t.offset + u64::from(x) * img.texel_size;
+        match (&src.texels, &dst.texels) {
+            (Some(s), Some(d)) => {
+                let r: Vec<(u64, u64, u64)> = regions
+                    .iter()
+                    .map(|c| {
+                        (
+                            at(s, src, c.src_offset[0]),
+                            at(d, dst, c.dst_offset[0]),
+                            u64::from(c.extent[0]) * src.texel_size,
+                        )
+                    })
+                    .collect();
+                return self.copy_buffer(&s.buffer, &d.buffer, &r);
+            }
+            (Some(s), None) | (None, Some(s)) => {
+                let to_image = src.texels.is_some();
+                let (img, rs): (&Image, Vec<ImageRegion>) = if to_image {
+                    let v = regions
+                        .iter()
+                        .map(|c| ImageRegion {
+                            buffer_offset: at(s, src, c.src_offset[0]),
+                            offset: c.dst_offset,
+                            extent: c.extent,
+                            base_layer: c.dst_layer,
+                            layers: c.layers,
+                        })
+                        .collect();
+                    (dst, v)
+                } else {
+                    let v = regions
+                        .iter()
+                        .map(|c| ImageRegion {
+                            buffer_offset: at(s, dst, c.dst_offset[0]),
+                            offset: c.src_offset,
+                            extent: c.extent,
+                            base_layer: c.src_layer,
+                            layers: c.layers,
+                        })
+                        .collect();
+                    (src, v)
+                };
+                return self.copy_buffer_image(&s.buffer, img, &rs, to_image);
+            }
+            (None, None) => {}
+        }
         super::counters::count_command();
         self.before(vk::PipelineStageFlags::TRANSFER);
         let r: Vec<vk::ImageCopy> = regions.iter().map(image_copy).collect();
@@ -198,14 +272,21 @@ impl<'a> Recorder<'a> {
                 }]
             })
             .collect();
+        let texel_views: Vec<[vk::BufferView; 1]> =
+            descriptors.iter().map(|d| [d.buffer_view]).collect();
         let writes: Vec<vk::WriteDescriptorSet> = descriptors
             .iter()
-            .zip(infos.iter())
-            .map(|(d, info)| {
-                vk::WriteDescriptorSet::default()
+            .zip(infos.iter().zip(texel_views.iter()))
+            .map(|(d, (info, texel))| {
+                let w = vk::WriteDescriptorSet::default()
                     .dst_binding(d.binding)
-                    .descriptor_type(d.kind.vk())
-                    .image_info(info)
+                    .descriptor_type(d.kind.vk());
+                match d.kind {
+                    BindingKind::StorageTexelBuffer | BindingKind::UniformTexelBuffer => {
+                        w.texel_buffer_view(texel)
+                    }
+                    _ => w.image_info(info),
+                }
             })
             .collect();
         // SAFETY: the command buffer is recording; the views are alive while the launch is

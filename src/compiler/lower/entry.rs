@@ -527,6 +527,10 @@ pub(crate) fn lower_entry(
         cache: HashMap::new(),
     };
 
+    // Half texels of read_imageh/write_imageh become float ones (lower/image_half.rs).
+    if info.args.iter().any(|a| a.kind == ArgKind::Image) {
+        super::image_half::widen_half_texels(e.ctx)?;
+    }
     // Parameters.
     let defs = Defs::new(&e.ctx.module);
     let mut images: HashMap<Word, [Word; 6]> = HashMap::new();

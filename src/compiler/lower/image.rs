@@ -7,7 +7,9 @@
 //!   unsigned `int` for the `ZeroExtend` forms of the `ui` ones; `float` for an image only
 //!   queried): Vulkan requires it to match the bound view's numeric format. A write-only or
 //!   read-write image is a storage image (`Sampled` 2), a read-only one a sampled image
-//!   (`Sampled` 1); its samplerless reads become `OpImageFetch` at level 0;
+//!   (`Sampled` 1); its samplerless reads become `OpImageFetch` at level 0 (without a level
+//!   for `image1d_buffer_t`, whose `Buffer` dimension makes it a texel buffer: storage for
+//!   write-only and read-write, uniform for read-only);
 //! - integer texels of `write_imagei`/`write_imageui` are saturated to the channel data
 //!   type's range (the table's data type), as OpenCL converts them;
 //! - coordinates keep only the components the image's dimension needs (OpenCL passes `int4`
@@ -20,8 +22,9 @@
 //!   sampled type Vulkan would require to match the view's format).
 //!
 //! `read_image*` with a sampler keep their `OpSampledImage` (retyped here) for
-//! [`super::sampled`]. Half-precision image access and any other use of an image value are
-//! refused with a message.
+//! [`super::sampled`]. Half texels (`read_imageh`, `write_imageh`) were made float ones
+//! before ([`super::image_half`]); any other use of an image value is refused with a
+//! message.
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{
@@ -73,9 +76,7 @@ fn use_class(
         .ok_or("image texel of unknown type")?;
     match (c.class.opcode, lit_operand(c, 0)) {
         (Op::TypeFloat, Some(32)) => Ok(Some(Texel::Float)),
-        (Op::TypeFloat, _) => Err(
-            "half-precision image access (read_imageh, write_imageh) is not supported yet".into(),
-        ),
+        (Op::TypeFloat, _) => Err("image texel of a float type other than float4 or half4".into()),
         (Op::TypeInt, Some(32)) => Ok(Some(
             if extend_of(i).is_some_and(|m| m.contains(ImageOperands::SIGN_EXTEND)) {
                 Texel::Int
@@ -231,12 +232,6 @@ pub(super) fn bind_image(
         Some(Operand::Dim(d)) => *d,
         _ => return Err("image type without a dimension".into()),
     };
-    if dim == Dim::DimBuffer {
-        return Err(format!(
-            "argument `{}`: image1d_buffer_t is not supported yet",
-            arg.name
-        ));
-    }
     let arrayed = lit_operand(&old, 3) == Some(1);
     let storage = arg.access_qualifier != AccessQualifier::ReadOnly;
     let types = ctx.value_types();
@@ -406,7 +401,7 @@ pub(super) fn bind_image(
                         .and_then(|d| lit_operand(d, 1));
                     let wide = component(ctx, rty).and_then(|c| lit_operand(c, 0)) == Some(64);
                     let parts: Vec<Word> = match (dim, arrayed) {
-                        (Dim::Dim1D, false) => vec![table[2]],
+                        (Dim::Dim1D | Dim::DimBuffer, false) => vec![table[2]],
                         (Dim::Dim1D, true) => vec![table[2], table[5]],
                         (Dim::Dim2D, false) => vec![table[2], table[3]],
                         (Dim::Dim2D, true) => vec![table[2], table[3], table[5]],
@@ -520,6 +515,12 @@ pub(super) fn bind_image(
                             ops.push(Operand::ImageOperands(extend));
                         }
                         Op::ImageRead
+                    } else if dim == Dim::DimBuffer {
+                        // Texel buffers have no levels: no Lod operand.
+                        if !extend.is_empty() {
+                            ops.push(Operand::ImageOperands(extend));
+                        }
+                        Op::ImageFetch
                     } else {
                         ops.push(Operand::ImageOperands(extend | ImageOperands::LOD));
                         ops.push(Operand::IdRef(zero));
@@ -560,7 +561,8 @@ pub(super) fn bind_image(
 }
 
 /// The capabilities the module's images need: `Image1D` /
-/// `Sampled1D` for 1D storage / sampled images, `StorageImageReadWithoutFormat` and
+/// `Sampled1D` for 1D storage / sampled images, `ImageBuffer` / `SampledBuffer` for storage /
+/// uniform texel buffers (`image1d_buffer_t`), `StorageImageReadWithoutFormat` and
 /// `StorageImageWriteWithoutFormat` for reads and writes of storage images (their format is
 /// `Unknown`).
 pub(super) fn image_capabilities(ctx: &Ctx) -> Vec<Capability> {
@@ -577,6 +579,13 @@ pub(super) fn image_capabilities(ctx: &Ctx) -> Vec<Capability> {
                     Capability::Image1D
                 } else {
                     Capability::Sampled1D
+                });
+            }
+            if i.operands.get(1) == Some(&Operand::Dim(Dim::DimBuffer)) {
+                c.push(if s == 2 {
+                    Capability::ImageBuffer
+                } else {
+                    Capability::SampledBuffer
                 });
             }
             (s == 2).then_some(i.result_id).flatten()

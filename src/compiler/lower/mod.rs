@@ -45,6 +45,7 @@ mod extinst;
 mod f64round;
 mod finish;
 mod image;
+mod image_half;
 mod loopguard;
 mod memory;
 mod narrowshift;
