@@ -8,6 +8,7 @@ use super::object::{ClObject, Header, Kind};
 use super::UserPtr;
 use crate::backend::vulkan::image_object::Image;
 use crate::backend::vulkan::memory::Buffer;
+use crate::backend::vulkan::staging::Staging;
 use opencl_sys::*;
 use std::sync::{Arc, Mutex};
 
@@ -62,6 +63,11 @@ pub struct Mapping {
     pub flags: u64,
     /// An image map's staging and box (None for buffers).
     pub image: Option<Arc<ImageMap>>,
+    /// A staged buffer map ([`Mem::staged`]): the host-cached buffer holding the region
+    /// (byte 0 is the region's first byte), which the map hands out unless the buffer was
+    /// created with `CL_MEM_USE_HOST_PTR` (then it carries the region between the storage
+    /// and `host_ptr`); None for maps of the storage itself.
+    pub staging: Option<Arc<Staging>>,
 }
 
 /// The host side of an image map (clEnqueueMapImage): the box's texels in a staging buffer,
@@ -259,6 +265,14 @@ impl Mem {
     /// Host address of this object's byte 0 in the (always mapped) storage (buffers).
     pub fn mapped(&self) -> *mut u8 {
         self.storage().mapped().wrapping_add(self.offset)
+    }
+
+    /// Whether host access to this buffer goes through host-cached staging memory filled and
+    /// drained by device copies: when its storage is not host-cached (device-local memory
+    /// behind the PCI BAR, which the CPU reads at tens of MB/s), or always under
+    /// `VKCL_STAGED_READS=1`. Reads, rectangular reads and writes and maps take that path.
+    pub fn staged(&self) -> bool {
+        !self.storage().host_cached || crate::util::config::config().staged_reads
     }
 
     /// Device address of this object's byte 0 (buffers).

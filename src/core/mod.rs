@@ -25,6 +25,7 @@ pub mod program;
 pub mod queue;
 pub mod rect;
 pub mod sampler;
+pub mod staged;
 pub mod transfer;
 
 use std::ffi::c_void;

@@ -299,6 +299,11 @@ impl Buffer {
         })
     }
 
+    /// The Vulkan device the buffer belongs to.
+    pub fn device(&self) -> &Arc<Device> {
+        &self.device
+    }
+
     /// The host address of byte 0 (the memory stays mapped while the buffer lives).
     pub fn mapped(&self) -> *mut u8 {
         self.mapped

@@ -13,6 +13,7 @@ pub mod record;
 pub mod recorder;
 pub mod sampler;
 pub mod secondary;
+pub mod staging;
 pub mod timeline;
 
 pub use device::Device;

@@ -145,6 +145,16 @@ struct Progress {
     cond: Condvar,
 }
 
+impl Progress {
+    /// Blocks until every job up to `value` has completed (its observer told).
+    fn wait_completed(&self, value: u64) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while st.1 < value {
+            st = self.cond.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
 /// The submission engine of one command queue (one timeline, one worker, one completion thread).
 pub struct Engine {
     pub timeline: Arc<Timeline>,
@@ -179,9 +189,20 @@ impl Engine {
         });
         {
             let (device, timeline) = (device.clone(), timeline.clone());
+            let progress = progress.clone();
             std::thread::Builder::new()
                 .name("vkcl-submit".into())
-                .spawn(move || worker(device, queue_index, pool, timeline, rx, done_tx, recycle_rx))
+                .spawn(move || {
+                    worker(
+                        device,
+                        queue_index,
+                        pool,
+                        (timeline, progress),
+                        rx,
+                        done_tx,
+                        recycle_rx,
+                    )
+                })
                 .map_err(|e| BackendError::Host(format!("submit thread: {e}")))?;
         }
         {
@@ -254,7 +275,7 @@ fn worker(
     device: Arc<Device>,
     queue_index: usize,
     pool: vk::CommandPool,
-    timeline: Arc<Timeline>,
+    (timeline, progress): (Arc<Timeline>, Arc<Progress>),
     rx: Receiver<(u64, Job)>,
     done_tx: Sender<Done>,
     recycle_rx: Receiver<vk::CommandBuffer>,
@@ -449,6 +470,10 @@ fn worker(
                     lost |= t.wait(*v).is_err();
                 }
                 lost |= timeline.wait(value - 1).is_err();
+                // Host work also runs after the completion hooks of the jobs before it (a
+                // staged read's copy out of its staging buffer into the application's memory,
+                // which host work may read or write).
+                progress.wait_completed(value - 1);
                 let start = host_ns();
                 observer.submitted(start, false);
                 observer.running(start);
