@@ -2,6 +2,7 @@
 //! programs, kernels. Knows OpenCL semantics; reaches the device only through `backend`.
 
 pub mod binary;
+pub mod chunked;
 pub mod command;
 pub mod command_buffer;
 pub mod context;

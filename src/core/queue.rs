@@ -1,5 +1,6 @@
 //! Command queues (OpenCL 3.0 section 5.1) and the enqueue path shared by every command.
 
+use super::chunked;
 use super::command::{Command, Keep};
 use super::context::Context;
 use super::device::Device;
@@ -105,6 +106,20 @@ impl CommandQueue {
         let work = match cmd {
             // Memory the host reads slowly (device-local behind the PCI BAR), or
             // VKCL_STAGED_READS=1: through host-cached staging memory (core/staged.rs).
+            Command::Read {
+                mem,
+                offset,
+                size,
+                ptr,
+            } if size > chunked::CHUNK && mem.staged() => {
+                let q: Arc<dyn EventQueue> = self.clone();
+                let event = Arc::new(Event::new_command(self.context.clone(), q, ty));
+                let read = (&mem, offset, size, ptr);
+                let jobs =
+                    chunked::read_jobs(&event, wait_list, keep, read, |c| self.executor.work(c))?;
+                self.engine.submit_all(jobs);
+                return Ok(event);
+            }
             Command::Read {
                 mem,
                 offset,

@@ -45,8 +45,6 @@ pub struct Device {
     /// green context's stream, or [`inject_device_loss`]): from then on every wait on its
     /// timelines ends with that error and every new command fails (see [`Device::lost`]).
     lost: std::sync::atomic::AtomicBool,
-    /// Idle host-cached staging buffers for reuse ([`super::staging::Staging`]).
-    pub staging: super::staging::StagingPool,
 }
 
 /// Debug fault injection (`vkcl_debug_inject_device_loss`): the next device submission of any
@@ -193,7 +191,6 @@ impl Device {
             enabled_extensions,
             pipeline_cache,
             lost: std::sync::atomic::AtomicBool::new(false),
-            staging: Default::default(),
         });
         Ok(device)
     }

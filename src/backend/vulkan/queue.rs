@@ -221,20 +221,29 @@ impl Engine {
 
     /// Queues a job; returns its timeline value.
     pub fn submit(&self, job: Job) -> u64 {
+        self.submit_all(vec![job])
+    }
+
+    /// Queues `jobs` as consecutive timeline values (no other submitter's job between them);
+    /// returns the last value (0 if `jobs` is empty).
+    pub fn submit_all(&self, jobs: Vec<Job>) -> u64 {
         let sender = self.sender.lock().unwrap_or_else(|e| e.into_inner());
-        let mut st = self
-            .progress
-            .state
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        st.0 += 1;
-        let value = st.0;
-        drop(st);
-        job.observer.assigned((self.timeline.clone(), value));
-        if let Some(tx) = sender.as_ref() {
-            let _ = tx.send((value, job));
+        let mut last = 0;
+        for job in jobs {
+            let mut st = self
+                .progress
+                .state
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            st.0 += 1;
+            last = st.0;
+            drop(st);
+            job.observer.assigned((self.timeline.clone(), last));
+            if let Some(tx) = sender.as_ref() {
+                let _ = tx.send((last, job));
+            }
         }
-        value
+        last
     }
 
     /// Blocks until every job queued so far has completed (and its observer was told).

@@ -4,7 +4,7 @@
 //! the CPU touches only cached memory.
 //!
 //! A [`Staging`] lease holds one buffer of at least the requested size; dropping it (when the
-//! last command using it completed) gives the buffer back to its device's [`StagingPool`],
+//! last command using it completed) gives the buffer back to its device's pool,
 //! which keeps idle buffers up to a bound (`VKCL_STAGING_POOL_MB`, default 256 MiB) and frees
 //! the rest, so steady-state reads and maps allocate no Vulkan memory.
 
@@ -17,22 +17,28 @@ use std::sync::{Arc, Mutex};
 /// pooled buffer serves any request of its size class).
 const MIN_BYTES: u64 = 64 << 10;
 
-/// Idle staging buffers of one device, each with its size class (its size, a power of two).
-#[derive(Default)]
-pub struct StagingPool {
-    idle: Mutex<Vec<Arc<Buffer>>>,
+/// Idle staging buffers, each with its size class (its size), by device (the address of its
+/// [`Device`], which lives as long as the process). Kept outside the device so that the device
+/// does not name its buffers' type.
+static IDLE: Mutex<Vec<(usize, Arc<Buffer>)>> = Mutex::new(Vec::new());
+
+fn idle() -> std::sync::MutexGuard<'static, Vec<(usize, Arc<Buffer>)>> {
+    IDLE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-impl StagingPool {
-    /// Idle bytes held now (tests and logs).
-    pub fn idle_bytes(&self) -> u64 {
-        self.idle
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .map(|b| b.size)
-            .sum()
-    }
+/// The key of `device` in [`IDLE`].
+fn key(device: &Arc<Device>) -> usize {
+    Arc::as_ptr(device) as usize
+}
+
+/// Idle staging bytes `device` holds for reuse now.
+pub fn idle_bytes(device: &Arc<Device>) -> u64 {
+    let k = key(device);
+    idle()
+        .iter()
+        .filter(|(d, _)| *d == k)
+        .map(|(_, b)| b.size)
+        .sum()
 }
 
 /// Requests above this many bytes are rounded up to a multiple of it instead of a power of
@@ -63,15 +69,12 @@ impl Staging {
     /// Errors: [`BackendError`] when Vulkan or the allocator refuse (out of memory).
     pub fn lease(device: &Arc<Device>, size: u64) -> Result<Staging, BackendError> {
         let want = class(size);
+        let k = key(device);
         let reused = {
-            let mut idle = device
-                .staging
-                .idle
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
+            let mut idle = idle();
             idle.iter()
-                .position(|b| b.size == want)
-                .map(|i| idle.swap_remove(i))
+                .position(|(d, b)| *d == k && b.size == want)
+                .map(|i| idle.swap_remove(i).1)
         };
         let buffer = match reused {
             Some(b) => b,
@@ -108,15 +111,15 @@ impl Drop for Staging {
             return;
         }
         let bound = crate::util::config::config().staging_pool_bytes;
-        let mut idle = self
-            .device
-            .staging
-            .idle
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        let held: u64 = idle.iter().map(|x| x.size).sum();
+        let k = key(&self.device);
+        let mut idle = idle();
+        let held: u64 = idle
+            .iter()
+            .filter(|(d, _)| *d == k)
+            .map(|(_, x)| x.size)
+            .sum();
         if held + b.size <= bound {
-            idle.push(b);
+            idle.push((k, b));
         } else {
             // Freed outside the lock (the allocator takes its own).
             drop(idle);
