@@ -4,5 +4,6 @@
 mod common;
 
 const STAGED: bool = false;
+const DEVICE_LOCAL: bool = false;
 
 include!("common/host_access_body.rs");

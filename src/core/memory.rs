@@ -9,6 +9,7 @@ use super::UserPtr;
 use crate::backend::vulkan::image_object::Image;
 use crate::backend::vulkan::memory::Buffer;
 use crate::backend::vulkan::staging::Staging;
+use crate::backend::vulkan::upload::upload;
 use opencl_sys::*;
 use std::sync::{Arc, Mutex};
 
@@ -106,14 +107,25 @@ impl Mem {
         let device = context.devices[0].vk()?;
         // Only a context with a green-context sub-device has CUDA kernels that may use it.
         let export = context.devices.iter().any(|d| d.green_context().is_some());
-        let storage = Buffer::new_shared(device, size as u64, export)
+        // CL_MEM_ALLOC_HOST_PTR asks for memory the host reaches: never device-local.
+        let device_local = flags & CL_MEM_ALLOC_HOST_PTR == 0;
+        let storage = Buffer::new_shared(device, size as u64, export, device_local)
             .map_err(|e| allocation_failed(format_args!("buffer of {size} bytes"), e))?;
         if flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 {
-            // SAFETY: the application promises host_ptr holds `size` bytes (clCreateBuffer);
-            // the mapped storage holds `size` bytes.
-            unsafe {
-                std::ptr::copy_nonoverlapping(host_ptr.0 as *const u8, storage.mapped(), size)
-            };
+            if storage.mapped().is_null() {
+                // Device-local storage (VKCL_DEVICE_LOCAL): uploaded through staging.
+                // SAFETY: the application promises host_ptr holds `size` bytes (clCreateBuffer).
+                let data = unsafe { std::slice::from_raw_parts(host_ptr.0 as *const u8, size) };
+                upload(device, &storage, 0, data).map_err(|e| {
+                    allocation_failed(format_args!("initial contents of {size} bytes"), e)
+                })?;
+            } else {
+                // SAFETY: the application promises host_ptr holds `size` bytes
+                // (clCreateBuffer); the mapped storage holds `size` bytes.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(host_ptr.0 as *const u8, storage.mapped(), size)
+                };
+            }
         }
         let host_ptr = if flags & CL_MEM_USE_HOST_PTR != 0 {
             host_ptr
@@ -270,9 +282,19 @@ impl Mem {
     /// Whether host access to this buffer goes through host-cached staging memory filled and
     /// drained by device copies: when its storage is not host-cached (device-local memory
     /// behind the PCI BAR, which the CPU reads at tens of MB/s), or always under
-    /// `VKCL_STAGED_READS=1`. Reads, rectangular reads and writes and maps take that path.
+    /// `VKCL_STAGED_READS=1`, or for device-local storage the host does not map at all
+    /// (`VKCL_DEVICE_LOCAL`). Reads, rectangular reads and writes and maps take that path.
     pub fn staged(&self) -> bool {
-        !self.storage().host_cached || crate::util::config::config().staged_reads
+        !self.storage().host_cached
+            || self.storage().mapped().is_null()
+            || crate::util::config::config().staged_reads
+    }
+
+    /// Whether the host writes this buffer's storage directly (`clEnqueueWriteBuffer`, fills
+    /// of byte patterns): false only for device-local storage the host does not map
+    /// (`VKCL_DEVICE_LOCAL`), which those go through staging for.
+    pub fn host_writes(&self) -> bool {
+        !self.storage().mapped().is_null()
     }
 
     /// Device address of this object's byte 0 (buffers).

@@ -104,6 +104,27 @@ impl CommandQueue {
         let device = cmd.device_commands();
         let mut hook: Option<Hook> = None;
         let work = match cmd {
+            Command::Read { size: 0, .. } | Command::Write { size: 0, .. } => Work::Nop,
+            // Storage the host does not map (VKCL_DEVICE_LOCAL): writes and byte-pattern
+            // fills through staging too.
+            Command::Write {
+                mem,
+                offset,
+                size,
+                ptr,
+            } if !mem.host_writes() => {
+                let plan = staged::write(&mem, offset, size, ptr)?;
+                return Ok(self.enqueue_staged(ty, wait_list, keep, plan));
+            }
+            Command::Fill {
+                mem,
+                offset,
+                size,
+                plan: FillPlan::Bytes(pat),
+            } if !mem.host_writes() && size > 0 => {
+                let plan = staged::fill(&mem, offset, size, pat)?;
+                return Ok(self.enqueue_staged(ty, wait_list, keep, plan));
+            }
             // Memory the host reads slowly (device-local behind the PCI BAR), or
             // VKCL_STAGED_READS=1: through host-cached staging memory (core/staged.rs).
             Command::Read {

@@ -213,3 +213,55 @@ pub fn unmap(mem: &Arc<Mem>, mapping: &Mapping) -> Option<Staged> {
         keep: vec![staging],
     })
 }
+
+/// clEnqueueWriteBuffer of `size` (> 0) bytes from host `ptr` to `offset` of `mem` whose
+/// storage the host does not map ([`Mem::host_writes`] false): the bytes copied into staging
+/// in queue order, then into the storage on the device.
+/// Errors: `CL_OUT_OF_RESOURCES` when no staging buffer can be had.
+pub fn write(mem: &Arc<Mem>, offset: usize, size: usize, ptr: UserPtr) -> ClResult<Staged> {
+    let staging = lease(mem, size, "write")?;
+    let device = vec![DeviceCommand::Copy {
+        src: staging.buffer().clone(),
+        dst: mem.storage().clone(),
+        regions: vec![(0, (mem.offset + offset) as u64, size as u64)],
+    }];
+    let to = UserPtr(staging.mapped() as *mut std::ffi::c_void);
+    let before: HostPart = Box::new(move || {
+        // SAFETY: the application keeps `ptr` valid for `size` bytes until the write
+        // completes; the staging buffer holds `size` bytes.
+        unsafe { copy(ptr.get() as *const u8, to.get() as *mut u8, size) };
+        CL_SUCCESS
+    });
+    Ok(Staged::CopyIn {
+        before: Some(before),
+        device,
+        keep: vec![staging],
+    })
+}
+
+/// clEnqueueFillBuffer of the byte pattern `pattern` over `[offset, offset + size)` (size > 0,
+/// a multiple of the pattern's length) of `mem` whose storage the host does not map: the
+/// pattern repeated in staging, then copied into the storage on the device.
+/// Errors: `CL_OUT_OF_RESOURCES` when no staging buffer can be had.
+pub fn fill(mem: &Arc<Mem>, offset: usize, size: usize, pattern: Vec<u8>) -> ClResult<Staged> {
+    let staging = lease(mem, size, "fill")?;
+    let device = vec![DeviceCommand::Copy {
+        src: staging.buffer().clone(),
+        dst: mem.storage().clone(),
+        regions: vec![(0, (mem.offset + offset) as u64, size as u64)],
+    }];
+    let to = UserPtr(staging.mapped() as *mut std::ffi::c_void);
+    let before: HostPart = Box::new(move || {
+        // SAFETY: the staging buffer holds at least `size` bytes and nothing else uses it.
+        let d = unsafe { std::slice::from_raw_parts_mut(to.get() as *mut u8, size) };
+        for c in d.chunks_mut(pattern.len().max(1)) {
+            c.copy_from_slice(&pattern[..c.len()]);
+        }
+        CL_SUCCESS
+    });
+    Ok(Staged::CopyIn {
+        before: Some(before),
+        device,
+        keep: vec![staging],
+    })
+}

@@ -14,6 +14,18 @@ pub enum Validation {
     Fatal,
 }
 
+/// Where buffers live (`VKCL_DEVICE_LOCAL`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceLocal {
+    /// Host-visible memory, mapped for the buffer's life (the default).
+    Off,
+    /// Device-local memory the host does not map, on discrete GPUs (`1`); every host access
+    /// goes through staging.
+    Discrete,
+    /// As `Discrete` on every device, lavapipe included (`force`: how tests cover the path).
+    Force,
+}
+
 /// How a kernel on a sub-device keeps to its compute units (`VKCL_SUBDEVICE_DISPATCH`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LimitedDispatch {
@@ -51,6 +63,10 @@ pub struct Config {
     /// `VKCL_STAGING_POOL_MB` (default 256): how many MiB of idle staging buffers each Vulkan
     /// device keeps for reuse; larger staging buffers are freed after use.
     pub staging_pool_bytes: u64,
+    /// `VKCL_DEVICE_LOCAL`: `1` puts buffers (not `CL_MEM_ALLOC_HOST_PTR` ones, not those of
+    /// contexts with green-context sub-devices) in device-local memory the host does not map,
+    /// on discrete GPUs; `force` on every device; unset or `0`: host-visible memory.
+    pub device_local: DeviceLocal,
     /// `VKCL_IMAGES=1` (experimental, docs/images.md): devices report `CL_DEVICE_IMAGE_SUPPORT`
     /// and the image limits and formats of the Vulkan driver.
     pub images: bool,
@@ -183,6 +199,11 @@ impl Config {
             command_buffer_098,
             subdevice_dispatch,
             staged_reads: var("VKCL_STAGED_READS").as_deref() == Some("1"),
+            device_local: match var("VKCL_DEVICE_LOCAL").as_deref() {
+                Some("1") | Some("on") => DeviceLocal::Discrete,
+                Some("force") => DeviceLocal::Force,
+                _ => DeviceLocal::Off,
+            },
             staging_pool_bytes: var("VKCL_STAGING_POOL_MB")
                 .and_then(|v| v.trim().parse::<u64>().ok())
                 .unwrap_or(256)

@@ -4,7 +4,9 @@
 // blocking read, overlapping maps, sub-buffers, CL_MEM_USE_HOST_PTR, write-invalidate,
 // blocking and not, ordering with kernels on in-order and out-of-order queues), rectangular
 // reads and writes with pitches, and staging reuse, each checked against a host model.
-// The including file defines `STAGED: bool`.
+// The including file defines `STAGED: bool` and `DEVICE_LOCAL: bool` (VKCL_DEVICE_LOCAL=force:
+// every buffer but CL_MEM_ALLOC_HOST_PTR ones in memory the host does not map, so every host
+// access is staged; tests/host_access_device_local.rs).
 
 use common::*;
 use std::ffi::c_void;
@@ -18,6 +20,11 @@ fn env_with(props: cl_command_queue_properties) -> Env {
             std::env::set_var("VKCL_STAGED_READS", "1");
         } else {
             std::env::remove_var("VKCL_STAGED_READS");
+        }
+        if DEVICE_LOCAL {
+            std::env::set_var("VKCL_DEVICE_LOCAL", "force");
+        } else {
+            std::env::remove_var("VKCL_DEVICE_LOCAL");
         }
     }
     Env::with_queue_properties(props)
@@ -236,7 +243,7 @@ fn overlapping_maps_and_sub_buffer_maps() {
     same(view(a, 4096), &model[..4096], "contents");
     same(view(b, 4096), &model[1024..5120], "contents");
     same(view(c, 4096), &model[1024..5120], "contents");
-    if STAGED {
+    if STAGED || DEVICE_LOCAL {
         // Each staged map has its own staging memory.
         assert_ne!(b, c, "two live staged maps must not share a pointer");
     }

@@ -15,6 +15,7 @@ pub mod sampler;
 pub mod secondary;
 pub mod staging;
 pub mod timeline;
+pub mod upload;
 
 pub use device::Device;
 pub use instance::{Instance, PhysicalDevice};
