@@ -535,6 +535,30 @@ fn rectangular_reads_and_writes_with_pitches() {
         want[h..h + 50].copy_from_slice(&model[8192 + b..8192 + b + 50]);
     }
     same(&host, &want, "rect read of a sub-buffer");
+    // A rect write into the sub-buffer lands at its origin in the parent.
+    let src = bytes_of(200, 3000);
+    ok(unsafe {
+        cl!(clEnqueueWriteBufferRect)(
+            env.queue,
+            s,
+            CL_TRUE,
+            bo.as_ptr(),
+            ho.as_ptr(),
+            region.as_ptr(),
+            p[0],
+            p[1],
+            p[2],
+            p[3],
+            src.as_ptr() as *const c_void,
+            0,
+            null(),
+            null_mut(),
+        )
+    });
+    for (b, h) in rect_rows(bo, ho, region, p) {
+        model[8192 + b..8192 + b + 50].copy_from_slice(&src[h..h + 50]);
+    }
+    same(&read_all(&env, m, n), &model, "rect write of a sub-buffer");
     ok(unsafe { cl!(clReleaseEvent)(kev) });
     release(s);
     release(m);
