@@ -80,7 +80,9 @@ impl Staging {
             Some(b) => b,
             None => {
                 tracing::debug!("new staging buffer of {want} bytes (request {size})");
-                Arc::new(Buffer::readback(device, want)?)
+                let b = Arc::new(Buffer::readback(device, want)?);
+                super::counters::count_staging_allocation();
+                b
             }
         };
         Ok(Staging {
