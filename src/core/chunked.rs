@@ -1,8 +1,8 @@
 //! Large staged reads, chunked and pipelined (issue 19): a clEnqueueReadBuffer of more than
 //! [`CHUNK`] bytes from a staged buffer ([`Mem::staged`]) becomes one engine job per chunk,
-//! each a device copy of its chunk into one of [`BUFFERS`] pooled staging buffers whose
+//! each a device copy of its chunk into one of `BUFFERS` (3) pooled staging buffers whose
 //! completion hook copies the chunk out to the application's memory. The device copies chunk
-//! k + 1 while the completion thread copies chunk k out; chunk k + [`BUFFERS`] waits for
+//! k + 1 while the completion thread copies chunk k out; chunk k + `BUFFERS` waits for
 //! chunk k's host copy (it reuses its buffer). The jobs are consecutive on the queue and report
 //! to the read's one event: submitted and running with the first chunk, complete (or failed,
 //! with the first error) once every chunk has completed (OpenCL 3.0 section 5.2.2).

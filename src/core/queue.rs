@@ -92,8 +92,10 @@ impl CommandQueue {
     /// Enqueues `cmd` after `wait_list` (checked) and every command enqueued before it: its
     /// device part through the queue's executor, its host part (reads, writes, maps, fills of
     /// byte patterns, image rows) on the queue's worker in order. Returns its event.
-    /// Errors: `CL_OUT_OF_RESOURCES` when a read's or an image transfer's staging buffer
-    /// cannot be allocated.
+    /// Staged buffers ([`crate::core::memory::Mem::staged`]) go through host-cached staging
+    /// (`core/staged.rs`, reads over 8 MiB `core/chunked.rs`).
+    /// Errors: `CL_OUT_OF_RESOURCES` (logged) when a staged command's or an image transfer's
+    /// staging buffer cannot be allocated.
     pub fn enqueue_command(
         self: &Arc<Self>,
         cmd: Command,
