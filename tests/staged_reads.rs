@@ -136,3 +136,85 @@ fn staged_read_fails_with_a_failed_wait_list_event() {
     ok(unsafe { cl!(clReleaseEvent)(ev) });
     ok(unsafe { cl!(clReleaseMemObject)(m) });
 }
+
+/// Reads larger than one chunk (8 MiB) are pipelined as chunk jobs reporting to one event:
+/// the whole range arrives, at an odd offset and size, from a sub-buffer, behind a gated
+/// kernel, and a failed wait list fails the read without writing the destination.
+#[test]
+fn chunked_reads_return_every_chunk() {
+    let env = env();
+    let n = (8 << 20) * 3 + 12_345;
+    let mut rng = Rng(11);
+    let data: Vec<u8> = (0..n).map(|_| rng.next_u32() as u8).collect();
+    let m = env.buffer(0, n, Some(&data));
+    for (off, len) in [(0, n), (3, (8 << 20) + 1), (777, (16 << 20) + 4096 + 5)] {
+        let (v, ev) = read(&env, m, off, len, &[]);
+        ok(unsafe { cl!(clWaitForEvents)(1, &ev) });
+        assert!(
+            v == data[off..off + len],
+            "chunked read of {len} bytes at {off} differs at {:?}",
+            v.iter().zip(&data[off..]).position(|(a, b)| a != b)
+        );
+        ok(unsafe { cl!(clReleaseEvent)(ev) });
+    }
+    // A sub-buffer, behind a kernel that waits for a user event.
+    let region = cl_buffer_region {
+        origin: 4096,
+        size: n - 4096,
+    };
+    let mut err = 0;
+    let sub = unsafe {
+        cl!(clCreateSubBuffer)(
+            m,
+            0,
+            CL_BUFFER_CREATE_TYPE_REGION,
+            &region as *const _ as *const c_void,
+            &mut err,
+        )
+    };
+    ok(err);
+    let p = env.build("__kernel void f(__global uchar *a) { a[get_global_id(0)] ^= 0x5A; }");
+    let k = env.kernel(p, "f");
+    set_arg(k, 0, &sub);
+    let gate = unsafe { cl!(clCreateUserEvent)(env.context, &mut err) };
+    ok(err);
+    let items = n - 4096;
+    let mut kev = null_mut();
+    ok(unsafe {
+        cl!(clEnqueueNDRangeKernel)(env.queue, k, 1, null(), &items, null(), 1, &gate, &mut kev)
+    });
+    let (v, ev) = read(&env, sub, 100, items - 100, &[]);
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    assert!(
+        status(ev) > CL_COMPLETE,
+        "the read completed before the kernel ran"
+    );
+    ok(unsafe { cl!(clSetUserEventStatus)(gate, CL_COMPLETE) });
+    ok(unsafe { cl!(clWaitForEvents)(1, &ev) });
+    let want: Vec<u8> = data[4196..].iter().map(|b| b ^ 0x5A).collect();
+    assert!(v == want, "chunked read of a sub-buffer after a kernel");
+    for e in [gate, kev, ev] {
+        ok(unsafe { cl!(clReleaseEvent)(e) });
+    }
+    // A failed wait list.
+    let gate = unsafe { cl!(clCreateUserEvent)(env.context, &mut err) };
+    ok(err);
+    let (v, ev) = read(&env, m, 0, n, &[gate]);
+    ok(unsafe { cl!(clSetUserEventStatus)(gate, -9) });
+    let r = unsafe { cl!(clWaitForEvents)(1, &ev) };
+    assert_eq!(r, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    assert!(status(ev) < 0);
+    assert!(
+        v.iter().all(|&b| b == 0),
+        "a failed read wrote its destination"
+    );
+    // The queue still works afterwards.
+    let (v, ev) = read(&env, m, 0, n, &[]);
+    ok(unsafe { cl!(clWaitForEvents)(1, &ev) });
+    assert!(v[..4096] == data[..4096]);
+    for e in [gate, ev] {
+        ok(unsafe { cl!(clReleaseEvent)(e) });
+    }
+    ok(unsafe { cl!(clReleaseMemObject)(sub) });
+    ok(unsafe { cl!(clReleaseMemObject)(m) });
+}

@@ -631,8 +631,8 @@ pub unsafe extern "C" fn clGetCommandBufferInfoKHR(
 /// Debug statistics for tests (not an OpenCL entry point): writes up to `n` counters to
 /// `out` — [0] `vkQueueSubmit` calls, [1] device commands recorded into Vulkan command buffers
 /// (copies, fills, dispatches), [2] secondary command buffers executed, [3] pipeline barriers
-/// recorded into secondaries by finalize — all since the library was loaded — and returns how
-/// many counters exist.
+/// recorded into secondaries by finalize, [4] staging buffers allocated from Vulkan (not reused
+/// from the pool) — all since the library was loaded — and returns how many counters exist.
 ///
 /// # Safety
 /// `out` must be NULL or hold `n` writable `u64`s.

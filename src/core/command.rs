@@ -8,7 +8,7 @@
 //! one recording function; only what runs on the host (reads, writes, maps, byte-pattern fills
 //! of an enqueued command) is the queue's own.
 
-use super::error::{ClError, ClResult};
+use super::error::{refused, ClError, ClResult};
 use super::kernel::{Kernel, NdRange};
 use super::launch::{prepare, Launch};
 use super::memory::{Mapping, Mem};
@@ -16,6 +16,7 @@ use super::rect::{check_copy_rect, check_host_rect, HostRect, Side};
 use super::transfer::{check_copy, check_fill, check_writable, in_bounds, FillPlan};
 use super::UserPtr;
 use crate::backend::vulkan::record::DeviceCommand;
+use crate::backend::vulkan::staging::Staging;
 use opencl_sys::*;
 use std::any::Any;
 use std::sync::Arc;
@@ -70,16 +71,20 @@ pub enum Command {
         plan: FillPlan,
     },
     /// clEnqueueMapBuffer (the mapping already registered on `mem`): copies the region to
-    /// the map's pointer when `copy_in` (a `CL_MEM_USE_HOST_PTR` buffer read by the host).
+    /// the map's pointer when `copy_in` (a map that is not `CL_MAP_WRITE_INVALIDATE_REGION` of
+    /// a `CL_MEM_USE_HOST_PTR` or staged buffer); through `staging` (a device copy, then for
+    /// `CL_MEM_USE_HOST_PTR` a host copy on to `ptr`) when the buffer is staged.
     Map {
         mem: Arc<Mem>,
         offset: usize,
         size: usize,
         ptr: UserPtr,
         copy_in: bool,
+        staging: Option<Arc<Staging>>,
     },
     /// clEnqueueUnmapMemObject (the mapping already removed): copies the map's region back
-    /// when `copy_out` (a write map of a `CL_MEM_USE_HOST_PTR` buffer).
+    /// when `copy_out` (a write map of a `CL_MEM_USE_HOST_PTR` or staged buffer), through the
+    /// mapping's staging buffer when it has one.
     Unmap {
         mem: Arc<Mem>,
         mapping: Mapping,
@@ -277,15 +282,28 @@ impl Command {
         if flags & MAP_WRITES != 0 {
             check_writable(&mem)?;
         }
-        let ptr = mem.map_pointer(offset);
-        let copy_in =
-            mem.flags & CL_MEM_USE_HOST_PTR != 0 && flags != CL_MAP_WRITE_INVALIDATE_REGION;
+        let use_host = mem.flags & CL_MEM_USE_HOST_PTR != 0;
+        // A staged buffer's map hands out (or, for CL_MEM_USE_HOST_PTR, goes through) a
+        // host-cached staging buffer of its own, leased now so that the pointer is known.
+        let staging = if mem.staged() {
+            let s = Staging::lease(mem.storage().device(), size as u64)
+                .map_err(|e| refused(format_args!("staging of a map of {size} bytes"), e))?;
+            Some(Arc::new(s))
+        } else {
+            None
+        };
+        let ptr = match &staging {
+            Some(s) if !use_host => UserPtr(s.mapped() as *mut std::ffi::c_void),
+            _ => mem.map_pointer(offset),
+        };
+        let copy_in = (use_host || staging.is_some()) && flags != CL_MAP_WRITE_INVALIDATE_REGION;
         mem.add_mapping(Mapping {
             ptr,
             offset,
             size,
             flags,
             image: None,
+            staging: staging.clone(),
         });
         let cmd = Command::Map {
             mem,
@@ -293,6 +311,7 @@ impl Command {
             size,
             ptr,
             copy_in,
+            staging,
         };
         Ok((cmd, ptr))
     }
@@ -306,7 +325,8 @@ impl Command {
             .take_mapping(mapped_ptr.0)
             .ok_or(ClError(CL_INVALID_VALUE))?;
         let writes = mapping.flags & MAP_WRITES != 0 || mapping.flags == 0;
-        let copy_out = mem.flags & CL_MEM_USE_HOST_PTR != 0 && writes;
+        let copy_out =
+            (mem.flags & CL_MEM_USE_HOST_PTR != 0 || mapping.staging.is_some()) && writes;
         Ok(Command::Unmap {
             mem,
             mapping,
@@ -355,9 +375,29 @@ impl Command {
             | Command::Write { mem, .. }
             | Command::HostRect { mem, .. }
             | Command::Fill { mem, .. }
-            | Command::Map { mem, .. }
-            | Command::Unmap { mem, .. }
+            | Command::Map {
+                mem, staging: None, ..
+            }
             | Command::HostImage { image: mem, .. } => one(mem),
+            Command::Map {
+                mem,
+                staging: Some(s),
+                ..
+            } => {
+                let mut k = one(mem);
+                k.push(s.clone());
+                k
+            }
+            Command::Unmap { mem, mapping, .. } => {
+                let mut k = one(mem);
+                k.extend(
+                    mapping
+                        .staging
+                        .clone()
+                        .map(|s| s as Arc<dyn Any + Send + Sync>),
+                );
+                k
+            }
             Command::MapImage { image, map, .. } => {
                 let mut k = one(image);
                 k.push(map.staging.clone());

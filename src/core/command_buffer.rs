@@ -646,7 +646,7 @@ impl Drop for CommandBuffer {
 
 /// The debug counters of the Vulkan back end since the library was loaded:
 /// `vkQueueSubmit` calls, device commands recorded, secondaries executed, pipeline barriers
-/// finalize put into secondaries.
-pub fn debug_counters() -> [u64; 4] {
+/// finalize put into secondaries, staging buffers allocated from Vulkan.
+pub fn debug_counters() -> [u64; 5] {
     counters::snapshot()
 }

@@ -420,6 +420,7 @@ impl Command {
             size: bytes,
             flags,
             image: Some(map.clone()),
+            staging: None,
         });
         let read = flags != CL_MAP_WRITE_INVALIDATE_REGION;
         Ok((Command::MapImage { image, map, read }, out))

@@ -8,6 +8,8 @@ use super::object::{ClObject, Header, Kind};
 use super::UserPtr;
 use crate::backend::vulkan::image_object::Image;
 use crate::backend::vulkan::memory::Buffer;
+use crate::backend::vulkan::staging::Staging;
+use crate::backend::vulkan::upload::upload;
 use opencl_sys::*;
 use std::sync::{Arc, Mutex};
 
@@ -63,6 +65,11 @@ pub struct Mapping {
     pub flags: u64,
     /// An image map's staging and box (None for buffers).
     pub image: Option<Arc<ImageMap>>,
+    /// A staged buffer map ([`Mem::staged`]): the host-cached buffer holding the region
+    /// (byte 0 is the region's first byte), which the map hands out unless the buffer was
+    /// created with `CL_MEM_USE_HOST_PTR` (then it carries the region between the storage
+    /// and `host_ptr`); None for maps of the storage itself.
+    pub staging: Option<Arc<Staging>>,
 }
 
 /// The host side of an image map (clEnqueueMapImage): the box's texels in a staging buffer,
@@ -101,14 +108,25 @@ impl Mem {
         let device = context.devices[0].vk()?;
         // Only a context with a green-context sub-device has CUDA kernels that may use it.
         let export = context.devices.iter().any(|d| d.green_context().is_some());
-        let storage = Buffer::new_shared(device, size as u64, export)
+        // CL_MEM_ALLOC_HOST_PTR asks for memory the host reaches: never device-local.
+        let device_local = flags & CL_MEM_ALLOC_HOST_PTR == 0;
+        let storage = Buffer::new_shared(device, size as u64, export, device_local)
             .map_err(|e| allocation_failed(format_args!("buffer of {size} bytes"), e))?;
         if flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 {
-            // SAFETY: the application promises host_ptr holds `size` bytes (clCreateBuffer);
-            // the mapped storage holds `size` bytes.
-            unsafe {
-                std::ptr::copy_nonoverlapping(host_ptr.0 as *const u8, storage.mapped(), size)
-            };
+            if storage.mapped().is_null() {
+                // Device-local storage (VKCL_DEVICE_LOCAL): uploaded through staging.
+                // SAFETY: the application promises host_ptr holds `size` bytes (clCreateBuffer).
+                let data = unsafe { std::slice::from_raw_parts(host_ptr.0 as *const u8, size) };
+                upload(device, &storage, 0, data).map_err(|e| {
+                    allocation_failed(format_args!("initial contents of {size} bytes"), e)
+                })?;
+            } else {
+                // SAFETY: the application promises host_ptr holds `size` bytes
+                // (clCreateBuffer); the mapped storage holds `size` bytes.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(host_ptr.0 as *const u8, storage.mapped(), size)
+                };
+            }
         }
         let host_ptr = if flags & CL_MEM_USE_HOST_PTR != 0 {
             host_ptr
@@ -310,6 +328,24 @@ impl Mem {
     /// Host address of this object's byte 0 in the (always mapped) storage (buffers).
     pub fn mapped(&self) -> *mut u8 {
         self.storage().mapped().wrapping_add(self.offset)
+    }
+
+    /// Whether host access to this buffer goes through host-cached staging memory filled and
+    /// drained by device copies: when its storage is not host-cached (device-local memory
+    /// behind the PCI BAR, which the CPU reads at tens of MB/s), or always under
+    /// `VKCL_STAGED_READS=1`, or for device-local storage the host does not map at all
+    /// (`VKCL_DEVICE_LOCAL`). Reads, rectangular reads and writes and maps take that path.
+    pub fn staged(&self) -> bool {
+        !self.storage().host_cached
+            || self.storage().mapped().is_null()
+            || crate::util::config::config().staged_reads
+    }
+
+    /// Whether the host writes this buffer's storage directly (`clEnqueueWriteBuffer`, fills
+    /// of byte patterns): false only for device-local storage the host does not map
+    /// (`VKCL_DEVICE_LOCAL`), which those go through staging for.
+    pub fn host_writes(&self) -> bool {
+        !self.storage().mapped().is_null()
     }
 
     /// Device address of this object's byte 0 (buffers).

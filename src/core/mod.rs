@@ -2,6 +2,7 @@
 //! programs, kernels. Knows OpenCL semantics; reaches the device only through `backend`.
 
 pub mod binary;
+pub mod chunked;
 pub mod command;
 pub mod command_buffer;
 pub mod context;
@@ -25,6 +26,7 @@ pub mod program;
 pub mod queue;
 pub mod rect;
 pub mod sampler;
+pub mod staged;
 pub mod transfer;
 
 use std::ffi::c_void;

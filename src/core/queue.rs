@@ -1,5 +1,6 @@
 //! Command queues (OpenCL 3.0 section 5.1) and the enqueue path shared by every command.
 
+use super::chunked;
 use super::command::{Command, Keep};
 use super::context::Context;
 use super::device::Device;
@@ -8,6 +9,7 @@ use super::event::{Event, EventLink, EventQueue, OrderLink};
 use super::image_desc::copy_box;
 use super::memory::Mapping;
 use super::object::{ClObject, Header, Kind};
+use super::staged::{self, Staged};
 use super::transfer::FillPlan;
 use super::UserPtr;
 use crate::backend::executor::Executor;
@@ -93,8 +95,10 @@ impl CommandQueue {
     /// Enqueues `cmd` after `wait_list` (checked) and every command enqueued before it: its
     /// device part through the queue's executor, its host part (reads, writes, maps, fills of
     /// byte patterns, image rows) on the queue's worker in order. Returns its event.
-    /// Errors: `CL_OUT_OF_RESOURCES` when a read's or an image transfer's staging buffer
-    /// cannot be allocated.
+    /// Staged buffers ([`crate::core::memory::Mem::staged`]) go through host-cached staging
+    /// (`core/staged.rs`, reads over 8 MiB `core/chunked.rs`).
+    /// Errors: `CL_OUT_OF_RESOURCES` (logged) when a staged command's or an image transfer's
+    /// staging buffer cannot be allocated.
     pub fn enqueue_command(
         self: &Arc<Self>,
         cmd: Command,
@@ -105,37 +109,81 @@ impl CommandQueue {
         let device = cmd.device_commands();
         let mut hook: Option<Hook> = None;
         let work = match cmd {
+            Command::Read { size: 0, .. } | Command::Write { size: 0, .. } => Work::Nop,
+            // Storage the host does not map (VKCL_DEVICE_LOCAL): writes and byte-pattern
+            // fills through staging too.
+            Command::Write {
+                mem,
+                offset,
+                size,
+                ptr,
+            } if !mem.host_writes() => {
+                let plan = staged::write(&mem, offset, size, ptr)?;
+                return Ok(self.enqueue_staged(ty, wait_list, keep, plan));
+            }
+            Command::Fill {
+                mem,
+                offset,
+                size,
+                plan: FillPlan::Bytes(pat),
+            } if !mem.host_writes() && size > 0 => {
+                let plan = staged::fill(&mem, offset, size, pat)?;
+                return Ok(self.enqueue_staged(ty, wait_list, keep, plan));
+            }
+            // Memory the host reads slowly (device-local behind the PCI BAR), or
+            // VKCL_STAGED_READS=1: through host-cached staging memory (core/staged.rs).
             Command::Read {
                 mem,
                 offset,
                 size,
                 ptr,
-            } if size > 0
-                && (!mem.storage().host_cached || crate::util::config::config().staged_reads) =>
-            {
-                // Memory the host reads slowly (device-local behind the PCI BAR): one command
-                // whose device part copies the range into host-cached staging memory and whose
-                // host part (run once the copy completed successfully, before the event is
-                // complete) copies it out.
-                let staging = Arc::new(
-                    Buffer::readback(self.device.vk()?, size as u64)
-                        .map_err(|e| refused("read staging", e))?,
-                );
-                let at = (mem.offset + offset) as u64;
-                let copy = DeviceCommand::Copy {
-                    src: mem.storage().clone(),
-                    dst: staging.clone(),
-                    regions: vec![(at, 0, size as u64)],
-                };
-                let src = UserPtr(staging.mapped() as *mut c_void);
-                keep.push(staging);
-                hook = Some(Box::new(move || {
-                    // SAFETY: the staging buffer holds `size` bytes; the application keeps `ptr`
-                    // valid for `size` bytes until the read completes.
-                    unsafe { host_copy(src, ptr, size) };
-                    CL_SUCCESS
-                }));
-                self.executor.work(vec![copy])
+            } if size > chunked::CHUNK && mem.staged() => {
+                let q: Arc<dyn EventQueue> = self.clone();
+                let event = Arc::new(Event::new_command(self.context.clone(), q, ty));
+                let read = (&mem, offset, size, ptr);
+                let jobs =
+                    chunked::read_jobs(&event, wait_list, keep, read, |c| self.executor.work(c))?;
+                self.engine.submit_all(jobs);
+                return Ok(event);
+            }
+            Command::Read {
+                mem,
+                offset,
+                size,
+                ptr,
+            } if size > 0 && mem.staged() => {
+                let plan = staged::read(&mem, offset, size, ptr)?;
+                return Ok(self.enqueue_staged(ty, wait_list, keep, plan));
+            }
+            Command::HostRect {
+                mem,
+                write,
+                buffer,
+                host,
+                region,
+                ptr,
+            } if mem.staged() => {
+                let plan = staged::rect(&mem, write, buffer, host, region, ptr)?;
+                return Ok(self.enqueue_staged(ty, wait_list, keep, plan));
+            }
+            Command::Map {
+                mem,
+                offset,
+                size,
+                ptr,
+                copy_in,
+                staging: Some(staging),
+            } => {
+                let plan = staged::map(&mem, offset, size, ptr, copy_in, staging);
+                return Ok(self.enqueue_staged(ty, wait_list, keep, plan));
+            }
+            Command::Unmap {
+                mem,
+                mapping,
+                copy_out: true,
+            } if mapping.staging.is_some() => {
+                let plan = staged::unmap(&mem, &mapping).ok_or(ClError(CL_INVALID_VALUE))?;
+                return Ok(self.enqueue_staged(ty, wait_list, keep, plan));
             }
             Command::Read {
                 mem,
@@ -203,6 +251,7 @@ impl CommandQueue {
                 size,
                 ptr,
                 copy_in: true,
+                staging: None,
             } => {
                 let src = UserPtr(mem.mapped().wrapping_add(offset) as *mut c_void);
                 // SAFETY: the region lies in the object's mapped storage, `ptr` in the
@@ -383,6 +432,44 @@ impl CommandQueue {
             _ => self.executor.work(device),
         };
         Ok(self.enqueue_with(ty, wait_list, None, work, keep, hook))
+    }
+
+    /// Enqueues a staged command's plan ([`Staged`]) of type `ty` after `wait_list`; `keep`
+    /// (the command's objects) stays alive, with the plan's staging buffer, until it completes.
+    fn enqueue_staged(
+        self: &Arc<Self>,
+        ty: cl_command_type,
+        wait_list: &[Arc<Event>],
+        mut keep: Keep,
+        plan: Staged,
+    ) -> Arc<Event> {
+        match plan {
+            Staged::CopyOut {
+                device,
+                after,
+                keep: more,
+            } => {
+                keep.extend(more);
+                let work = self.executor.work(device);
+                self.enqueue_with(ty, wait_list, None, work, keep, after)
+            }
+            Staged::CopyIn {
+                before,
+                device,
+                keep: more,
+            } => {
+                keep.extend(more);
+                let Some(before) = before else {
+                    let work = self.executor.work(device);
+                    return self.enqueue_with(ty, wait_list, None, work, keep, None);
+                };
+                // The host part first, in queue order (its source may be an earlier
+                // command's output); the device copy after it, failing with it.
+                let first = self.enqueue(ty, wait_list, Work::Host(before), keep.clone());
+                let work = self.executor.work(device);
+                self.enqueue_with(ty, &[first], None, work, keep, None)
+            }
+        }
     }
 
     /// Enqueues `commands` as one job of command type `ty` (a command buffer's run) after
@@ -567,8 +654,11 @@ impl JobObserver for Then {
     fn assigned(&self, point: TimelinePoint) {
         self.inner.assigned(point);
     }
-    fn submitted(&self, ns: u64, device_signal: bool) {
-        self.inner.submitted(ns, device_signal);
+    fn submitted(&self, ns: u64, _device_signal: bool) {
+        // Never ready for device waits at submission: the hook's host work (a staged read's
+        // copy into the application's memory) is part of the command, so a dependent command
+        // waits for the whole of it (complete) rather than for the device's signal.
+        self.inner.submitted(ns, false);
     }
     fn running(&self, ns: u64) {
         self.inner.running(ns);

@@ -94,7 +94,7 @@ fn overlaps(a: impl Iterator<Item = usize>, b: impl Iterator<Item = usize>, len:
 
 /// The `vkCmdCopyBuffer` regions (source offset, destination offset, size) of a row-by-row
 /// copy of `len`-byte rows, rows that continue the previous one on both sides merged.
-fn copy_regions(
+pub(crate) fn copy_regions(
     src: impl Iterator<Item = usize>,
     dst: impl Iterator<Item = usize>,
     len: usize,

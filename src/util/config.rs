@@ -14,6 +14,18 @@ pub enum Validation {
     Fatal,
 }
 
+/// Where buffers live (`VKCL_DEVICE_LOCAL`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceLocal {
+    /// Host-visible memory, mapped for the buffer's life (the default).
+    Off,
+    /// Device-local memory the host does not map, on discrete GPUs (`1`); every host access
+    /// goes through staging.
+    Discrete,
+    /// As `Discrete` on every device, lavapipe included (`force`: how tests cover the path).
+    Force,
+}
+
 /// How a kernel on a sub-device keeps to its compute units (`VKCL_SUBDEVICE_DISPATCH`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LimitedDispatch {
@@ -44,9 +56,17 @@ pub struct Config {
     pub command_buffer_098: bool,
     /// `VKCL_SUBDEVICE_DISPATCH`: `persistent` or `waves`; None: the device's default.
     pub subdevice_dispatch: Option<LimitedDispatch>,
-    /// `VKCL_STAGED_READS=1`: buffer reads always go through host-cached staging memory (by
-    /// default only out of memory the host reads slowly, e.g. NVIDIA's device-local BAR).
+    /// `VKCL_STAGED_READS=1`: every host access to buffers that can go through host-cached
+    /// staging memory does (reads, rectangular reads and writes, maps); by default only
+    /// accesses to memory the host reads slowly (NVIDIA's device-local BAR) do.
     pub staged_reads: bool,
+    /// `VKCL_STAGING_POOL_MB` (default 256): how many MiB of idle staging buffers each Vulkan
+    /// device keeps for reuse; larger staging buffers are freed after use.
+    pub staging_pool_bytes: u64,
+    /// `VKCL_DEVICE_LOCAL`: `1` puts buffers (not `CL_MEM_ALLOC_HOST_PTR` ones, not those of
+    /// contexts with green-context sub-devices) in device-local memory the host does not map,
+    /// on discrete GPUs; `force` on every device; unset or `0`: host-visible memory.
+    pub device_local: DeviceLocal,
     /// `VKCL_IMAGES=1` (experimental, docs/images.md): devices report `CL_DEVICE_IMAGE_SUPPORT`
     /// and the image limits and formats of the Vulkan driver.
     pub images: bool,
@@ -193,6 +213,15 @@ impl Config {
             command_buffer_098,
             subdevice_dispatch,
             staged_reads: var("VKCL_STAGED_READS").as_deref() == Some("1"),
+            device_local: match var("VKCL_DEVICE_LOCAL").as_deref() {
+                Some("1") | Some("on") => DeviceLocal::Discrete,
+                Some("force") => DeviceLocal::Force,
+                _ => DeviceLocal::Off,
+            },
+            staging_pool_bytes: var("VKCL_STAGING_POOL_MB")
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .unwrap_or(256)
+                .saturating_mul(1 << 20),
             images: var("VKCL_IMAGES").as_deref() == Some("1"),
         }
     }

@@ -1,10 +1,12 @@
 //! Mapping and migration (OpenCL 3.0 sections 5.2.4, 5.5.2 and 5.4.6 (migration)):
 //! clEnqueueMapBuffer, clEnqueueUnmapMemObject, clEnqueueMigrateMemObjects.
 //!
-//! Buffer storage is always host-mapped, so a map hands out the storage address and costs
-//! nothing. `CL_MEM_USE_HOST_PTR` objects keep their data in a device copy: a map copies the
-//! region to `host_ptr + offset` (unless the map invalidates it) and hands that out, and the
-//! unmap of a map for writing copies it back.
+//! Buffer storage is always host-mapped: where the host reads it fast, a map hands out the
+//! storage address and costs nothing; where it does not (or `VKCL_STAGED_READS=1`), a map hands
+//! out a host-cached staging buffer the device filled, and the unmap of a write map copies it
+//! back on the device (`core/staged.rs`). `CL_MEM_USE_HOST_PTR` objects keep their data in a
+//! device copy: a map copies the region to `host_ptr + offset` (unless the map invalidates it)
+//! and hands that out, and the unmap of a map for writing copies it back.
 
 use super::enqueue::{command_args, finish_enqueue, mem_command_args};
 use crate::api::event::{return_event, wait_list};
@@ -81,7 +83,8 @@ pub unsafe extern "C" fn clEnqueueMapBuffer(
 }
 
 /// clEnqueueUnmapMemObject: ends the map that returned `mapped_ptr`; for a write map of a
-/// CL_MEM_USE_HOST_PTR buffer, the host region is copied back to the device copy. Errors:
+/// CL_MEM_USE_HOST_PTR or staged buffer, the host region is copied back to the device copy
+/// before the unmap's event completes. Errors:
 /// those of the queue, object and wait list; `CL_INVALID_VALUE` if `mapped_ptr` is not a live
 /// map of `memobj`.
 ///

@@ -12,6 +12,15 @@ static SECONDARIES_EXECUTED: AtomicU64 = AtomicU64::new(0);
 /// Number of pipeline barriers recorded into secondaries (by command-buffer finalize).
 static SECONDARY_BARRIERS: AtomicU64 = AtomicU64::new(0);
 
+/// Number of staging buffers allocated from Vulkan (not taken from the pool) since the library
+/// was loaded (`backend/vulkan/staging.rs`).
+static STAGING_ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+/// Counts one staging buffer allocated from Vulkan.
+pub fn count_staging_allocation() {
+    STAGING_ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+}
+
 /// Counts one `vkQueueSubmit`.
 pub fn count_submit() {
     QUEUE_SUBMITS.fetch_add(1, Ordering::Relaxed);
@@ -33,12 +42,14 @@ pub fn count_secondary_barriers(n: u64) {
 }
 
 /// The counters since the library was loaded: `vkQueueSubmit` calls, device commands
-/// recorded, secondaries executed, barriers recorded into secondaries.
-pub fn snapshot() -> [u64; 4] {
+/// recorded, secondaries executed, barriers recorded into secondaries, staging buffers
+/// allocated from Vulkan.
+pub fn snapshot() -> [u64; 5] {
     [
         QUEUE_SUBMITS.load(Ordering::Relaxed),
         COMMANDS_RECORDED.load(Ordering::Relaxed),
         SECONDARIES_EXECUTED.load(Ordering::Relaxed),
         SECONDARY_BARRIERS.load(Ordering::Relaxed),
+        STAGING_ALLOCATIONS.load(Ordering::Relaxed),
     ]
 }

@@ -12,7 +12,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub const BUFFER_ALIGNMENT: u64 = 128;
 
 /// A storage buffer usable by shaders (through its device address) and by transfers.
-/// Always host-visible for now (mapped for its whole life).
+/// Host-visible and mapped for its whole life, except device-local buffers
+/// ([`Buffer::new_shared`]), whose [`Buffer::mapped`] is null.
 pub struct Buffer {
     device: Arc<Device>,
     pub raw: vk::Buffer,
@@ -68,16 +69,37 @@ impl Buffer {
     /// exportable host-visible memory type is system memory (about 75 GB/s from the GPU,
     /// against 2 TB/s and more for the device-local memory of other buffers), hence only there.
     /// Errors: as [`Buffer::new`].
+    ///
+    /// `device_local`: the buffer may live in device-local memory the host does not map, which
+    /// it does under `VKCL_DEVICE_LOCAL=1` on discrete GPUs (`force`: on every device) unless
+    /// `export` applies; such a buffer's [`Buffer::mapped`] is null and every host access
+    /// goes through staging ([`super::upload::upload`], `core/staged.rs`).
     pub fn new_shared(
         device: &Arc<Device>,
         size: u64,
         export: bool,
+        device_local: bool,
     ) -> Result<Buffer, BackendError> {
         if export && device.cuda.is_some() {
             match Buffer::new_exported(device, size) {
                 Ok(b) => return Ok(b),
                 Err(e) => tracing::debug!("exportable buffer of {size} bytes: {e}"),
             }
+        }
+        use crate::util::config::{config, DeviceLocal};
+        let placed = match config().device_local {
+            DeviceLocal::Off => false,
+            DeviceLocal::Discrete => {
+                device.phys.device_type == vk::PhysicalDeviceType::DISCRETE_GPU
+            }
+            DeviceLocal::Force => true,
+        };
+        if device_local && placed && !export {
+            let mut b = Buffer::new_suballocated(device, size, MemoryLocation::GpuOnly)?;
+            // Never touched by the host, even where the memory type is host-visible (lavapipe).
+            b.mapped = std::ptr::null_mut();
+            b.host_cached = false;
+            return Ok(b);
         }
         Buffer::new_suballocated(device, size, MemoryLocation::CpuToGpu)
     }
@@ -254,7 +276,7 @@ impl Buffer {
                 // (Readback staging keeps the shared blocks: the allocator keeps its last block,
                 // which a dedicated allocation would give back after every read.)
                 allocation_scheme: if size >= DEDICATED_BYTES
-                    && location == MemoryLocation::CpuToGpu
+                    && location != MemoryLocation::GpuToCpu
                 {
                     AllocationScheme::DedicatedBuffer(raw)
                 } else {
@@ -308,7 +330,13 @@ impl Buffer {
         })
     }
 
-    /// The host address of byte 0 (the memory stays mapped while the buffer lives).
+    /// The Vulkan device the buffer belongs to.
+    pub fn device(&self) -> &Arc<Device> {
+        &self.device
+    }
+
+    /// The host address of byte 0 (the memory stays mapped while the buffer lives); null for
+    /// a device-local buffer the host does not map.
     pub fn mapped(&self) -> *mut u8 {
         self.mapped
     }

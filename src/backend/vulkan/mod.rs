@@ -13,7 +13,9 @@ pub mod record;
 pub mod recorder;
 pub mod sampler;
 pub mod secondary;
+pub mod staging;
 pub mod timeline;
+pub mod upload;
 
 pub use device::Device;
 pub use instance::{Instance, PhysicalDevice};

@@ -171,6 +171,16 @@ struct Progress {
     completed: AtomicU64,
 }
 
+impl Progress {
+    /// Blocks until every job up to `value` has completed (its observer told).
+    fn wait_completed(&self, value: u64) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while st.1 < value {
+            st = self.cond.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
 /// The submission engine of one command queue (one timeline, one worker, one completion thread).
 pub struct Engine {
     pub timeline: Arc<Timeline>,
@@ -213,10 +223,11 @@ impl Engine {
         };
         {
             let (device, timeline) = (device.clone(), timeline.clone());
+            let progress = progress.clone();
             std::thread::Builder::new()
                 .name("vkcl-submit".into())
                 .spawn(move || {
-                    let jobs = (device, queue_index, pool, timeline, rx, spin);
+                    let jobs = (device, queue_index, pool, (timeline, progress), rx, spin);
                     worker(jobs, done_tx, recycle_rx)
                 })
                 .map_err(|e| BackendError::Host(format!("submit thread: {e}")))?;
@@ -238,20 +249,29 @@ impl Engine {
 
     /// Queues a job; returns its timeline value.
     pub fn submit(&self, job: Job) -> u64 {
+        self.submit_all(vec![job])
+    }
+
+    /// Queues `jobs` as consecutive timeline values (no other submitter's job between them);
+    /// returns the last value (0 if `jobs` is empty).
+    pub fn submit_all(&self, jobs: Vec<Job>) -> u64 {
         let sender = self.sender.lock().unwrap_or_else(|e| e.into_inner());
-        let mut st = self
-            .progress
-            .state
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        st.0 += 1;
-        let value = st.0;
-        drop(st);
-        job.observer.assigned((self.timeline.clone(), value));
-        if let Some(tx) = sender.as_ref() {
-            let _ = tx.send((value, job));
+        let mut last = 0;
+        for job in jobs {
+            let mut st = self
+                .progress
+                .state
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            st.0 += 1;
+            last = st.0;
+            drop(st);
+            job.observer.assigned((self.timeline.clone(), last));
+            if let Some(tx) = sender.as_ref() {
+                let _ = tx.send((last, job));
+            }
         }
-        value
+        last
     }
 
     /// Blocks until every job queued so far has completed (and its observer was told).
@@ -302,18 +322,19 @@ impl Drop for Engine {
     }
 }
 
-/// A worker's device, queue index, command pool, timeline, job channel and hand-off spin.
+/// A worker's device, queue index, command pool, timeline and progress, job channel and
+/// hand-off spin.
 type WorkerJobs = (
     Arc<Device>,
     usize,
     vk::CommandPool,
-    Arc<Timeline>,
+    (Arc<Timeline>, Arc<Progress>),
     Receiver<(u64, Job)>,
     Duration,
 );
 
 fn worker(
-    (device, queue_index, pool, timeline, rx, spin): WorkerJobs,
+    (device, queue_index, pool, (timeline, progress), rx, spin): WorkerJobs,
     done_tx: Sender<Done>,
     recycle_rx: Receiver<vk::CommandBuffer>,
 ) {
@@ -507,6 +528,10 @@ fn worker(
                     lost |= t.wait(*v).is_err();
                 }
                 lost |= timeline.wait(value - 1).is_err();
+                // Host work also runs after the completion hooks of the jobs before it (a
+                // staged read's copy out of its staging buffer into the application's memory,
+                // which host work may read or write).
+                progress.wait_completed(value - 1);
                 let start = host_ns();
                 observer.submitted(start, false);
                 observer.running(start);

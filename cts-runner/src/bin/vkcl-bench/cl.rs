@@ -101,6 +101,8 @@ api! {
     clSetKernelArg: fn(Handle, Uint, usize, *const c_void) -> Int;
     clEnqueueNDRangeKernel: fn(Handle, Handle, Uint, *const usize, *const usize, *const usize, Uint, *const Handle, *mut Handle) -> Int;
     clFinish: fn(Handle) -> Int;
+    clEnqueueMapBuffer: fn(Handle, Handle, Uint, u64, usize, usize, Uint, *const Handle, *mut Handle, *mut Int) -> *mut c_void;
+    clEnqueueUnmapMemObject: fn(Handle, Handle, *mut c_void, Uint, *const Handle, *mut Handle) -> Int;
 }
 
 const CL_PLATFORM_NAME: Uint = 0x0902;
@@ -503,6 +505,46 @@ impl<'a> Session<'a> {
                 ptr::null(),
                 global.as_ptr(),
                 local_ptr,
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        })
+    }
+
+    /// Blocking clEnqueueMapBuffer of the first `bytes` of `b` with `flags`
+    /// (`CL_MAP_READ` = 1, `CL_MAP_WRITE` = 2, `CL_MAP_WRITE_INVALIDATE_REGION` = 4); the
+    /// pointer stays valid until [`Session::unmap`].
+    pub fn map(&self, b: &Buffer<'a>, flags: u64, bytes: usize) -> ClResult<*mut u8> {
+        assert!(bytes <= b.size, "map larger than the buffer");
+        let mut err = 0;
+        // SAFETY: blocking map of a region inside the buffer.
+        let p = unsafe {
+            (self.api.clEnqueueMapBuffer)(
+                self.queue.raw,
+                b.raw,
+                1,
+                flags,
+                0,
+                bytes,
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+                &mut err,
+            )
+        };
+        check("clEnqueueMapBuffer", err)?;
+        Ok(p.cast())
+    }
+
+    /// clEnqueueUnmapMemObject of a pointer [`Session::map`] returned for `b`.
+    pub fn unmap(&self, b: &Buffer<'a>, p: *mut u8) -> ClResult<()> {
+        // SAFETY: a live map of this buffer.
+        check("clEnqueueUnmapMemObject", unsafe {
+            (self.api.clEnqueueUnmapMemObject)(
+                self.queue.raw,
+                b.raw,
+                p.cast(),
                 0,
                 ptr::null(),
                 ptr::null_mut(),

@@ -13,6 +13,7 @@
 
 mod cl;
 mod long;
+mod maps;
 mod workloads;
 
 use clap::Parser;

@@ -79,6 +79,18 @@ pub const WORKLOADS: &[Workload] = &[
         run: read_bandwidth,
     },
     Workload {
+        id: "map_read_bandwidth",
+        unit: "GB/s",
+        better: Better::Higher,
+        run: crate::maps::map_read_bandwidth,
+    },
+    Workload {
+        id: "map_write_bandwidth",
+        unit: "GB/s",
+        better: Better::Higher,
+        run: crate::maps::map_write_bandwidth,
+    },
+    Workload {
         id: "copy_kernel_bandwidth",
         unit: "GB/s",
         better: Better::Higher,
@@ -140,7 +152,7 @@ pub const WORKLOADS: &[Workload] = &[
     },
 ];
 
-fn e<E: std::fmt::Display>(x: E) -> String {
+pub(crate) fn e<E: std::fmt::Display>(x: E) -> String {
     x.to_string()
 }
 
@@ -207,13 +219,13 @@ fn launch_latency(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
     })
 }
 
-fn pattern(n: usize, seed: u32) -> Vec<u32> {
+pub(crate) fn pattern(n: usize, seed: u32) -> Vec<u32> {
     (0..n as u32)
         .map(|i| i.wrapping_mul(2_654_435_761) ^ seed)
         .collect()
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+pub(crate) fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
 }
