@@ -148,6 +148,7 @@ mod layout;
 mod lower;
 mod mathlib;
 mod options;
+mod phiguard;
 mod printf;
 pub mod ptx;
 mod reflect;
