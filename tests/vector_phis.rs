@@ -358,3 +358,47 @@ __kernel void t0_k(__global uint *out, __global const uint *in) {
     // p1.s1 = 0 - 0xfffffffe = 2; v22 = 0 - 2.
     assert_eq!(e.read::<u32>(out, 4), vec![4294967294u32; 4]);
 }
+
+/// The same loop in SPIR-V input (`clCreateProgramWithIL`), where the vector is already a phi:
+/// `v = (100, 7) - v` for `n` passes from `v = (n, n + 1)`, lane 1 read.
+#[test]
+fn il_vector_phi_with_the_vector_second() {
+    let il = common::spirv::assemble_whole(
+        "OpCapability Addresses\nOpCapability Kernel\nOpCapability Linkage\n\
+         OpMemoryModel Physical64 OpenCL\n\
+         OpEntryPoint Kernel %k \"k\"\n\
+         %uint = OpTypeInt 32 0\n%v2uint = OpTypeVector %uint 2\n%void = OpTypeVoid\n\
+         %bool = OpTypeBool\n%ptr = OpTypePointer CrossWorkgroup %uint\n\
+         %fnty = OpTypeFunction %void %ptr %uint\n\
+         %c0 = OpConstant %uint 0\n%c1 = OpConstant %uint 1\n%c7 = OpConstant %uint 7\n\
+         %c100 = OpConstant %uint 100\n%cv = OpConstantComposite %v2uint %c100 %c7\n\
+         %k = OpFunction %void None %fnty\n%out = OpFunctionParameter %ptr\n\
+         %n = OpFunctionParameter %uint\n\
+         %entry = OpLabel\n%n1 = OpIAdd %uint %n %c1\n\
+         %v0 = OpCompositeConstruct %v2uint %n %n1\nOpBranch %head\n\
+         %head = OpLabel\n%v = OpPhi %v2uint %v0 %entry %vn %body\n\
+         %i = OpPhi %uint %c0 %entry %in %body\n%cond = OpULessThan %bool %i %n\n\
+         OpLoopMerge %exit %body None\nOpBranchConditional %cond %body %exit\n\
+         %body = OpLabel\n%vn = OpISub %v2uint %cv %v\n%in = OpIAdd %uint %i %c1\n\
+         OpBranch %head\n\
+         %exit = OpLabel\n%y = OpCompositeExtract %uint %v 1\n\
+         OpStore %out %y Aligned 4\nOpReturn\nOpFunctionEnd\n",
+    );
+    let e = Env::new();
+    let p = common::spirv::create_il(&e, &il);
+    common::spirv::build(&e, p);
+    let k = e.kernel(p, "k");
+    for n in [1u32, 2, 3, 6] {
+        let out = e.zeros::<u32>(1);
+        arg_mem(k, 0, out);
+        set_arg(k, 1, &n);
+        e.run(k, &[1], None, None);
+        // Lane 1 alternates between n + 1 and 7 - (n + 1).
+        let want = if n % 2 == 0 {
+            n + 1
+        } else {
+            7u32.wrapping_sub(n + 1)
+        };
+        assert_eq!(e.read::<u32>(out, 1), vec![want], "n = {n}");
+    }
+}
