@@ -26,9 +26,11 @@
 //!
 //! "May execute in a cycle": in a block of a cycle of its function's CFG, or anywhere in a
 //! function that something calls (it is inlined, perhaps into a loop). `__vkcl_keep.*` is a
-//! declaration (`readnone nounwind willreturn`), so no pass can see through it, remove a used
-//! call or move it into a different value's place. Straight-line kernel code is left alone. A
-//! kept phi still works as a vector; only the scalarization of such loops is lost.
+//! declaration (`readnone nounwind willreturn`), so no pass can see through it or replace a
+//! used call by its operand (passes may move, copy or merge the calls, which keeps them
+//! between `B` and `P`). Straight-line kernel code is left alone. A kept phi still works as a
+//! vector; only InstCombine's scalarization of such loops is lost (`docs/difftest.md`,
+//! session 11, has the cost and the one shape not covered).
 //!
 //! After llvm-spirv, [`unguard`] replaces each call by its operand in the SPIR-V module and
 //! removes the declaration, so the rest of vkcl never sees it.
