@@ -109,7 +109,8 @@ pub(crate) fn compile_c(
     caps: &DeviceCaps,
 ) -> Result<FrontOutput, BuildFailure> {
     let dir = tmpdir()?;
-    let (bc, log) = clang(tools, dir.path(), source, &[], opts, caps)?;
+    // Text IR, which the loop-vector guard reads (`phiguard`) without a disassembly.
+    let (bc, log) = clang(tools, dir.path(), source, &[], opts, caps, true)?;
     let spirv = llvm_to_spirv(tools, dir.path(), &bc)?;
     Ok(FrontOutput { spirv, log })
 }
@@ -138,13 +139,14 @@ pub(crate) fn compile_object(
     caps: &DeviceCaps,
 ) -> Result<ObjectOutput, BuildFailure> {
     let dir = tmpdir()?;
-    let (bc, log) = clang(tools, dir.path(), source, headers, opts, caps)?;
+    let (bc, log) = clang(tools, dir.path(), source, headers, opts, caps, false)?;
     let bitcode = std::fs::read(&bc)
         .map_err(|e| BuildFailure::compile(format!("cannot read clang's output: {e}")))?;
     Ok(ObjectOutput { bitcode, log })
 }
 
-/// Runs clang on `source` in `dir`; returns the bitcode's path and the diagnostics.
+/// Runs clang on `source` in `dir`; returns the path of the LLVM module (bitcode, or text IR
+/// with `text`) and the diagnostics.
 fn clang(
     tools: &Tools,
     dir: &Path,
@@ -152,6 +154,7 @@ fn clang(
     headers: &[(String, String)],
     opts: &ParsedOptions,
     caps: &DeviceCaps,
+    text: bool,
 ) -> Result<(std::path::PathBuf, String), BuildFailure> {
     let io =
         |e: std::io::Error| BuildFailure::compile(format!("cannot write a temporary file: {e}"));
@@ -178,7 +181,7 @@ fn clang(
         }
         std::fs::write(&path, text).map_err(io)?;
     }
-    let bc = dir.join("front.bc");
+    let bc = dir.join(if text { "front.ll" } else { "front.bc" });
     let mut args: Vec<String> = [
         "-x",
         "cl",
@@ -195,6 +198,9 @@ fn clang(
     .iter()
     .map(|s| s.to_string())
     .collect();
+    if text {
+        args.push("-S".into());
+    }
     args.extend(opts.clang_args.iter().cloned());
     if !headers.is_empty() {
         args.push(format!("-I{}", path_arg(&header_dir)));
@@ -336,8 +342,9 @@ pub(crate) fn compile_il(
     })
 }
 
-/// The math library ([`super::mathlib`]) when `bc` needs it, then opt-15 (inline +
-/// structurize) then llvm-spirv-15 on `bc`, in `dir`.
+/// The loop-vector guard ([`super::phiguard`]), the math library ([`super::mathlib`]) when
+/// `bc` needs it, then opt-15 (inline + structurize) then llvm-spirv-15 on `bc` (bitcode, or
+/// text IR when its name ends in `.ll`), in `dir`.
 ///
 /// Every call of the program's own functions must be inlined (see
 /// [`super::lower`]'s `calls` pass for why vkcl does not emit calls). The O2 pipeline with a
@@ -348,19 +355,69 @@ pub(crate) fn compile_il(
 /// for such programs. What is still called after that (a recursive function) is reported by
 /// the lowering with the function's name.
 fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, BuildFailure> {
+    // LLVM 15's InstCombine miscompiles some loop-carried vectors: see `phiguard`. The math
+    // library joins after the guard: its loops carry vectors only through `insertelement`.
+    let guarded = guard_vector_phis(tools, dir, bc)?;
+    let bc = guarded.as_deref().unwrap_or(bc);
     // Precise math built-ins (libclc) join the module before opt, which inlines them.
-    let bc = &super::mathlib::link(tools, dir, bc)?;
-    let words = optimize_and_translate(tools, dir, bc, &[])?;
+    let input = &super::mathlib::link(tools, dir, bc)?;
+    let unguard = |words: Vec<u32>| -> Result<Vec<u32>, BuildFailure> {
+        if guarded.is_none() {
+            return Ok(words);
+        }
+        match super::phiguard::unguard(&words) {
+            Ok(Some(w)) => Ok(w),
+            Ok(None) => Ok(words),
+            Err(e) => Err(BuildFailure::compile(format!(
+                "cannot remove vkcl's loop-vector guard: {e}"
+            ))),
+        }
+    };
+    let words = optimize_and_translate(tools, dir, input, &[])?;
     let left = not_inlined(&words);
     if left.is_empty() {
-        return Ok(words);
+        return unguard(words);
     }
     tracing::debug!(
         "{} functions not inlined by opt, inlined by force: {}",
         left.len(),
         left.join(", ")
     );
-    optimize_and_translate(tools, dir, bc, &left)
+    unguard(optimize_and_translate(tools, dir, input, &left)?)
+}
+
+/// The module of `bc` (bitcode, or text IR when it ends in `.ll`) with `phiguard::guard`
+/// applied, as a text IR file in `dir`, or `None` when it needs no guard (no vector store or phi that can be carried round a
+/// cycle).
+fn guard_vector_phis(
+    tools: &Tools,
+    dir: &Path,
+    bc: &Path,
+) -> Result<Option<std::path::PathBuf>, BuildFailure> {
+    let ll = if bc.extension().is_some_and(|e| e == "ll") {
+        bc.to_path_buf()
+    } else {
+        let ll = dir.join("unguarded.ll");
+        run_opt(
+            tools,
+            &[
+                "-passes=verify".to_string(),
+                "-S".to_string(),
+                path_arg(bc),
+                "-o".to_string(),
+                path_arg(&ll),
+            ],
+        )?;
+        ll
+    };
+    let io = |e: std::io::Error| BuildFailure::compile(format!("temporary file: {e}"));
+    let text = std::fs::read_to_string(&ll).map_err(io)?;
+    let Some(guarded) = super::phiguard::guard(&text) else {
+        return Ok(None);
+    };
+    let out = dir.join("guarded.ll");
+    std::fs::write(&out, guarded).map_err(io)?;
+    Ok(Some(out))
 }
 
 /// The names of the functions with a body that a function other than a kernel's entry wrapper

@@ -148,6 +148,7 @@ mod layout;
 mod lower;
 mod mathlib;
 mod options;
+mod phiguard;
 mod printf;
 pub mod ptx;
 mod reflect;
@@ -262,6 +263,7 @@ fn frontend_id() -> &'static [u8; 32] {
             env!("CARGO_PKG_VERSION").as_bytes(),
             include_str!("frontend.rs").as_bytes(),
             include_str!("fwdconv.rs").as_bytes(),
+            include_str!("phiguard.rs").as_bytes(),
             include_str!("il.rs").as_bytes(),
             include_str!("options.rs").as_bytes(),
             include_str!("prelude.cl").as_bytes(),

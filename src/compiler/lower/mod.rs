@@ -17,7 +17,8 @@
 //! 7. [`widevec`]: vectors of 8 and 16 components -> 4-component parts (arrays in memory).
 //! 8. [`extinst`]: `OpenCL.std` -> `GLSL.std.450` or core instructions.
 //! 9. [`convert`]: saturating and rounding conversions, `half` division; then, on llvmpipe,
-//!    [`f64round`] (`double` `round`/`rint`/`trunc` through `floor`/`ceil`); then [`srem`]
+//!    [`f64round`] (`double` `round`/`rint`/`trunc` through `floor`/`ceil`); then [`unpack`]
+//!    (integer scalar to narrower-integer vector bitcasts as shifts, for lavapipe 22.3.6); then [`srem`]
 //!    (`OpSRem` through `OpSDiv`, for NVIDIA's driver) and [`narrowshift`]:
 //!    8- and 16-bit shifts done in 32 bits (NVIDIA's driver returned 0 for them); then
 //!    [`upcastcmp`]: signed comparisons of a sign-extended `int` with a `long` constant done
@@ -56,6 +57,7 @@ mod sampled;
 mod select;
 mod srem;
 mod types;
+mod unpack;
 mod upcastcmp;
 mod widevec;
 
@@ -123,6 +125,7 @@ pub(crate) fn lower_kernel(
     if caps.f64_rounding_by_floor {
         f64round::round_doubles_by_floor(&mut ctx)?;
     }
+    unpack::unpack_scalar_bitcasts(&mut ctx)?;
     narrowshift::widen_narrow_shifts(&mut ctx)?;
     srem::expand_signed_remainders(&mut ctx)?;
     upcastcmp::narrow_upcast_compares(&mut ctx)?;
