@@ -30,7 +30,7 @@
 //! used call by its operand (passes may move, copy or merge the calls, which keeps them
 //! between `B` and `P`). Straight-line kernel code is left alone. A kept phi still works as a
 //! vector; only InstCombine's scalarization of such loops is lost (`docs/difftest.md`,
-//! session 11, has the cost and the one shape not covered).
+//! session 12, has the cost and the one shape not covered).
 //!
 //! After llvm-spirv, [`unguard`] replaces each call by its operand in the SPIR-V module and
 //! removes the declaration, so the rest of vkcl never sees it.
