@@ -84,7 +84,7 @@ pub struct Device {
     pub launch_buffers: LaunchBuffers,
 }
 
-pub use super::launch::LaunchBuffers;
+pub use super::launch_buffers::LaunchBuffers;
 pub use super::partition::{plan_partition, Partition, ALL_AFFINITY_DOMAINS};
 
 /// Debug fault injection (`vkcl_debug_inject_device_loss`): the next device submission of any

@@ -13,53 +13,7 @@ use crate::backend::vulkan::memory::Buffer;
 use crate::backend::vulkan::record::{DeviceCommand, Grid, VulkanLaunch};
 use opencl_sys::*;
 use std::any::Any;
-use std::sync::{Arc, Mutex};
-
-/// How many launch buffers a device keeps for reuse.
-const KEPT_BUFFERS: usize = 32;
-/// The largest launch buffer kept for reuse, bytes.
-const KEPT_BYTES: u64 = 64 << 10;
-
-/// Launch buffers (header and argument block, [`Encoded::size`] bytes) kept by a device for
-/// reuse: a short launch otherwise spends part of its enqueue allocating and creating one
-/// (issue 17). A kept buffer is handed out again only while nothing else holds it: commands
-/// keep their launch buffer until they complete, so a count of one means no device work can
-/// read it while the host writes the next launch's arguments. `VKCL_LAUNCH_BUFFER_REUSE=0`
-/// allocates every time.
-#[derive(Default)]
-pub struct LaunchBuffers(Mutex<Vec<Arc<Buffer>>>);
-
-impl LaunchBuffers {
-    /// A launch buffer on `device` holding `enc` (written from the host): a kept one that no
-    /// command holds, of at least its size and at most twice it (or 256 bytes), else a new
-    /// one, kept if small. Errors: `CL_MEM_OBJECT_ALLOCATION_FAILURE` ([`Encoded::to_buffer`]).
-    pub fn take(&self, device: &Device, enc: &Encoded) -> ClResult<Arc<Buffer>> {
-        if !crate::util::config::config().launch_buffer_reuse {
-            return Ok(Arc::new(enc.to_buffer(device)?));
-        }
-        let size = enc.size() as u64;
-        let kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let free = kept
-            .iter()
-            .find(|b| Arc::strong_count(b) == 1 && b.size >= size && b.size <= size.max(256) * 2);
-        if let Some(b) = free.cloned() {
-            drop(kept);
-            enc.write_to(&b);
-            return Ok(b);
-        }
-        drop(kept);
-        let b = Arc::new(enc.to_buffer(device)?);
-        if size <= KEPT_BYTES {
-            let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-            if kept.len() < KEPT_BUFFERS {
-                kept.push(b.clone());
-            } else if let Some(slot) = kept.iter_mut().find(|x| Arc::strong_count(x) == 1) {
-                *slot = b.clone();
-            }
-        }
-        Ok(b)
-    }
-}
+use std::sync::Arc;
 
 /// A launch prepared for a queue.
 pub struct Launch {
@@ -162,7 +116,7 @@ impl LoopCheck {
 
 /// Prepares a launch of `kernel` over `range` (checked: [`super::kernel::check_range`]) on
 /// `device` with the kernel's current arguments: on a green context, its CUDA form where the
-/// CUDA path takes it; else [`Kernel::encode`]d into a launch buffer ([`LaunchBuffers`]), dispatched per box of
+/// CUDA path takes it; else [`Kernel::encode`]d into a launch buffer ([`super::launch_buffers::LaunchBuffers`]), dispatched per box of
 /// groups (split where a count exceeds the device's `maxComputeWorkGroupCount`, in waves or
 /// persistent on a compute-unit-limited sub-device). An empty range (a global size 0) prepares
 /// nothing. Errors: as [`Kernel::encode`]; `CL_MEM_OBJECT_ALLOCATION_FAILURE`.
@@ -191,7 +145,11 @@ pub fn prepare(kernel: &Arc<Kernel>, device: &Arc<Device>, range: NdRange) -> Cl
         return Ok(launch);
     }
     let enc = kernel.encode(device, range, &args)?;
-    let buf = device.launch_buffers.take(device, &enc)?;
+    let buf = device.launch_buffers.take(
+        enc.size() as u64,
+        || enc.to_buffer(device),
+        |b| enc.write_to(b),
+    )?;
     let address = buf.address;
     let Encoded {
         regions,

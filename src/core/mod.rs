@@ -17,6 +17,7 @@ pub mod kernel_command;
 pub(crate) mod kernel_cuda;
 pub mod kernel_image;
 pub mod launch;
+pub mod launch_buffers;
 pub mod memory;
 pub mod object;
 pub mod partition;
