@@ -547,14 +547,34 @@ fn creation_errors() {
     let at_max = try_image(&env, 0, r8, &desc1b(max, big), null_mut()).expect("the limit");
     ok(unsafe { cl!(clReleaseMemObject)(at_max) });
     ok(unsafe { cl!(clReleaseMemObject)(big) });
-    // No buffer, an image as the buffer, a row pitch: CL_INVALID_IMAGE_DESCRIPTOR.
+    // A row pitch of at least width x element size, a multiple of the element size, is
+    // accepted (the CTS gives the tight one with the buffer) and changes nothing: the
+    // image's row pitch is the tight one, the layout of the buffer's bytes.
+    for pitch in [1024, 2048] {
+        let mut pitched = d;
+        pitched.image_row_pitch = pitch;
+        let img = try_image(&env, 0, RGBA8, &pitched, null_mut())
+            .unwrap_or_else(|e| panic!("row pitch {pitch}: {e}"));
+        let row: usize =
+            info_scalar(|s, v, r| unsafe { cl!(clGetImageInfo)(img, CL_IMAGE_ROW_PITCH, s, v, r) });
+        assert_eq!(row, 1024, "row pitch {pitch}");
+        ok(unsafe { cl!(clReleaseMemObject)(img) });
+    }
+    // No buffer, an image as the buffer, a row pitch below the width or not a multiple of
+    // the element size, a slice pitch: CL_INVALID_IMAGE_DESCRIPTOR.
     let img = image_on(&env, 0, RGBA8, 16, b);
-    let mut pitched = d;
-    pitched.image_row_pitch = 1024;
+    let pitched = |row, slice| {
+        let mut p = d;
+        p.image_row_pitch = row;
+        p.image_slice_pitch = slice;
+        p
+    };
     for (what, d) in [
         ("no buffer", desc1b(16, null_mut())),
         ("an image", desc1b(16, img)),
-        ("a row pitch", pitched),
+        ("a short row pitch", pitched(1020, 0)),
+        ("a row pitch not of whole texels", pitched(1026, 0)),
+        ("a slice pitch", pitched(0, 1024)),
     ] {
         assert_eq!(
             e(0, RGBA8, &d, null_mut()),

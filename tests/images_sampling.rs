@@ -589,3 +589,93 @@ fn inline_samplers() {
     }
     unsafe { cl!(clReleaseKernel)(k) };
 }
+
+/// OpenCL C 3.0 8.2's nearest texel index of normalized coordinate `s` along a dimension of
+/// `n` texels for `CL_ADDRESS_REPEAT` or `_MIRRORED_REPEAT`, computed in float as the CTS's
+/// reference does (so `s - floor(s)` of -1e-10 is 1.0, texel n, which wraps to 0).
+fn wrapped_index(s: f32, n: usize, mirrored: bool) -> usize {
+    let w = n as f32;
+    if mirrored {
+        let t = 2.0 * (0.5 * s).round_ties_even();
+        let u = (s - t).abs() * w;
+        (u.floor() as i64).min(n as i64 - 1) as usize
+    } else {
+        let u = (s - s.floor()) * w;
+        let i = u.floor() as i64;
+        (if i > n as i64 - 1 { i - n as i64 } else { i }) as usize
+    }
+}
+
+/// Normalized repeat and mirrored repeat where float rounding decides the texel: coordinates
+/// just below 0 (Vulkan's own wrap of `floor(s * n)` = -1 read texel n - 1 there), at
+/// integers, and random ones, on a 7 x 5 R32F 2D image; every read against the float model
+/// above (random coordinates 0.02 texel away from texel edges, where the driver's sub-texel
+/// precision may pick either neighbour).
+#[test]
+fn repeat_modes_wrap_as_opencl_rounds() {
+    let env = env();
+    let mut rng = Rng(77);
+    let ext = [7usize, 5, 1];
+    let (img, m) = float_image(&env, CL_MEM_OBJECT_IMAGE2D, ext, false, &mut rng);
+    let k = kernel_for(&env, CL_MEM_OBJECT_IMAGE2D);
+    let special = [
+        -1e-10f32,
+        -f32::from_bits(0x2d924925), // -0x1.24924ap-33, from the CTS
+        -(2.0f32).powi(-30),
+        -1e-7,
+        0.0,
+        1.0,
+        -1.0,
+        2.0,
+        -3.0 + 1e-9,
+        0.5 / 7.0,
+    ];
+    let mut coords: Vec<[f32; 4]> = Vec::new();
+    for &a in &special {
+        for &b in &special {
+            coords.push([a, b, 0.0, 0.0]);
+        }
+    }
+    while coords.len() < special.len() * special.len() + 200 {
+        let c = [rng.next_f32() * 6.0 - 3.0, rng.next_f32() * 6.0 - 3.0];
+        let away = (0..2).all(|d| {
+            let u = (c[d] - c[d].floor()) * ext[d] as f32;
+            (u - u.round()).abs() > 0.02
+        });
+        if away {
+            coords.push([c[0], c[1], 0.0, 0.0]);
+        }
+    }
+    for (mode, mirrored) in [
+        (CL_ADDRESS_REPEAT, false),
+        (CL_ADDRESS_MIRRORED_REPEAT, true),
+    ] {
+        let s = sampler(&env, true, mode, CL_FILTER_NEAREST);
+        let cbuf = env.buf(&coords);
+        let out = env.zeros::<[f32; 4]>(coords.len());
+        arg_mem(k, 0, img.mem);
+        set_arg(k, 1, &s);
+        arg_mem(k, 2, cbuf);
+        arg_mem(k, 3, out);
+        env.run(k, &[coords.len()], None, None);
+        let got: Vec<[f32; 4]> = env.read(out, coords.len());
+        for (i, c) in coords.iter().enumerate() {
+            let x = wrapped_index(c[0], ext[0], mirrored);
+            let y = wrapped_index(c[1], ext[1], mirrored);
+            let want = m.texel([x as i64, y as i64, 0]);
+            assert_eq!(
+                got[i][0] as f64, want[0],
+                "mode {mode:#x} coordinate {c:?}: texel ({x}, {y}) expected"
+            );
+        }
+        unsafe {
+            cl!(clReleaseSampler)(s);
+            cl!(clReleaseMemObject)(cbuf);
+            cl!(clReleaseMemObject)(out);
+        }
+    }
+    unsafe {
+        cl!(clReleaseMemObject)(img.mem);
+        cl!(clReleaseKernel)(k);
+    }
+}

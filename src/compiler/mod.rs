@@ -609,6 +609,14 @@ pub fn inline_samplers(kernel: &KernelInfo) -> Vec<(u32, bool, u32, bool)> {
     lower::inline_samplers(&kernel.spirv, kernel.args.len() as u32)
 }
 
+/// The table value (a `u32`) of a sampler argument with normalized coordinates or not and
+/// addressing mode `addressing` (`CL_ADDRESS_*`): bit 0 normalized, bits 1-2 the wrap the
+/// lowered kernel applies to normalized coordinates (1 `CL_ADDRESS_REPEAT`, 2
+/// `CL_ADDRESS_MIRRORED_REPEAT`, as OpenCL C 3.0 8.2 computes them; docs/images.md).
+pub fn sampler_entry(normalized: bool, addressing: u32) -> u32 {
+    lower::sampler_entry(normalized, addressing.wrapping_sub(0x1130))
+}
+
 /// Offset of the `loop_limit_hit` flag (`u32`) in the launch header, bytes (kernel ABI).
 pub const LOOP_FLAG_OFFSET: u64 = lower::LOOP_FLAG_OFFSET;
 

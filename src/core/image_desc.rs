@@ -45,7 +45,8 @@ impl ImageDesc {
     /// `CL_INVALID_IMAGE_FORMAT_DESCRIPTOR` (NULL or undefined format);
     /// `CL_INVALID_IMAGE_DESCRIPTOR` (NULL descriptor, unknown type, a dimension 0, mip
     /// levels or samples, a `buffer` the type does not take, pitches without a host pointer
-    /// or against the rules: row pitch below `width` x element size or not a multiple of it,
+    /// (a row pitch is allowed with the buffer of a 1D buffer image, which keeps the tight
+    /// one) or against the rules: row pitch below `width` x element size or not a multiple of it,
     /// slice pitch below the row pitch x height (the row pitch for 1D arrays) or not a
     /// multiple of the row pitch); `CL_INVALID_IMAGE_SIZE` (a dimension beyond every
     /// device's limit: `CL_DEVICE_IMAGE_MAX_BUFFER_SIZE` for 1D buffer images; a 1D buffer
@@ -97,8 +98,13 @@ impl ImageDesc {
             return Err(bad);
         }
         // Pitches: 0 without a host pointer; else at least the tight ones, multiples of the
-        // element size (rows) and of the row pitch (slices).
-        if !has_host_ptr && (d.image_row_pitch != 0 || d.image_slice_pitch != 0) {
+        // element size (rows) and of the row pitch (slices). A 1D buffer image may be given
+        // a row pitch with its buffer (the pitch describes the buffer's bytes, as for images
+        // from buffers; the CTS gives the tight one); its one row changes nothing, so its
+        // row pitch stays the tight one below.
+        let buffer_image = ty == CL_MEM_OBJECT_IMAGE1D_BUFFER;
+        if !has_host_ptr && (d.image_slice_pitch != 0 || (d.image_row_pitch != 0 && !buffer_image))
+        {
             return Err(bad);
         }
         let tight_row = w
@@ -112,6 +118,7 @@ impl ImageDesc {
         if row < tight_row || !row.is_multiple_of(element) {
             return Err(bad);
         }
+        let row = if buffer_image { tight_row } else { row };
         let layered = matches!(
             ty,
             CL_MEM_OBJECT_IMAGE1D_ARRAY | CL_MEM_OBJECT_IMAGE2D_ARRAY | CL_MEM_OBJECT_IMAGE3D

@@ -159,7 +159,7 @@ fn has_alpha(order: cl_channel_order) -> bool {
 }
 
 /// Encodes sampler argument `index` (`arg`, sampler `s`): writes its table entry at `entry`
-/// (a `u32`, 1 for normalized coordinates) and returns its descriptor. `images`: the formats
+/// (a `u32`, [`crate::compiler::sampler_entry`]) and returns its descriptor. `images`: the formats
 /// of the launch's `read_only` image arguments, which the border colour of
 /// `CL_ADDRESS_CLAMP` depends on (OpenCL 3.0 8.2: (0, 0, 0, 0) with alpha, (0, 0, 0, 1)
 /// without; integer or float by the format). Errors: `CL_INVALID_OPERATION` (logged) for a
@@ -174,7 +174,8 @@ pub fn encode_sampler(
     images: &[cl_image_format],
     entry: &mut [u8],
 ) -> ClResult<Descriptor> {
-    entry[0..4].copy_from_slice(&u32::from(s.state.normalized).to_le_bytes());
+    let value = crate::compiler::sampler_entry(s.state.normalized, s.state.addressing);
+    entry[0..4].copy_from_slice(&value.to_le_bytes());
     sampler_descriptor(device, index, &arg.name, &s.state, images)
 }
 

@@ -614,7 +614,7 @@ impl Lower<'_> {
 }
 
 /// The GLSL.std.450 import (added when missing).
-fn glsl_import(ctx: &mut Ctx) -> Word {
+pub(super) fn glsl_import(ctx: &mut Ctx) -> Word {
     let existing = ctx
         .module
         .ext_inst_imports

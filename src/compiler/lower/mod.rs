@@ -147,6 +147,12 @@ pub(crate) fn inline_samplers(words: &[u32], args: u32) -> Vec<(u32, bool, u32, 
     sampled::inline_sampler_bindings(words, args)
 }
 
+/// The table value of a sampler argument of state (`normalized`, `addressing` as the SPIR-V
+/// enumerant) (see `sampled`).
+pub(crate) fn sampler_entry(normalized: bool, addressing: u32) -> u32 {
+    sampled::sampler_entry(normalized, addressing)
+}
+
 /// The persistent variant of a lowered kernel module (see [`persistent`]).
 ///
 /// # Errors

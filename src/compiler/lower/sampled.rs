@@ -10,6 +10,12 @@
 //!   both APIs;
 //! - integer coordinates (OpenCL allows them with unnormalized, nearest samplers) become the
 //!   texel centre, `(float)c + 0.5`, divided by the size;
+//! - normalized coordinates of `CL_ADDRESS_REPEAT` samplers become `s - floor(s)` and of
+//!   `CL_ADDRESS_MIRRORED_REPEAT` ones `|s - 2 rint(s / 2)|`, computed in float as OpenCL C
+//!   3.0 8.2 writes them, before Vulkan's own wrap (which then leaves [0, 1] alone but for
+//!   1.0, texel `size`, wrapped to 0 or mirrored to `size - 1`, as OpenCL's rules do): Vulkan
+//!   wraps `floor(s * size)` instead, so a coordinate just below 0 such as -1e-10, whose
+//!   `s - floor(s)` rounds to 1.0 and so reads texel 0 in OpenCL, read texel `size - 1`;
 //! - the components the dimension needs only (OpenCL passes `float4` for 2D arrays and 3D);
 //! - integer results are read as the image's signed or unsigned sampled type.
 
@@ -45,9 +51,21 @@ pub(super) fn bind_sampler(ctx: &mut Ctx, pid: Word, pty: Word, binding: u32) ->
     inst(Op::Load, Some(pty), Some(pid), vec![Operand::IdRef(var)])
 }
 
+/// The sampler table value of a sampler state (a `u32`): bit 0 normalized coordinates, bits
+/// 1-2 the wrap the lowering applies to normalized coordinates (0 none, 1 repeat, 2 mirrored
+/// repeat). `addressing`: the SPIR-V enumerant (`CL_ADDRESS_*` less `CL_ADDRESS_NONE`).
+pub(crate) fn sampler_entry(normalized: bool, addressing: u32) -> u32 {
+    let wrap = match (normalized, addressing) {
+        (true, 3) => 1,
+        (true, 4) => 2,
+        _ => 0,
+    };
+    u32::from(normalized) | wrap << 1
+}
+
 /// Rewrites every sampled read (module doc). `images`: image parameter -> its table values
 /// (order, data type, width, height, depth, array size); `samplers`: sampler parameter ->
-/// its `normalized` table value (non-zero: normalized coordinates).
+/// its table value ([`sampler_entry`]).
 ///
 /// # Errors
 /// A message for a sampled read of something other than an image and a sampler argument.
@@ -81,6 +99,13 @@ pub(super) fn lower_sampled_reads(
         vec![Operand::LiteralBit32(0.5f32.to_bits())],
     );
     let zero = ctx.c_u32(0);
+    let (one, two) = (ctx.c_u32(1), ctx.c_u32(2));
+    let two_f = ctx.global(
+        Op::Constant,
+        Some(f32t),
+        vec![Operand::LiteralBit32(2.0f32.to_bits())],
+    );
+    let glsl = super::convert::glsl_import(ctx);
     let blocks = std::mem::take(&mut ctx.module.functions[0].blocks);
     let mut done = Vec::with_capacity(blocks.len());
     for mut b in blocks {
@@ -136,12 +161,41 @@ pub(super) fn lower_sampled_reads(
                 out.push(inst(op, Some(ty), Some(id), ops));
                 id
             };
+            let norm_bit = emit(
+                ctx,
+                Op::BitwiseAnd,
+                u32t,
+                vec![Operand::IdRef(normalized), Operand::IdRef(one)],
+            );
             let is_norm = emit(
                 ctx,
                 Op::INotEqual,
                 bool_t,
-                vec![Operand::IdRef(normalized), Operand::IdRef(zero)],
+                vec![Operand::IdRef(norm_bit), Operand::IdRef(zero)],
             );
+            let wrap = emit(
+                ctx,
+                Op::ShiftRightLogical,
+                u32t,
+                vec![Operand::IdRef(normalized), Operand::IdRef(one)],
+            );
+            let (is_repeat, is_mirror) = if int_coord {
+                (None, None)
+            } else {
+                let r = emit(
+                    ctx,
+                    Op::IEqual,
+                    bool_t,
+                    vec![Operand::IdRef(wrap), Operand::IdRef(one)],
+                );
+                let m = emit(
+                    ctx,
+                    Op::IEqual,
+                    bool_t,
+                    vec![Operand::IdRef(wrap), Operand::IdRef(two)],
+                );
+                (Some(r), Some(m))
+            };
             let mut parts = Vec::with_capacity(need);
             for j in 0..need {
                 let c = if n == 1 {
@@ -185,13 +239,53 @@ pub(super) fn lower_sampled_reads(
                         f32t,
                         vec![Operand::IdRef(f), Operand::IdRef(size)],
                     );
+                    // OpenCL's repeat and mirrored repeat of normalized coordinates.
+                    const ROUND_EVEN: u32 = 2;
+                    const FABS: u32 = 4;
+                    const FLOOR: u32 = 8;
+                    let glsl_op = |n: u32, a: Word| {
+                        vec![
+                            Operand::IdRef(glsl),
+                            Operand::LiteralExtInstInteger(n),
+                            Operand::IdRef(a),
+                        ]
+                    };
+                    let bin = |a: Word, b: Word| vec![Operand::IdRef(a), Operand::IdRef(b)];
+                    let fl = emit(ctx, Op::ExtInst, f32t, glsl_op(FLOOR, f));
+                    let repeated = emit(ctx, Op::FSub, f32t, bin(f, fl));
+                    let h = emit(ctx, Op::FMul, f32t, bin(f, half));
+                    let r = emit(ctx, Op::ExtInst, f32t, glsl_op(ROUND_EVEN, h));
+                    let t = emit(ctx, Op::FMul, f32t, bin(r, two_f));
+                    let d = emit(ctx, Op::FSub, f32t, bin(f, t));
+                    let mirrored = emit(ctx, Op::ExtInst, f32t, glsl_op(FABS, d));
+                    let (mir, rep) = (is_mirror.unwrap_or(0), is_repeat.unwrap_or(0));
+                    let m = emit(
+                        ctx,
+                        Op::Select,
+                        f32t,
+                        vec![
+                            Operand::IdRef(mir),
+                            Operand::IdRef(mirrored),
+                            Operand::IdRef(f),
+                        ],
+                    );
+                    let wrapped = emit(
+                        ctx,
+                        Op::Select,
+                        f32t,
+                        vec![
+                            Operand::IdRef(rep),
+                            Operand::IdRef(repeated),
+                            Operand::IdRef(m),
+                        ],
+                    );
                     emit(
                         ctx,
                         Op::Select,
                         f32t,
                         vec![
                             Operand::IdRef(is_norm),
-                            Operand::IdRef(f),
+                            Operand::IdRef(wrapped),
                             Operand::IdRef(q),
                         ],
                     )
@@ -291,7 +385,7 @@ pub(super) fn bind_inline_samplers(
                 let mut i = bind_sampler(ctx, l, ty, args + code);
                 i.result_id = Some(l);
                 loads.push(i);
-                let n = ctx.c_u32((code >> 1) & 1);
+                let n = ctx.c_u32(sampler_entry(code & 2 != 0, code >> 2));
                 normalized.insert(l, n);
                 by_code.insert(code, l);
                 l
