@@ -166,12 +166,10 @@ pub fn supported_formats(
                 continue;
             };
             let s = format_support(&device.phys, vk);
-            // llvmpipe samples R5G6B5 through 8-bit channels, ((x << 3) | (x >> 2)) / 255
-            // (0.16078 for 5 / 31 = 0.16129), far beyond OpenCL's 1.5 ulp; its samplerless
-            // reads are exact, but a format listed for reading may meet a sampler, so it is
-            // not listed for reading there (docs/images.md, "Formats").
-            let sampled_exact = !(vk == ash::vk::Format::R5G6B5_UNORM_PACK16
-                && device.phys.driver_id == ash::vk::DriverId::MESA_LLVMPIPE);
+            // A format whose sampled reads are inexact (R5G6B5 on llvmpipe) is not listed for
+            // reading: its samplerless reads are exact, but a format listed for reading may
+            // meet a sampler (docs/images.md, "Formats").
+            let sampled_exact = s.sampled_exact;
             let (transfer, read, write, read_write) = if image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER
             {
                 (

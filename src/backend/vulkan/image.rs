@@ -75,6 +75,10 @@ pub struct FormatSupport {
     pub transfer: bool,
     /// `SAMPLED_IMAGE`: kernels may read it (read_image with and without a sampler).
     pub sampled: bool,
+    /// Sampled reads convert texels within OpenCL's limits: false for R5G6B5 on llvmpipe,
+    /// which samples it through 8-bit channels, `((x << 3) | (x >> 2)) / 255` (0.16078 for
+    /// 5 / 31 = 0.16129), far beyond OpenCL's 1.5 ulp (docs/images.md, "Formats").
+    pub sampled_exact: bool,
     /// `STORAGE_IMAGE` and `shaderStorageImageWriteWithoutFormat`: kernels may write it
     /// (OpenCL's SPIR-V images have an `Unknown` format).
     pub storage_write: bool,
@@ -96,6 +100,7 @@ pub fn format_support(phys: &PhysicalDevice, format: vk::Format) -> FormatSuppor
     let none = FormatSupport {
         transfer: false,
         sampled: false,
+        sampled_exact: false,
         storage_write: false,
         storage_read_write: false,
         texel_buffer: false,
@@ -126,6 +131,8 @@ pub fn format_support(phys: &PhysicalDevice, format: vk::Format) -> FormatSuppor
         transfer: f
             .contains(vk::FormatFeatureFlags::TRANSFER_SRC | vk::FormatFeatureFlags::TRANSFER_DST),
         sampled: f.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE),
+        sampled_exact: !(format == vk::Format::R5G6B5_UNORM_PACK16
+            && phys.driver_id == vk::DriverId::MESA_LLVMPIPE),
         storage_write: write,
         storage_read_write: write && read_unknown,
         texel_buffer,
