@@ -543,6 +543,8 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_LUID_VALID_KHR => out.scalar(CL_FALSE),
         CL_DEVICE_LUID_KHR => out.slice(&[0u8; 8]),
         CL_DEVICE_NODE_MASK_KHR => out.scalar(0 as cl_uint),
+        // cl_khr_semaphore 1.0.0: binary semaphores.
+        CL_DEVICE_SEMAPHORE_TYPES_KHR => out.slice(&super::semaphore::TYPES),
         // cl_khr_command_buffer 0.9.8.
         CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR => {
             out.scalar(super::command_buffer::CAPABILITIES)

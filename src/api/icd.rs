@@ -207,8 +207,34 @@ fn extension_address(name: &[u8]) -> *mut c_void {
         b"clGetKernelSuggestedLocalWorkSizeKHR" => {
             kernel::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void
         }
-        _ => command_buffer_address(name),
+        _ => match semaphore_address(name) {
+            p if p.is_null() => command_buffer_address(name),
+            p => p,
+        },
     }
+}
+
+/// The `cl_khr_semaphore` entry points by name, and `clGetSemaphoreHandleForTypeKHR`
+/// (api/semaphore.rs).
+fn semaphore_address(name: &[u8]) -> *mut c_void {
+    use super::semaphore as s;
+    macro_rules! by_name {
+        ($($f:ident),* $(,)?) => {
+            match name {
+                $( n if n == stringify!($f).as_bytes() => s::$f as *mut c_void, )*
+                _ => std::ptr::null_mut(),
+            }
+        };
+    }
+    by_name!(
+        clCreateSemaphoreWithPropertiesKHR,
+        clEnqueueWaitSemaphoresKHR,
+        clEnqueueSignalSemaphoresKHR,
+        clGetSemaphoreInfoKHR,
+        clRetainSemaphoreKHR,
+        clReleaseSemaphoreKHR,
+        clGetSemaphoreHandleForTypeKHR,
+    )
 }
 
 /// The `cl_khr_command_buffer` (and mutable dispatch) entry points by name; those of the

@@ -19,6 +19,7 @@ pub mod platform;
 pub mod program;
 pub mod queue;
 pub mod sampler;
+pub mod semaphore;
 pub mod unsupported;
 
 use crate::core::error::{ClError, ClResult};

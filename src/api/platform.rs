@@ -95,6 +95,8 @@ pub unsafe extern "C" fn clGetPlatformInfo(
             CL_PLATFORM_EXTENSIONS_WITH_VERSION => out.slice(&name_versions(&p.extensions())),
             CL_PLATFORM_HOST_TIMER_RESOLUTION => out.scalar(1 as cl_ulong),
             CL_PLATFORM_ICD_SUFFIX_KHR => out.string(core_platform::ICD_SUFFIX),
+            // cl_khr_semaphore: the types every device supports.
+            CL_PLATFORM_SEMAPHORE_TYPES_KHR => out.slice(&super::semaphore::TYPES),
             _ => Err(ClError(CL_INVALID_VALUE)),
         }
     })

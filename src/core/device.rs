@@ -620,6 +620,9 @@ impl Device {
             // version 2.0.0), not accelerated (CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_*).
             ("cl_khr_extended_bit_ops", make_version(1, 0, 0)),
             ("cl_khr_integer_dot_product", make_version(2, 0, 0)),
+            // Binary semaphores ordering commands on the host (core/semaphore.rs); no
+            // external handle types (docs/interop.md).
+            ("cl_khr_semaphore", make_version(1, 0, 0)),
         ];
         // cl_khr_command_buffer (api/command_buffer.rs): 1.0.0, final since 2026-09-09 with
         // the semantics and ABI of 0.9.8 (which VKCL_COMMAND_BUFFER_REVISION=0.9.8 reports),

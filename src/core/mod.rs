@@ -27,6 +27,7 @@ pub mod program;
 pub mod queue;
 pub mod rect;
 pub mod sampler;
+pub mod semaphore;
 pub mod staged;
 pub mod transfer;
 

@@ -39,6 +39,7 @@ pub enum Kind {
     Event,
     CommandBuffer,
     MutableCommand,
+    Semaphore,
 }
 
 /// The ICD dispatch table that starts every handle cell. It lists the C entry points, so the

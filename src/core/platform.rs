@@ -61,6 +61,10 @@ impl Platform {
 
     /// Platform extensions with their versions (`CL_PLATFORM_EXTENSIONS_WITH_VERSION`).
     pub fn extensions(&self) -> Vec<(&'static str, u32)> {
-        vec![("cl_khr_icd", make_version(1, 0, 0))]
+        // Those of every device: cl_khr_semaphore is offered on all (core/semaphore.rs).
+        vec![
+            ("cl_khr_icd", make_version(1, 0, 0)),
+            ("cl_khr_semaphore", make_version(1, 0, 0)),
+        ]
     }
 }

@@ -332,7 +332,7 @@ impl CommandQueue {
                     });
                     let first = self.enqueue(ty, wait_list, rows_in, keep.clone());
                     let work = self.executor.work(vec![copy]);
-                    return Ok(self.enqueue_with(ty, &[first], None, work, keep, None));
+                    return Ok(self.enqueue_with(ty, &[first], Vec::new(), work, keep, None));
                 } else {
                     self.executor.work(vec![copy])
                 }
@@ -398,7 +398,7 @@ impl CommandQueue {
                     });
                     let first = self.enqueue(ty, wait_list, fill, keep.clone());
                     let work = self.executor.work(vec![copy]);
-                    return Ok(self.enqueue_with(ty, &[first], None, work, keep, None));
+                    return Ok(self.enqueue_with(ty, &[first], Vec::new(), work, keep, None));
                 }
                 hook = Some(Box::new(move || {
                     // SAFETY: as for writes, in the other direction, after the device copy.
@@ -431,7 +431,7 @@ impl CommandQueue {
             }
             _ => self.executor.work(device),
         };
-        Ok(self.enqueue_with(ty, wait_list, None, work, keep, hook))
+        Ok(self.enqueue_with(ty, wait_list, Vec::new(), work, keep, hook))
     }
 
     /// Enqueues a staged command's plan ([`Staged`]) of type `ty` after `wait_list`; `keep`
@@ -451,7 +451,7 @@ impl CommandQueue {
             } => {
                 keep.extend(more);
                 let work = self.executor.work(device);
-                self.enqueue_with(ty, wait_list, None, work, keep, after)
+                self.enqueue_with(ty, wait_list, Vec::new(), work, keep, after)
             }
             Staged::CopyIn {
                 before,
@@ -461,13 +461,13 @@ impl CommandQueue {
                 keep.extend(more);
                 let Some(before) = before else {
                     let work = self.executor.work(device);
-                    return self.enqueue_with(ty, wait_list, None, work, keep, None);
+                    return self.enqueue_with(ty, wait_list, Vec::new(), work, keep, None);
                 };
                 // The host part first, in queue order (its source may be an earlier
                 // command's output); the device copy after it, failing with it.
                 let first = self.enqueue(ty, wait_list, Work::Host(before), keep.clone());
                 let work = self.executor.work(device);
-                self.enqueue_with(ty, &[first], None, work, keep, None)
+                self.enqueue_with(ty, &[first], Vec::new(), work, keep, None)
             }
         }
     }
@@ -498,7 +498,7 @@ impl CommandQueue {
         work: Work,
         keep: Vec<Arc<dyn Any + Send + Sync>>,
     ) -> Arc<Event> {
-        self.enqueue_with(command_type, wait_list, None, work, keep, None)
+        self.enqueue_with(command_type, wait_list, Vec::new(), work, keep, None)
     }
 
     /// As [`enqueue`](Self::enqueue), and when the command completes successfully, `then`
@@ -517,7 +517,7 @@ impl CommandQueue {
             then();
             CL_SUCCESS
         });
-        self.enqueue_with(command_type, wait_list, None, work, keep, Some(then))
+        self.enqueue_with(command_type, wait_list, Vec::new(), work, keep, Some(then))
     }
 
     /// As [`enqueue_then`](Self::enqueue_then), where `check` also decides the command's
@@ -531,7 +531,7 @@ impl CommandQueue {
         keep: Vec<Arc<dyn Any + Send + Sync>>,
         check: Box<dyn FnOnce() -> cl_int + Send>,
     ) -> Arc<Event> {
-        self.enqueue_with(command_type, wait_list, None, work, keep, Some(check))
+        self.enqueue_with(command_type, wait_list, Vec::new(), work, keep, Some(check))
     }
 
     /// As [`enqueue_checked`](Self::enqueue_checked), and also after `previous` (an earlier
@@ -547,14 +547,35 @@ impl CommandQueue {
         keep: Vec<Arc<dyn Any + Send + Sync>>,
         check: Box<dyn FnOnce() -> cl_int + Send>,
     ) -> Arc<Event> {
-        self.enqueue_with(command_type, wait_list, previous, work, keep, Some(check))
+        let order = previous.map(|e| Arc::new(OrderLink(e)) as Arc<dyn JobDependency>);
+        let extra = order.into_iter().collect();
+        self.enqueue_with(command_type, wait_list, extra, work, keep, Some(check))
+    }
+
+    /// As [`enqueue_then`](Self::enqueue_then), also after `extra`: dependencies that are no
+    /// event of a wait list (a semaphore's signal, `core/semaphore.rs`), each waited for by
+    /// the queue's worker as an event of the wait list is. A failed one fails the command
+    /// (`CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST`).
+    pub fn enqueue_after(
+        self: &Arc<Self>,
+        command_type: cl_command_type,
+        wait_list: &[Arc<Event>],
+        extra: Vec<Arc<dyn JobDependency>>,
+        work: Work,
+        then: Box<dyn FnOnce() + Send>,
+    ) -> Arc<Event> {
+        let then: Hook = Box::new(move || {
+            then();
+            CL_SUCCESS
+        });
+        self.enqueue_with(command_type, wait_list, extra, work, Vec::new(), Some(then))
     }
 
     fn enqueue_with(
         self: &Arc<Self>,
         command_type: cl_command_type,
         wait_list: &[Arc<Event>],
-        order: Option<Arc<Event>>,
+        extra: Vec<Arc<dyn JobDependency>>,
         work: Work,
         keep: Vec<Arc<dyn Any + Send + Sync>>,
         then: Option<Hook>,
@@ -569,7 +590,7 @@ impl CommandQueue {
             .iter()
             .map(|e| Arc::new(EventLink(e.clone())) as Arc<dyn JobDependency>)
             .collect();
-        deps.extend(order.map(|e| Arc::new(OrderLink(e)) as Arc<dyn JobDependency>));
+        deps.extend(extra);
         let observer: Arc<dyn JobObserver> = match then {
             Some(then) => Arc::new(Then {
                 inner: EventLink(event.clone()),
