@@ -509,11 +509,7 @@ fn creation_errors() {
     let u = units(env.device);
     let Ok(subs) = split(
         env.device,
-        &[
-            CL_DEVICE_PARTITION_EQUALLY as isize,
-            (u / 2).max(1) as isize,
-            0,
-        ],
+        &[CL_DEVICE_PARTITION_EQUALLY, (u / 2).max(1) as isize, 0],
     ) else {
         eprintln!("skipped the multi-device cases: the device does not partition");
         return;

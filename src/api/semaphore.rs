@@ -9,6 +9,7 @@ use super::status;
 use crate::core::context::Context;
 use crate::core::device::Device;
 use crate::core::error::{ClError, ClResult};
+use crate::core::event::Event;
 use crate::core::object::{self, handle_of, lookup, register, ClObject};
 use crate::core::queue::CommandQueue;
 use crate::core::semaphore::{self as sem, Semaphore, SemaphoreDesc};
@@ -102,6 +103,9 @@ pub unsafe extern "C" fn clCreateSemaphoreWithPropertiesKHR(
 }
 
 /// The queue, semaphores and wait list of an enqueue of semaphore commands.
+type Arguments = (Arc<CommandQueue>, Vec<Arc<Semaphore>>, Vec<Arc<Event>>);
+
+/// Reads the queue, semaphores and wait list of an enqueue of semaphore commands.
 /// Errors: `CL_INVALID_COMMAND_QUEUE`; `CL_INVALID_VALUE` for no semaphores;
 /// `CL_INVALID_SEMAPHORE_KHR` for an entry that is no semaphore (or a NULL list);
 /// `CL_INVALID_EVENT_WAIT_LIST`, `CL_INVALID_CONTEXT` as every wait list.
@@ -114,11 +118,7 @@ unsafe fn arguments(
     sems: *const cl_semaphore_khr,
     num_events: cl_uint,
     list: *const cl_event,
-) -> ClResult<(
-    Arc<CommandQueue>,
-    Vec<Arc<Semaphore>>,
-    Vec<Arc<crate::core::event::Event>>,
-)> {
+) -> ClResult<Arguments> {
     let q = lookup::<CommandQueue>(queue as *const c_void)?;
     // CL_INVALID_VALUE if num_sema_objects is 0.
     if num == 0 {
@@ -129,8 +129,7 @@ unsafe fn arguments(
         return Err(ClError(CL_INVALID_SEMAPHORE_KHR));
     }
     // SAFETY: sems holds num handles per the API.
-    let sems =
-        unsafe { object::lookup_list::<Semaphore>(sems as *const *mut c_void, num as usize) }?;
+    let sems = unsafe { object::lookup_list::<Semaphore>(sems, num as usize) }?;
     // SAFETY: list holds num_events handles per the API.
     let events = unsafe { wait_list(&q, num_events, list) }?;
     Ok((q, sems, events))
