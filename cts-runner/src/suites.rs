@@ -352,7 +352,8 @@ mod tests {
     #[test]
     fn every_exclusion_line_has_a_reason() {
         let e = parse_exclusions(EXCLUSIONS);
-        assert!(e.len() >= 10);
+        // The file parses to something (its size shrinks as suites are claimed).
+        assert!(!e.is_empty());
         let lines = EXCLUSIONS
             .lines()
             .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
