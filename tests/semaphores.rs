@@ -697,3 +697,25 @@ fn query_retain_release_and_handle_errors() {
         CL_INVALID_SEMAPHORE_KHR
     );
 }
+
+/// A semaphore released while its wait is still pending (enqueued before its signal): the
+/// commands keep what they need, the wait completes once the signal comes.
+#[test]
+fn released_semaphore_commands_still_complete() {
+    let env = Env::new();
+    let q2 = new_queue(&env);
+    let s = create(env.context);
+    let w = wait(q2, &[s], &[]).unwrap();
+    let sig = signal(env.queue, &[s], &[]).unwrap();
+    release(s);
+    finish(q2);
+    finish(env.queue);
+    assert_eq!(
+        (event_status(sig), event_status(w)),
+        (CL_COMPLETE, CL_COMPLETE)
+    );
+    for e in [sig, w] {
+        ok(unsafe { cl!(clReleaseEvent)(e) });
+    }
+    ok(unsafe { cl!(clReleaseCommandQueue)(q2) });
+}
