@@ -543,6 +543,16 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         CL_DEVICE_LUID_VALID_KHR => out.scalar(CL_FALSE),
         CL_DEVICE_LUID_KHR => out.slice(&[0u8; 8]),
         CL_DEVICE_NODE_MASK_KHR => out.scalar(0 as cl_uint),
+        // cl_khr_external_memory 1.0.1: opaque fds where the Vulkan device imports them; no
+        // images (vkcl claims none by default).
+        CL_DEVICE_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR if d.imports_opaque_fd() => {
+            out.slice(&super::memory::import_types(d))
+        }
+        CL_DEVICE_EXTERNAL_MEMORY_IMPORT_ASSUME_LINEAR_IMAGES_HANDLE_TYPES_KHR
+            if d.imports_opaque_fd() =>
+        {
+            out.slice::<cl_external_memory_handle_type_khr>(&[])
+        }
         // cl_khr_semaphore 1.0.0: binary semaphores.
         CL_DEVICE_SEMAPHORE_TYPES_KHR => out.slice(&super::semaphore::TYPES),
         // cl_khr_command_buffer 0.9.8.

@@ -207,10 +207,15 @@ fn extension_address(name: &[u8]) -> *mut c_void {
         b"clGetKernelSuggestedLocalWorkSizeKHR" => {
             kernel::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void
         }
-        _ => match semaphore_address(name) {
-            p if p.is_null() => command_buffer_address(name),
-            p => p,
-        },
+        _ => [
+            semaphore_address,
+            external_memory_address,
+            command_buffer_address,
+        ]
+        .iter()
+        .map(|f| f(name))
+        .find(|p| !p.is_null())
+        .unwrap_or(std::ptr::null_mut()),
     }
 }
 
@@ -235,6 +240,19 @@ fn semaphore_address(name: &[u8]) -> *mut c_void {
         clReleaseSemaphoreKHR,
         clGetSemaphoreHandleForTypeKHR,
     )
+}
+
+/// The `cl_khr_external_memory` entry points by name (api/memory/external.rs).
+fn external_memory_address(name: &[u8]) -> *mut c_void {
+    match name {
+        b"clEnqueueAcquireExternalMemObjectsKHR" => {
+            memory::clEnqueueAcquireExternalMemObjectsKHR as *mut c_void
+        }
+        b"clEnqueueReleaseExternalMemObjectsKHR" => {
+            memory::clEnqueueReleaseExternalMemObjectsKHR as *mut c_void
+        }
+        _ => std::ptr::null_mut(),
+    }
 }
 
 /// The `cl_khr_command_buffer` (and mutable dispatch) entry points by name; those of the

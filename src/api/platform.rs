@@ -97,6 +97,17 @@ pub unsafe extern "C" fn clGetPlatformInfo(
             CL_PLATFORM_ICD_SUFFIX_KHR => out.string(core_platform::ICD_SUFFIX),
             // cl_khr_semaphore: the types every device supports.
             CL_PLATFORM_SEMAPHORE_TYPES_KHR => out.slice(&super::semaphore::TYPES),
+            // cl_khr_external_memory: the handle types every device imports.
+            CL_PLATFORM_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR => {
+                let devices = p.devices();
+                let all = !devices.is_empty() && devices.iter().all(|d| d.imports_opaque_fd());
+                let types: &[cl_external_memory_handle_type_khr] = if all {
+                    &[CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR]
+                } else {
+                    &[]
+                };
+                out.slice(types)
+            }
             _ => Err(ClError(CL_INVALID_VALUE)),
         }
     })

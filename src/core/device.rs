@@ -589,6 +589,12 @@ impl Device {
         }
     }
 
+    /// Whether buffers can be imported from opaque fds of Vulkan memory
+    /// (`cl_khr_external_memory_opaque_fd`; the Vulkan device imports them for vkcl's buffers).
+    pub fn imports_opaque_fd(&self) -> bool {
+        self.phys.import_opaque_fd
+    }
+
     /// Device extensions with versions (`CL_DEVICE_EXTENSIONS_WITH_VERSION`).
     pub fn extensions(&self) -> Vec<(&'static str, u32)> {
         let mut v = vec![
@@ -642,6 +648,11 @@ impl Device {
                 "cl_khr_command_buffer_mutable_dispatch",
                 make_version(0, 9, 5),
             ));
+        }
+        // Buffers on imported Vulkan memory (api/memory/external.rs, docs/interop.md).
+        if self.imports_opaque_fd() {
+            v.push(("cl_khr_external_memory", make_version(1, 0, 1)));
+            v.push(("cl_khr_external_memory_opaque_fd", make_version(1, 0, 0)));
         }
         if self.phys.storage_8bit {
             v.push(("cl_khr_byte_addressable_store", make_version(1, 0, 0)));

@@ -149,6 +149,69 @@ impl Mem {
         })
     }
 
+    /// A buffer of `size` bytes on memory imported from `fd`, an opaque fd of Vulkan memory
+    /// (`cl_khr_external_memory_opaque_fd`; the storage is the exporter's memory, nothing is
+    /// copied). On success vkcl owns `fd`. Errors: `CL_INVALID_OPERATION` where the device
+    /// cannot import opaque fds; `CL_INVALID_VALUE` when the driver refuses the handle (logged).
+    pub fn new_imported_buffer(
+        context: Arc<Context>,
+        flags: cl_mem_flags,
+        size: usize,
+        fd: i32,
+        properties: Vec<cl_mem_properties>,
+    ) -> ClResult<Mem> {
+        let device = context.devices[0].vk()?;
+        if !context.devices[0].imports_opaque_fd() {
+            return Err(ClError(CL_INVALID_OPERATION));
+        }
+        let storage = Buffer::import_opaque_fd(device, fd, size as u64).map_err(|e| {
+            tracing::warn!("import of an opaque fd as a buffer of {size} bytes: {e}");
+            ClError(CL_INVALID_VALUE)
+        })?;
+        Ok(Mem {
+            header: Header::new(Kind::Mem),
+            context,
+            flags,
+            size,
+            host_ptr: UserPtr::NULL,
+            parent: None,
+            properties,
+            buffer: Some(Arc::new(storage)),
+            offset: 0,
+            image: None,
+            maps: Mutex::new(Vec::new()),
+            destructors: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Whether the object's storage was imported (`cl_khr_external_memory`): the buffer's
+    /// properties name an external memory handle.
+    pub fn is_external(&self) -> bool {
+        let props = match &self.parent {
+            Some((p, _)) => &p.properties,
+            None => &self.properties,
+        };
+        let mut i = 0;
+        while let Some(&key) = props.get(i) {
+            match key {
+                0 => break,
+                k if k == CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR as cl_mem_properties => {
+                    return true
+                }
+                // A device list runs to its terminating 0.
+                k if k == CL_MEM_DEVICE_HANDLE_LIST_KHR as cl_mem_properties => {
+                    i += 1;
+                    while props.get(i).is_some_and(|&d| d != 0) {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                _ => i += 2,
+            }
+        }
+        false
+    }
+
     /// A sub-buffer of `parent` (itself not a sub-buffer) at `origin`, `size` bytes.
     pub fn new_sub_buffer(
         parent: &Arc<Mem>,

@@ -552,6 +552,18 @@ impl CommandQueue {
         self.enqueue_with(command_type, wait_list, extra, work, keep, Some(check))
     }
 
+    /// A command of type `command_type` that only orders: it completes after `wait_list` and
+    /// the commands enqueued before it (the acquire and release of external memory); `keep`
+    /// lives until then.
+    pub fn enqueue_ordering(
+        self: &Arc<Self>,
+        command_type: cl_command_type,
+        wait_list: &[Arc<Event>],
+        keep: Vec<Arc<dyn Any + Send + Sync>>,
+    ) -> Arc<Event> {
+        self.enqueue(command_type, wait_list, Work::Nop, keep)
+    }
+
     /// As [`enqueue_then`](Self::enqueue_then), also after `extra`: dependencies that are no
     /// event of a wait list (a semaphore's signal, `core/semaphore.rs`), each waited for by
     /// the queue's worker as an event of the wait list is. A failed one fails the command

@@ -3,6 +3,10 @@
 //! and migration), which build core's commands (`core::command`).
 
 mod enqueue;
+mod external;
+pub use external::{
+    clEnqueueAcquireExternalMemObjectsKHR, clEnqueueReleaseExternalMemObjectsKHR, import_types,
+};
 mod flags;
 use flags::{check_flags, ACCESS, HOST_ACCESS, HOST_PTR, WRITABLE};
 mod image;
@@ -28,7 +32,7 @@ pub use transfer::{
 };
 
 use super::info::InfoOut;
-use super::{properties, status};
+use super::status;
 use crate::core::context::Context;
 use crate::core::error::{ClError, ClResult};
 use crate::core::memory::{Mem, MemDestructor, BUFFER_ALIGNMENT};
@@ -109,14 +113,47 @@ pub unsafe extern "C" fn clCreateBufferWithProperties(
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
     super::object(errcode_ret, || {
-        lookup::<Context>(context as *const c_void)?;
-        // SAFETY: zero-terminated list per the API.
-        let pairs = unsafe { properties(props) }?;
-        if !pairs.is_empty() {
-            return Err(ClError(CL_INVALID_PROPERTY));
+        let c = lookup::<Context>(context as *const c_void)?;
+        // No list lives in the first 64 KiB (see api::properties): CL_INVALID_VALUE.
+        if !props.is_null() && (props as usize) < 0x10000 {
+            return Err(ClError(CL_INVALID_VALUE));
         }
-        let list = if props.is_null() { Vec::new() } else { vec![0] };
-        create_buffer(context, list, flags, size, host_ptr)
+        // SAFETY: NULL or a zero-terminated list per the API.
+        let import = if props.is_null() {
+            None
+        } else {
+            unsafe { external::read(props, &c) }?
+        };
+        let Some(import) = import else {
+            let list = if props.is_null() { Vec::new() } else { vec![0] };
+            return create_buffer(context, list, flags, size, host_ptr);
+        };
+        // cl_khr_external_memory: the memory is the handle's; the checks of clCreateBuffer
+        // on flags and size apply.
+        check_flags(flags)?;
+        // CL_INVALID_BUFFER_SIZE if size is 0 or greater than CL_DEVICE_MAX_MEM_ALLOC_SIZE.
+        if size == 0
+            || c.devices
+                .iter()
+                .all(|d| size as u64 > d.max_mem_alloc_size())
+        {
+            return Err(ClError(CL_INVALID_BUFFER_SIZE));
+        }
+        // CL_INVALID_VALUE for CL_MEM_USE_HOST_PTR, CL_MEM_ALLOC_HOST_PTR or
+        // CL_MEM_COPY_HOST_PTR (and CL_MEM_IMMUTABLE_EXT): the storage is the imported memory.
+        if flags & (HOST_PTR | CL_MEM_IMMUTABLE_EXT) != 0 {
+            return Err(ClError(CL_INVALID_VALUE));
+        }
+        // CL_INVALID_HOST_PTR if host_ptr is not NULL without those flags.
+        if !host_ptr.is_null() {
+            return Err(ClError(CL_INVALID_HOST_PTR));
+        }
+        let flags = if flags & ACCESS == 0 {
+            flags | CL_MEM_READ_WRITE
+        } else {
+            flags
+        };
+        external::create(c, import, flags, size)
     })
 }
 

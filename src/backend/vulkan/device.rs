@@ -129,7 +129,10 @@ impl Device {
             } else {
                 None
             };
-        if cuda_twin.is_some() {
+        // Buffers imported from opaque fds (cl_khr_external_memory_opaque_fd), and the CUDA
+        // path's exported buffers.
+        let memory_fd = phys.has_extension(ash::khr::external_memory_fd::NAME);
+        if memory_fd {
             enabled_extensions.push(ash::khr::external_memory_fd::NAME);
         }
         // Timelines shared with CUDA (ordering across the two APIs on the device).

@@ -200,6 +200,11 @@ pub struct PhysicalDevice {
     pub compute_queue_family: u32,
     pub compute_queue_count: u32,
     pub extensions: Vec<String>,
+    /// Whether buffers can be imported from opaque fds (`VK_KHR_external_memory_fd`,
+    /// importable for vkcl's buffer usages, and one memory type, so the import's type is the
+    /// exporter's): `cl_khr_external_memory_opaque_fd`
+    /// ([`super::memory::Buffer::import_opaque_fd`]).
+    pub import_opaque_fd: bool,
 }
 
 impl PhysicalDevice {
@@ -233,6 +238,23 @@ impl PhysicalDevice {
             })
             .collect();
         let has = |n: &CStr| exts.iter().any(|e| e.as_bytes() == n.to_bytes());
+        // Buffers on memory imported from opaque fds, for vkcl's buffer usages. Vulkan wants
+        // the import in the exporter's memory type, which OpenCL's properties do not name:
+        // only a device of one memory type (lavapipe) leaves no choice to get wrong.
+        // SAFETY: plain query.
+        let one_type =
+            unsafe { instance.get_physical_device_memory_properties(pd) }.memory_type_count == 1;
+        let import_opaque_fd = one_type && has(ash::khr::external_memory_fd::NAME) && {
+            let info = vk::PhysicalDeviceExternalBufferInfo::default()
+                .usage(buffer_usage())
+                .handle_type(vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD);
+            let mut out = vk::ExternalBufferProperties::default();
+            // SAFETY: plain query of a physical device of this instance.
+            unsafe { instance.get_physical_device_external_buffer_properties(pd, &info, &mut out) };
+            out.external_memory_properties
+                .external_memory_features
+                .contains(vk::ExternalMemoryFeatureFlags::IMPORTABLE)
+        };
         let mut p11 = vk::PhysicalDeviceVulkan11Properties::default();
         let mut p12 = vk::PhysicalDeviceVulkan12Properties::default();
         let mut m4 = vk::PhysicalDeviceMaintenance4Properties::default();
@@ -351,6 +373,7 @@ impl PhysicalDevice {
             compute_queue_family: family as u32,
             compute_queue_count: families[family].queue_count,
             extensions: exts,
+            import_opaque_fd,
         })
     }
 
@@ -360,4 +383,21 @@ impl PhysicalDevice {
             .iter()
             .any(|e| e.as_bytes() == name.to_bytes())
     }
+}
+
+/// The usages of every buffer; with `VKCL_IMAGES=1` also uniform and storage texel
+/// buffers, so that a 1D buffer image can be a `VkBufferView` of an OpenCL buffer
+/// (docs/images.md; such views then need formats with both texel-buffer features).
+pub fn buffer_usage() -> vk::BufferUsageFlags {
+    let texel = if crate::util::config::config().images {
+        vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
+    } else {
+        vk::BufferUsageFlags::empty()
+    };
+    vk::BufferUsageFlags::STORAGE_BUFFER
+        | vk::BufferUsageFlags::TRANSFER_SRC
+        | vk::BufferUsageFlags::TRANSFER_DST
+        | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
+        | vk::BufferUsageFlags::INDIRECT_BUFFER
+        | texel
 }

@@ -104,21 +104,112 @@ impl Buffer {
         Buffer::new_suballocated(device, size, MemoryLocation::CpuToGpu)
     }
 
-    /// The usages of every buffer; with `VKCL_IMAGES=1` also uniform and storage texel
-    /// buffers, so that a 1D buffer image can be a `VkBufferView` of an OpenCL buffer
-    /// (docs/images.md; such views then need formats with both texel-buffer features).
-    fn usage() -> vk::BufferUsageFlags {
-        let texel = if crate::util::config::config().images {
-            vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
-        } else {
-            vk::BufferUsageFlags::empty()
+    /// The usages of every buffer ([`super::instance::buffer_usage`]).
+    pub fn usage() -> vk::BufferUsageFlags {
+        super::instance::buffer_usage()
+    }
+
+    /// A buffer of `size` bytes on memory imported from `fd`, an opaque fd of
+    /// `VK_KHR_external_memory_fd` (exported by Vulkan with the same driver: its allocation
+    /// must have `size` rounded up to the buffer's requirements, in a memory type the buffer
+    /// allows; host-visible types first, mapped). On success Vulkan owns `fd`; on failure the
+    /// caller still does. Errors: `ERROR_FEATURE_NOT_PRESENT` without
+    /// `import_opaque_fd` of the physical device or a memory type; Vulkan's refusals
+    /// (`ERROR_INVALID_EXTERNAL_HANDLE`, out of memory).
+    pub fn import_opaque_fd(
+        device: &Arc<Device>,
+        fd: i32,
+        size: u64,
+    ) -> Result<Buffer, BackendError> {
+        if !device.phys.import_opaque_fd {
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT.into());
+        }
+        let handle = vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD;
+        let mut ext_info = vk::ExternalMemoryBufferCreateInfo::default().handle_types(handle);
+        let info = vk::BufferCreateInfo::default()
+            .size(size)
+            .usage(Buffer::usage())
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .push_next(&mut ext_info);
+        // SAFETY: valid create info on a live device.
+        let raw = unsafe { device.raw.create_buffer(&info, None) }?;
+        // SAFETY: `raw` is a buffer of this device.
+        let req = unsafe { device.raw.get_buffer_memory_requirements(raw) };
+        let props = &device.memory_properties;
+        let want = |flags: vk::MemoryPropertyFlags| {
+            (0..props.memory_type_count).find(|&i| {
+                req.memory_type_bits & (1 << i) != 0
+                    && props.memory_types[i as usize]
+                        .property_flags
+                        .contains(flags)
+            })
         };
-        vk::BufferUsageFlags::STORAGE_BUFFER
-            | vk::BufferUsageFlags::TRANSFER_SRC
-            | vk::BufferUsageFlags::TRANSFER_DST
-            | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
-            | vk::BufferUsageFlags::INDIRECT_BUFFER
-            | texel
+        let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+        let Some(type_index) = want(host).or_else(|| want(vk::MemoryPropertyFlags::empty())) else {
+            // SAFETY: unused buffer, destroyed once.
+            unsafe { device.raw.destroy_buffer(raw, None) };
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT.into());
+        };
+        let type_flags = props.memory_types[type_index as usize].property_flags;
+        let mut import = vk::ImportMemoryFdInfoKHR::default()
+            .handle_type(handle)
+            .fd(fd);
+        let mut flags =
+            vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
+        let alloc = vk::MemoryAllocateInfo::default()
+            .allocation_size(req.size)
+            .memory_type_index(type_index)
+            .push_next(&mut import)
+            .push_next(&mut flags);
+        // SAFETY: valid allocate info whose chain outlives the call; on success the driver
+        // owns the fd.
+        let memory = match unsafe { device.raw.allocate_memory(&alloc, None) } {
+            Ok(m) => m,
+            Err(e) => {
+                // SAFETY: unused buffer, destroyed once.
+                unsafe { device.raw.destroy_buffer(raw, None) };
+                return Err(e.into());
+            }
+        };
+        // SAFETY: memory of the buffer's requirements, bound once; mapped whole when the host
+        // sees it.
+        let mapped = unsafe {
+            device.raw.bind_buffer_memory(raw, memory, 0).and_then(|_| {
+                if type_flags.contains(vk::MemoryPropertyFlags::HOST_VISIBLE) {
+                    device
+                        .raw
+                        .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                } else {
+                    Ok(std::ptr::null_mut())
+                }
+            })
+        };
+        let mapped = match mapped {
+            Ok(p) => p as *mut u8,
+            Err(e) => {
+                // SAFETY: neither is in use; each destroyed once.
+                unsafe {
+                    device.raw.destroy_buffer(raw, None);
+                    device.raw.free_memory(memory, None);
+                }
+                return Err(e.into());
+            }
+        };
+        let address = device_address(device, raw);
+        Ok(Buffer {
+            device: device.clone(),
+            raw,
+            allocation: Mutex::new(None),
+            size,
+            address,
+            mapped,
+            host_cached: type_flags.contains(vk::MemoryPropertyFlags::HOST_CACHED),
+            exported: Some(Exported {
+                memory,
+                size: req.size,
+                cuda: OnceLock::new(),
+            }),
+        })
     }
 
     /// A buffer with its own exportable, host-visible allocation (opaque fd handle type).
