@@ -620,6 +620,26 @@ pub fn sampler_entry(normalized: bool, addressing: u32) -> u32 {
 /// Offset of the `loop_limit_hit` flag (`u32`) in the launch header, bytes (kernel ABI).
 pub const LOOP_FLAG_OFFSET: u64 = lower::LOOP_FLAG_OFFSET;
 
+/// Writes a kernel's lowered module to `dir/<kernel>-<hash>.spv` (`VKCL_DUMP_SPIRV`); a
+/// failure is logged, never a build error.
+fn dump_spirv(dir: &std::path::Path, kernel: &str, words: &[u32]) {
+    use sha2::{Digest, Sha256};
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let hash = Sha256::digest(&bytes);
+    let name = format!(
+        "{kernel}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}.spv",
+        hash[0], hash[1], hash[2], hash[3], hash[4], hash[5]
+    );
+    if let Err(e) =
+        std::fs::create_dir_all(dir).and_then(|()| std::fs::write(dir.join(&name), &bytes))
+    {
+        tracing::warn!(
+            "VKCL_DUMP_SPIRV: cannot write {}: {e}",
+            dir.join(&name).display()
+        );
+    }
+}
+
 /// Reflects and lowers every kernel of a structurized Kernel module with build options `opts`:
 /// spirv-opt on each lowered module ([`SPIRV_OPT`]) and fusable `mad` unless
 /// `-cl-opt-disable`.
@@ -667,6 +687,9 @@ fn finish(
                     info.name
                 )));
             }
+        }
+        if let Some(dir) = &crate::util::config::config().dump_spirv {
+            dump_spirv(dir, &info.name, &lowered.words);
         }
         info.spirv = lowered.words;
         info.static_local_mem_bytes = lowered.static_local_mem_bytes;

@@ -45,6 +45,9 @@ pub struct Config {
     pub log: Option<String>,
     /// `VKCL_VALIDATION`: `1` or `fatal`.
     pub validation: Validation,
+    /// `VKCL_DUMP_SPIRV=DIR`: every kernel's lowered Vulkan SPIR-V (what the driver compiles)
+    /// is also written to `DIR/<kernel>-<hash>.spv`, for reports of driver bugs.
+    pub dump_spirv: Option<std::path::PathBuf>,
     /// `VKCL_SPIRV_VAL` (default on; `0` or `off`: off): every lowered module goes through
     /// spirv-val, when it is installed, before Vulkan sees it.
     pub spirv_val: bool,
@@ -207,6 +210,7 @@ impl Config {
                 Some("0") | Some("off")
             ),
             log: var("VKCL_LOG"),
+            dump_spirv: var("VKCL_DUMP_SPIRV").map(std::path::PathBuf::from),
             validation,
             spirv_val,
             command_buffer_094,

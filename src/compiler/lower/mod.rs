@@ -55,6 +55,7 @@ mod printf;
 mod ptrarith;
 mod sampled;
 mod select;
+mod signedcmp;
 mod srem;
 mod types;
 mod unpack;
@@ -129,6 +130,10 @@ pub(crate) fn lower_kernel(
     narrowshift::widen_narrow_shifts(&mut ctx)?;
     srem::expand_signed_remainders(&mut ctx)?;
     upcastcmp::narrow_upcast_compares(&mut ctx)?;
+    signedcmp::undef_as_null(&mut ctx);
+    if signedcmp::requested() {
+        signedcmp::compare_signed_types(&mut ctx)?;
+    }
     dynamic::lower_dynamic_indexing(&mut ctx)?;
     ptrarith::lower_ptr_arith(&mut ctx)?;
     access::sink_private_access_chains(&mut ctx)?;
