@@ -380,6 +380,15 @@ impl Device {
         self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE
     }
 
+    /// Whether kernels have their undefined numeric values defined as zeros (the compiler's
+    /// `DeviceCaps::undef_as_null`): `VKCL_UNDEF_AS_NULL` if set, else on NVIDIA's driver,
+    /// which miscompiled loops entered with undefined phi values (`compiler/lower/undef.rs`).
+    pub fn defines_undefs(&self) -> bool {
+        crate::util::config::config()
+            .undef_as_null
+            .unwrap_or(self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY)
+    }
+
     /// `VKCL_SUBDEVICE_DISPATCH` if set, else waves on llvmpipe and the persistent variant
     /// elsewhere (see [`LimitedDispatch`]).
     pub fn limited_dispatch(&self) -> LimitedDispatch {

@@ -142,6 +142,7 @@ pub fn device_caps(d: &Device) -> DeviceCaps {
         int64_atomics: p.shader_int64_atomics && p.shader_shared_int64_atomics,
         shared_float32_atomics: p.shader_shared_float32_atomics,
         f64_rounding_by_floor: d.rounds_doubles_by_floor(),
+        undef_as_null: d.defines_undefs(),
         max_push_constants: p.limits.max_push_constants_size,
         max_local_mem_bytes: p.limits.max_compute_shared_memory_size,
         max_work_group_size: p.limits.max_compute_work_group_invocations,

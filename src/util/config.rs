@@ -48,6 +48,9 @@ pub struct Config {
     /// `VKCL_DUMP_SPIRV=DIR`: every kernel's lowered Vulkan SPIR-V (what the driver compiles)
     /// is also written to `DIR/<kernel>-<hash>.spv`, for reports of driver bugs.
     pub dump_spirv: Option<std::path::PathBuf>,
+    /// `VKCL_UNDEF_AS_NULL`: `1` defines every undefined numeric value in kernels as zero,
+    /// `0` never; unset: on NVIDIA's driver only (see `compiler/lower/undef.rs`).
+    pub undef_as_null: Option<bool>,
     /// `VKCL_SPIRV_VAL` (default on; `0` or `off`: off): every lowered module goes through
     /// spirv-val, when it is installed, before Vulkan sees it.
     pub spirv_val: bool,
@@ -211,6 +214,11 @@ impl Config {
             ),
             log: var("VKCL_LOG"),
             dump_spirv: var("VKCL_DUMP_SPIRV").map(std::path::PathBuf::from),
+            undef_as_null: match var("VKCL_UNDEF_AS_NULL").as_deref() {
+                Some("1") | Some("on") => Some(true),
+                Some("0") | Some("off") => Some(false),
+                _ => None,
+            },
             validation,
             spirv_val,
             command_buffer_094,

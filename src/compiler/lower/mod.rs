@@ -22,7 +22,8 @@
 //!    (`OpSRem` through `OpSDiv`, for NVIDIA's driver) and [`narrowshift`]:
 //!    8- and 16-bit shifts done in 32 bits (NVIDIA's driver returned 0 for them); then
 //!    [`upcastcmp`]: signed comparisons of a sign-extended `int` with a `long` constant done
-//!    in 32 bits (lavapipe 22.3.6 got them wrong).
+//!    in 32 bits (lavapipe 22.3.6 got them wrong); then, on NVIDIA, [`undef`]: numeric
+//!    `OpUndef`s as zeros (the driver miscompiled loops with undefined phi entries).
 //! 10. [`dynamic`]: dynamic indexing of vectors of 8- and 16-bit components -> selects.
 //! 11. [`ptrarith`]: element steps of physical pointers that may be negative -> integer
 //!     address arithmetic.
@@ -55,9 +56,9 @@ mod printf;
 mod ptrarith;
 mod sampled;
 mod select;
-mod signedcmp;
 mod srem;
 mod types;
+mod undef;
 mod unpack;
 mod upcastcmp;
 mod widevec;
@@ -130,9 +131,8 @@ pub(crate) fn lower_kernel(
     narrowshift::widen_narrow_shifts(&mut ctx)?;
     srem::expand_signed_remainders(&mut ctx)?;
     upcastcmp::narrow_upcast_compares(&mut ctx)?;
-    signedcmp::undef_as_null(&mut ctx);
-    if signedcmp::requested() {
-        signedcmp::compare_signed_types(&mut ctx)?;
+    if caps.undef_as_null {
+        undef::define_undefs(&mut ctx);
     }
     dynamic::lower_dynamic_indexing(&mut ctx)?;
     ptrarith::lower_ptr_arith(&mut ctx)?;
