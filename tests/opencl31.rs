@@ -1,8 +1,12 @@
 //! OpenCL 3.1 (docs/opencl31.md) through the real loader: the device and platform versions
 //! against the requirements read from other queries, OpenCL C 3.1 (`-cl-std=CL3.1`, its
 //! macros, the promoted built-ins without any pragma, against host answers) and zero-sized
-//! `__local` arguments. clGetKernelSuggestedLocalWorkSize: tests/suggested_local_size.rs.
+//! `__local` arguments, and the SPIR-V that OpenCL 3.1 requires beyond 3.0's (SPIR-V 1.3's
+//! `GroupNonUniformShuffle`/`ShuffleRelative`, `SPV_KHR_subgroup_rotate`,
+//! `SPV_KHR_bit_instructions`; `SPV_KHR_integer_dot_product`: tests/spirv_il_dot.rs) through
+//! clCreateProgramWithIL. clGetKernelSuggestedLocalWorkSize: tests/suggested_local_size.rs.
 mod common;
+use common::spirv::*;
 use common::*;
 use std::ffi::c_void;
 use std::ptr::{null, null_mut};
@@ -275,4 +279,118 @@ __kernel void k(__global uint *out, __local uint *unused, __local uint *scratch)
     let x = 0u32;
     let r = unsafe { cl!(clSetKernelArg)(k, 1, 0, &x as *const u32 as *const c_void) };
     assert_eq!(r, CL_INVALID_ARG_VALUE);
+}
+
+/// A SPIR-V 1.4 module with what OpenCL 3.1's SPIR-V environment adds (section "SPIR-V
+/// Extensions" and SPIR-V 1.3's capabilities): per work-item, out[6i..6i+6] = shuffle-xor 1,
+/// shuffle-down 1, rotate 1 (sub-group scope), bit-field extract (4, 8), bit reverse, and the
+/// sub-group local id; out[6n + i] = the maximum sub-group size.
+const SPIRV_31: &str = r#"
+    OpCapability Addresses
+    OpCapability Kernel
+    OpCapability Int64
+    OpCapability GroupNonUniform
+    OpCapability GroupNonUniformShuffle
+    OpCapability GroupNonUniformShuffleRelative
+    OpCapability GroupNonUniformRotateKHR
+    OpCapability BitInstructions
+    OpExtension "SPV_KHR_bit_instructions"
+    OpExtension "SPV_KHR_subgroup_rotate"
+    OpMemoryModel Physical64 OpenCL
+    OpEntryPoint Kernel %k "sg31" %gid %lane %sgmax
+    OpDecorate %gid BuiltIn GlobalInvocationId
+    OpDecorate %gid Constant
+    OpDecorate %lane BuiltIn SubgroupLocalInvocationId
+    OpDecorate %lane Constant
+    OpDecorate %sgmax BuiltIn SubgroupMaxSize
+    OpDecorate %sgmax Constant
+    %void = OpTypeVoid
+    %uint = OpTypeInt 32 0
+    %ulong = OpTypeInt 64 0
+    %v3l = OpTypeVector %ulong 3
+    %pin3 = OpTypePointer Input %v3l
+    %pinu = OpTypePointer Input %uint
+    %gid = OpVariable %pin3 Input
+    %lane = OpVariable %pinu Input
+    %sgmax = OpVariable %pinu Input
+    %pu = OpTypePointer CrossWorkgroup %uint
+    %fn = OpTypeFunction %void %pu %pu %ulong
+    %u1 = OpConstant %uint 1
+    %scope = OpConstant %uint 3
+    %u4 = OpConstant %uint 4
+    %u8 = OpConstant %uint 8
+    %l1 = OpConstant %ulong 1
+    %l6 = OpConstant %ulong 6
+    %k = OpFunction %void None %fn
+    %out = OpFunctionParameter %pu
+    %in = OpFunctionParameter %pu
+    %n = OpFunctionParameter %ulong
+    %e = OpLabel
+    %g3 = OpLoad %v3l %gid Aligned 32
+    %g = OpCompositeExtract %ulong %g3 0
+    %l = OpLoad %uint %lane
+    %m = OpLoad %uint %sgmax
+    %pin = OpInBoundsPtrAccessChain %pu %in %g
+    %x = OpLoad %uint %pin Aligned 4
+    %r0 = OpGroupNonUniformShuffleXor %uint %scope %x %u1
+    %r1 = OpGroupNonUniformShuffleDown %uint %scope %x %u1
+    %r2 = OpGroupNonUniformRotateKHR %uint %scope %x %u1
+    %r3 = OpBitFieldUExtract %uint %x %u4 %u8
+    %r4 = OpBitReverse %uint %x
+    %at = OpIMul %ulong %g %l6
+    %o0 = OpInBoundsPtrAccessChain %pu %out %at
+    OpStore %o0 %r0 Aligned 4
+    %o1 = OpInBoundsPtrAccessChain %pu %o0 %l1
+    OpStore %o1 %r1 Aligned 4
+    %o2 = OpInBoundsPtrAccessChain %pu %o1 %l1
+    OpStore %o2 %r2 Aligned 4
+    %o3 = OpInBoundsPtrAccessChain %pu %o2 %l1
+    OpStore %o3 %r3 Aligned 4
+    %o4 = OpInBoundsPtrAccessChain %pu %o3 %l1
+    OpStore %o4 %r4 Aligned 4
+    %o5 = OpInBoundsPtrAccessChain %pu %o4 %l1
+    OpStore %o5 %l Aligned 4
+    %n6 = OpIMul %ulong %n %l6
+    %mi = OpIAdd %ulong %n6 %g
+    %om = OpInBoundsPtrAccessChain %pu %out %mi
+    OpStore %om %m Aligned 4
+    OpReturn
+    OpFunctionEnd
+"#;
+
+#[test]
+fn spirv_required_by_opencl_31() {
+    let env = Env::new();
+    let ils = device_string(env.device, CL_DEVICE_IL_VERSION);
+    if !ils.split(' ').any(|v| v == "SPIR-V_1.3") {
+        return;
+    }
+    let p = create_il(&env, &assemble_whole(SPIRV_31));
+    build(&env, p);
+    let k = env.kernel(p, "sg31");
+    // Work-groups of 64: whole sub-groups of 8 (lavapipe) or 32 (NVIDIA).
+    let n = 128usize;
+    let mut rng = Rng(1331);
+    let input: Vec<u32> = (0..n).map(|_| rng.next_u32()).collect();
+    let inp = env.buf(&input);
+    let out = env.zeros::<u32>(n * 7);
+    arg_mem(k, 0, out);
+    arg_mem(k, 1, inp);
+    set_arg(k, 2, &(n as u64));
+    env.run(k, &[n], Some(&[64]), None);
+    let got = env.read::<u32>(out, n * 7);
+    for i in 0..n {
+        let o = &got[i * 6..i * 6 + 6];
+        let (lane, max) = (o[5] as usize, got[n * 6 + i] as usize);
+        assert!(max >= 1 && 64 % max == 0 && lane < max, "item {i}: {o:?}, max {max}");
+        let at = |l: usize| input[i - lane + l];
+        let x = input[i];
+        assert_eq!(o[0], at(lane ^ 1), "OpGroupNonUniformShuffleXor, item {i}");
+        if lane + 1 < max {
+            assert_eq!(o[1], at(lane + 1), "OpGroupNonUniformShuffleDown, item {i}");
+        }
+        assert_eq!(o[2], at((lane + 1) % max), "OpGroupNonUniformRotateKHR, item {i}");
+        assert_eq!(o[3], (x >> 4) & 0xff, "OpBitFieldUExtract, item {i}");
+        assert_eq!(o[4], x.reverse_bits(), "OpBitReverse, item {i}");
+    }
 }
