@@ -98,7 +98,8 @@ pub unsafe extern "C" fn clCloneKernel(source: cl_kernel, errcode_ret: *mut cl_i
 }
 
 /// clSetKernelArg. Errors: `CL_INVALID_KERNEL`, `CL_INVALID_ARG_INDEX`, `CL_INVALID_ARG_SIZE`
-/// (size not that of the argument: `sizeof(cl_mem)` for buffers, 0 for `__local`),
+/// (size not that of the argument: `sizeof(cl_mem)` for buffers, 0 for `__local` on an
+/// OpenCL 3.0 platform; OpenCL 3.1 allows it),
 /// `CL_INVALID_ARG_VALUE` (NULL value for a by-value argument, non-NULL for `__local`),
 /// `CL_INVALID_MEM_OBJECT` (not a buffer of the kernel's context), `CL_INVALID_SAMPLER`.
 ///
@@ -167,7 +168,11 @@ pub(crate) unsafe fn decode_arg(
                 }
             }
             ArgKind::Local { .. } => {
-                if arg_size == 0 {
+                // CL_INVALID_ARG_SIZE if the argument is a __local pointer and arg_size is
+                // zero, which "does not apply if the platform associated with kernel is OpenCL
+                // 3.1 or newer" (OpenCL 3.1 API 5.9.2): then no local memory is reserved and
+                // the pointer's value is implementation-defined (a one-element array here).
+                if arg_size == 0 && crate::core::version::platform_version() < (3, 1) {
                     return Err(ClError(CL_INVALID_ARG_SIZE));
                 }
                 if !arg_value.is_null() {
@@ -587,11 +592,14 @@ pub unsafe extern "C" fn clEnqueueTask(
     }
 }
 
-/// clGetKernelSuggestedLocalWorkSizeKHR (cl_khr_suggested_local_work_size): the local size
+/// clGetKernelSuggestedLocalWorkSizeKHR (cl_khr_suggested_local_work_size), which is also
+/// OpenCL 3.1's core clGetKernelSuggestedLocalWorkSize (OpenCL 3.1 API 5.9.4; the dispatch
+/// table's 3.1 slot and the name lookup give this function for both names): the local size
 /// vkcl would pick for a NULL `local_work_size`. Errors: `CL_INVALID_COMMAND_QUEUE`,
 /// `CL_INVALID_KERNEL`, `CL_INVALID_CONTEXT`, `CL_INVALID_PROGRAM_EXECUTABLE`,
-/// `CL_INVALID_WORK_DIMENSION`, `CL_INVALID_GLOBAL_WORK_SIZE` (NULL or a zero entry),
-/// `CL_INVALID_GLOBAL_OFFSET`, `CL_INVALID_VALUE` (NULL `suggested_local_work_size`).
+/// `CL_INVALID_KERNEL_ARGS` (an argument not set), `CL_INVALID_WORK_DIMENSION`,
+/// `CL_INVALID_GLOBAL_WORK_SIZE` (NULL or a zero entry), `CL_INVALID_GLOBAL_OFFSET`
+/// (offset plus size overflows), `CL_INVALID_VALUE` (NULL `suggested_local_work_size`).
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
@@ -617,6 +625,10 @@ pub unsafe extern "C" fn clGetKernelSuggestedLocalWorkSizeKHR(
             return Err(ClError(CL_INVALID_GLOBAL_WORK_SIZE));
         }
         let r = check_range(&k, &q.device, work_dim, offset, global, None)?;
+        // CL_INVALID_KERNEL_ARGS if any kernel arguments for kernel have not been set.
+        if !k.args_set() {
+            return Err(ClError(CL_INVALID_KERNEL_ARGS));
+        }
         if suggested_local_work_size.is_null() {
             return Err(ClError(CL_INVALID_VALUE));
         }

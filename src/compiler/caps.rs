@@ -38,6 +38,9 @@ pub struct DeviceCaps {
     /// as predefined macros (of the names clang knows). `None`: derived from the flags above
     /// (unit tests).
     pub opencl_c_names: Option<Vec<String>>,
+    /// The device's OpenCL version times 10 (`CL_DEVICE_VERSION`: 30 or 31): `__OPENCL_VERSION__`,
+    /// and 31 offers OpenCL C 3.1 (`-cl-std=CL3.1`, `CL_VERSION_3_1`).
+    pub opencl_version: u32,
 }
 
 impl Default for DeviceCaps {
@@ -56,6 +59,7 @@ impl Default for DeviceCaps {
             max_work_group_size: 1024,
             subgroup_ops: SubgroupOps::default(),
             opencl_c_names: None,
+            opencl_version: 30,
         }
     }
 }

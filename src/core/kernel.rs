@@ -127,6 +127,12 @@ impl Kernel {
         }
     }
 
+    /// Whether every argument has a value (`clSetKernelArg` was called for each index).
+    pub fn args_set(&self) -> bool {
+        let args = self.args.lock().unwrap_or_else(|e| e.into_inner());
+        args.iter().all(Option::is_some)
+    }
+
     /// `CL_KERNEL_LOCAL_MEM_SIZE`: static `__local` data plus the sizes set for `__local`
     /// arguments, bytes.
     pub fn local_mem_size(&self) -> u64 {

@@ -29,6 +29,7 @@ pub mod rect;
 pub mod sampler;
 pub mod staged;
 pub mod transfer;
+pub mod version;
 
 use std::ffi::c_void;
 

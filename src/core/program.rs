@@ -51,7 +51,7 @@ pub struct BuildState {
 
 /// Whether a build or compile with `options` supports non-uniform work-groups (OpenCL 3.0
 /// section 5.10, clEnqueueNDRangeKernel): from OpenCL C source (`from_source`) only with
-/// `-cl-std=CL2.0` or `-cl-std=CL3.0`; from IL or a binary always; in both cases never with
+/// `-cl-std=CL2.0`, `CL3.0` or `CL3.1`; from IL or a binary always; in both cases never with
 /// `-cl-uniform-work-group-size`. Launches of a kernel whose build does not must have uniform
 /// work-groups (`CL_INVALID_WORK_GROUP_SIZE` otherwise).
 pub fn supports_non_uniform(from_source: bool, options: &str) -> bool {
@@ -59,7 +59,7 @@ pub fn supports_non_uniform(from_source: bool, options: &str) -> bool {
     for o in options.split_whitespace() {
         match o {
             "-cl-uniform-work-group-size" => return false,
-            "-cl-std=CL2.0" | "-cl-std=CL3.0" => cl2_or_later = true,
+            "-cl-std=CL2.0" | "-cl-std=CL3.0" | "-cl-std=CL3.1" => cl2_or_later = true,
             _ if o.starts_with("-cl-std=") => cl2_or_later = false,
             _ => {}
         }
@@ -156,6 +156,10 @@ pub fn device_caps(d: &Device) -> DeviceCaps {
                 .map(|(n, _)| n.to_string())
                 .collect(),
         ),
+        opencl_version: {
+            let (major, minor) = super::version::device_version(d);
+            major * 10 + minor
+        },
     }
 }
 

@@ -60,6 +60,9 @@ pub struct Config {
     /// last provisional revision (same ABI and semantics as the final 1.0.0, the default),
     /// for applications that look for that version.
     pub command_buffer_098: bool,
+    /// `VKCL_OPENCL_VERSION=3.0`: every device and the platform report OpenCL 3.0 even where
+    /// OpenCL 3.1's requirements hold (core::version), for comparisons with 3.0 behaviour.
+    pub opencl_30: bool,
     /// `VKCL_SUBDEVICE_DISPATCH`: `persistent` or `waves`; None: the device's default.
     pub subdevice_dispatch: Option<LimitedDispatch>,
     /// `VKCL_STAGED_READS=1`: every host access to buffers that can go through host-cached
@@ -223,6 +226,7 @@ impl Config {
             spirv_val,
             command_buffer_094,
             command_buffer_098,
+            opencl_30: var("VKCL_OPENCL_VERSION").as_deref() == Some("3.0"),
             subdevice_dispatch,
             staged_reads: var("VKCL_STAGED_READS").as_deref() == Some("1"),
             device_local: match var("VKCL_DEVICE_LOCAL").as_deref() {
