@@ -717,6 +717,13 @@ impl Device {
         self.phys.shader_float16 && self.phys.shader_int16 && self.phys.storage_16bit && wanted
     }
 
+    /// Whether the device supports `cl_ext_buffer_device_address`: every vkcl device does,
+    /// since kernels reach memory through buffer device addresses and a Vulkan device
+    /// without `bufferDeviceAddress` is not offered at all (`backend/vulkan/instance.rs`).
+    pub fn has_device_addresses(&self) -> bool {
+        true
+    }
+
     /// Whether `double` is offered (`cl_khr_fp64`, `__opencl_c_fp64`): the Vulkan device has
     /// `shaderFloat64` and `shaderInt64` (the double math library works on the bits through
     /// 64-bit integers) and `VKCL_FP64` does not turn it off (docs/settings.md).
