@@ -13,7 +13,11 @@ use std::ptr::{null, null_mut};
 
 /// A buffer of `data` created with `CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT` set to `CL_TRUE`.
 fn addressable<T: Copy>(env: &Env, data: &[T]) -> cl_mem {
-    let props = [CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT, CL_TRUE as cl_mem_properties, 0];
+    let props = [
+        CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT,
+        CL_TRUE as cl_mem_properties,
+        0,
+    ];
     let mut err = 0;
     let m = unsafe {
         cl!(clCreateBufferWithProperties)(
@@ -137,8 +141,10 @@ fn the_extension_is_reported_at_revision_1_0_2() {
         )
     });
     let name = |e: &cl_name_version| {
-        let b: Vec<u8> = e.name.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
-        String::from_utf8(b).unwrap()
+        std::ffi::CStr::from_bytes_until_nul(&e.name)
+            .expect("NUL-terminated")
+            .to_string_lossy()
+            .into_owned()
     };
     let e = v
         .iter()
@@ -197,7 +203,9 @@ fn a_linked_list_built_on_the_host_is_walked_by_a_kernel() {
         });
     }
     let items = 64usize;
-    let starts: Vec<usize> = (0..items).map(|_| rng.next_u32() as usize % total).collect();
+    let starts: Vec<usize> = (0..items)
+        .map(|_| rng.next_u32() as usize % total)
+        .collect();
     let heads: Vec<u64> = starts.iter().map(|&k| at(order[k])).collect();
     let steps = 40i32;
     let (h, out) = (env.buf(&heads), env.zeros::<i32>(items));
@@ -206,7 +214,10 @@ fn a_linked_list_built_on_the_host_is_walked_by_a_kernel() {
     arg_mem(k, 1, out);
     set_arg(k, 2, &steps);
     // Any address inside each buffer names it (here: one past the middle).
-    ok(set_device_ptrs(k, &[bases[0] + 16, bases[1] + 8 * per as u64]));
+    ok(set_device_ptrs(
+        k,
+        &[bases[0] + 16, bases[1] + 8 * per as u64],
+    ));
     env.run(k, &[items], None, None);
     let got: Vec<i32> = env.read(out, items);
     for (i, &s) in starts.iter().enumerate() {
@@ -288,7 +299,11 @@ fn a_device_pointer_argument_may_point_inside_a_buffer() {
         let got: Vec<i32> = env.read(out, 2);
         assert_eq!(got, vec![data[at - 2], data[at]], "pointer at element {at}");
         let now: Vec<i32> = env.read(m, 64);
-        assert_eq!(now[at + 1], data[at - 1] + 1000, "store through p[1], element {at}");
+        assert_eq!(
+            now[at + 1],
+            data[at - 1] + 1000,
+            "store through p[1], element {at}"
+        );
         // Put it back for the next round.
         ok(unsafe {
             cl!(clEnqueueWriteBuffer)(
@@ -402,7 +417,10 @@ fn launches_keep_indirectly_reached_buffers_alive() {
         overlapping.is_empty(),
         "new buffers at {overlapping:x?} overlap the pending launch's buffer at {at:#x}"
     );
-    assert!(got == values, "the kernel read other data than the released buffer's");
+    assert!(
+        got == values,
+        "the kernel read other data than the released buffer's"
+    );
     unsafe { cl!(clReleaseEvent)(gate) };
     for m in junk.into_iter().chain([table, out]) {
         release(m);
@@ -464,9 +482,7 @@ fn buffer_property_errors() {
     let (m, err) = create(&[p, 1, 0]);
     ok(err);
     let mut size = 0;
-    ok(unsafe {
-        cl!(clGetMemObjectInfo)(m, CL_MEM_DEVICE_ADDRESS_EXT, 0, null_mut(), &mut size)
-    });
+    ok(unsafe { cl!(clGetMemObjectInfo)(m, CL_MEM_DEVICE_ADDRESS_EXT, 0, null_mut(), &mut size) });
     assert_eq!(size, 8, "one device in the context");
     let mut a = 0u64;
     let short = unsafe {
@@ -480,7 +496,10 @@ fn buffer_property_errors() {
     };
     assert_eq!(short, CL_INVALID_VALUE);
     let a = address(m);
-    assert!(a != 0 && a % 128 == 0, "{a:#x}: CL_DEVICE_MEM_BASE_ADDR_ALIGN");
+    assert!(
+        a != 0 && a.is_multiple_of(128),
+        "{a:#x}: CL_DEVICE_MEM_BASE_ADDR_ALIGN"
+    );
     // The address is fixed for the buffer's lifetime.
     assert_eq!(address(m), a);
     release(m);

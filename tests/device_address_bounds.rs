@@ -19,7 +19,11 @@ fn env() -> Env {
 
 /// A buffer of `data` created with `CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT` and its address.
 fn addressable<T: Copy>(env: &Env, data: &[T]) -> (cl_mem, u64) {
-    let props = [CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT, CL_TRUE as cl_mem_properties, 0];
+    let props = [
+        CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT,
+        CL_TRUE as cl_mem_properties,
+        0,
+    ];
     let mut err = 0;
     let m = unsafe {
         cl!(clCreateBufferWithProperties)(
@@ -202,7 +206,10 @@ fn pointers_found_in_memory_need_the_exec_info_list() {
     ok(unsafe { ext!(clFinalizeCommandBufferKHR)(cb) });
     assert_eq!(
         run_command_buffer(cb),
-        (CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, CL_OUT_OF_RESOURCES)
+        (
+            CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+            CL_OUT_OF_RESOURCES
+        )
     );
     let list = [base];
     let info = cl_mutable_dispatch_exec_info_khr {

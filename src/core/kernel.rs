@@ -484,15 +484,14 @@ impl Kernel {
         // Raw device addresses: the buffer each points into is kept alive with the launch,
         // and its whole range is a bounds-check entry ([0, 0) where it points into none).
         let addresses = &self.program.context.device_addresses;
-        let reach = |addr: u64, keep: &mut Vec<Arc<dyn Any + Send + Sync>>| match addresses
-            .find(addr)
-        {
-            Some(r) => {
-                keep.push(r.storage);
-                r.range
-            }
-            None => [0, 0],
-        };
+        let reach =
+            |addr: u64, keep: &mut Vec<Arc<dyn Any + Send + Sync>>| match addresses.find(addr) {
+                Some(r) => {
+                    keep.push(r.storage);
+                    r.range
+                }
+                None => [0, 0],
+            };
         let sampled_formats = read_only_formats(info, args);
         if info.args.iter().any(|a| a.kind == ArgKind::Image) {
             descriptors.extend(inline_sampler_descriptors(device, info, &sampled_formats)?);
@@ -512,7 +511,10 @@ impl Kernel {
                     block[at..at + 8].copy_from_slice(&addr.to_le_bytes());
                     // A buffer with a device address is reachable whole through it (its
                     // sub-buffers too: the extension's pointers may leave their region).
-                    let whole = m.as_ref().filter(|m| m.addressable).and_then(|_| addresses.find(addr));
+                    let whole = m
+                        .as_ref()
+                        .filter(|m| m.addressable)
+                        .and_then(|_| addresses.find(addr));
                     ranges.push(match (&m, whole) {
                         (_, Some(w)) => w.range,
                         (Some(m), None) => [addr, addr + m.size as u64],
@@ -588,9 +590,14 @@ impl Kernel {
             && device.limited_dispatch() == LimitedDispatch::Persistent;
         let mut regions = Vec::new();
         for (size, first, count) in range.boxes() {
-            let pipeline = self
-                .program
-                .pipeline(device, info, size, locals.clone(), persistent, table_entries)?;
+            let pipeline = self.program.pipeline(
+                device,
+                info,
+                size,
+                locals.clone(),
+                persistent,
+                table_entries,
+            )?;
             keep.push(pipeline.clone());
             regions.push(Region {
                 pipeline,

@@ -101,6 +101,10 @@ enum Outcome {
 /// dispatch variant (persistent or not), bounds-check table entries (0: unchecked).
 type PipelineKey = (String, [u32; 3], Vec<(u32, u32)>, bool, u32);
 
+/// Key of a kernel's shader module: kernel name, persistent variant, loop-guard variant,
+/// bounds-check table entries (0: unchecked).
+type ModuleKey = (String, bool, bool, u32);
+
 /// A program object.
 pub struct Program {
     header: Header,
@@ -112,8 +116,7 @@ pub struct Program {
     build: Mutex<Vec<BuildState>>,
     /// Kernel objects alive for this program (clBuildProgram fails while any exist).
     pub kernel_count: AtomicU32,
-    /// By (kernel, persistent variant, loop-guard variant, bounds-check table entries or 0).
-    modules: Mutex<HashMap<(String, bool, bool, u32), Arc<ShaderModule>>>,
+    modules: Mutex<HashMap<ModuleKey, Arc<ShaderModule>>>,
     pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
     /// Specialization constant values of an IL program (clSetProgramSpecializationConstant),
     /// used by later builds and compiles.
@@ -726,11 +729,10 @@ impl Program {
                     let mut variant = None;
                     if check {
                         variant = Some(
-                            compiler::bounds_check_variant(&kernel.spirv, ranges)
-                                .map_err(|e| {
-                                    tracing::error!("bounds-check variant of {}: {e}", kernel.name);
-                                    ClError(CL_OUT_OF_RESOURCES)
-                                })?,
+                            compiler::bounds_check_variant(&kernel.spirv, ranges).map_err(|e| {
+                                tracing::error!("bounds-check variant of {}: {e}", kernel.name);
+                                ClError(CL_OUT_OF_RESOURCES)
+                            })?,
                         );
                     }
                     if persistent {

@@ -131,13 +131,15 @@ fn remove_dead_globals(ctx: &mut Ctx) {
         }
     }
     // A forward declaration goes with the pointer type it declares.
-    ctx.module.types_global_values.retain(|i| match i.result_id {
-        Some(r) => live.contains(&r),
-        None if i.class.opcode == Op::TypeForwardPointer => {
-            id_operand(i, 0).is_some_and(|p| live.contains(&p))
-        }
-        None => true,
-    });
+    ctx.module
+        .types_global_values
+        .retain(|i| match i.result_id {
+            Some(r) => live.contains(&r),
+            None if i.class.opcode == Op::TypeForwardPointer => {
+                id_operand(i, 0).is_some_and(|p| live.contains(&p))
+            }
+            None => true,
+        });
 }
 
 fn defined_ids(ctx: &Ctx) -> HashSet<Word> {

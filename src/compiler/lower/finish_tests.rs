@@ -44,5 +44,8 @@ fn a_struct_pointing_to_itself_is_forward_declared() {
     let at_node = pos(&|i| i.result_id == Some(node)).expect("the struct");
     let at_fwd = pos(&|i| i.class.opcode == Op::TypeForwardPointer).unwrap();
     assert_eq!(globals[at_node].class.opcode, Op::TypeStruct);
-    assert!(at_fwd < at_node && at_node < at_ptr, "{at_fwd} < {at_node} < {at_ptr}");
+    assert!(
+        at_fwd < at_node && at_node < at_ptr,
+        "{at_fwd} < {at_node} < {at_ptr}"
+    );
 }
