@@ -25,6 +25,7 @@ pub struct AddressMap {
 
 /// The buffer an address points into: its storage and its whole address range.
 pub struct Resolved {
+    /// The buffer's storage (a launch keeps it alive).
     pub storage: Arc<Buffer>,
     /// `[start, end)` of the buffer's device addresses.
     pub range: [u64; 2],
