@@ -209,6 +209,7 @@ fn extension_address(name: &[u8]) -> *mut c_void {
         b"clGetKernelSuggestedLocalWorkSizeKHR" | b"clGetKernelSuggestedLocalWorkSize" => {
             kernel::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void
         }
+        b"clSetKernelArgDevicePointerEXT" => kernel::clSetKernelArgDevicePointerEXT as *mut c_void,
         _ => command_buffer_address(name),
     }
 }

@@ -68,7 +68,9 @@
 //! block size, rounded up to 8 bytes.
 //! - [`ArgKind::Buffer`] (`__global`/`__constant` pointer): the 8-byte device address (0 for
 //!   NULL). Kernels access memory through `PhysicalStorageBuffer` pointers, so pointer
-//!   arithmetic, casts and sub-buffers (address + offset) work.
+//!   arithmetic, casts and sub-buffers (address + offset) work, and so do raw addresses
+//!   (`clSetKernelArgDevicePointerEXT`) and pointers stored in memory (a struct that points to
+//!   its own type is forward-declared, `OpTypeForwardPointer`).
 //! - [`ArgKind::Value`]: the `size` bytes given to `clSetKernelArg`, copied verbatim.
 //! - [`ArgKind::Local`]: no bytes in the block. The kernel declares a `Workgroup` array whose
 //!   element type has `elem_size` bytes and whose length is the specialization constant
@@ -124,7 +126,9 @@
 //! `OpLoad`, `OpStore` and atomic through a `PhysicalStorageBuffer` pointer checks that
 //! `[address, address + size)` lies inside one `[base, end)` entry of the launch's range table
 //! (one entry per `__global`/`__constant` pointer argument, then the launch buffer, the printf
-//! buffer and the program's global variable block; empty entries are `[0, 0)`). Header words
+//! buffer and the program's global variable block, then one per address of the launch's
+//! `CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT` list; empty entries are `[0, 0)`; the runtime asks for
+//! the variant of the table's length). Header words
 //! 96..128 (otherwise padding): 96 `bounds_hit` (`u32`), 104 a bad address (`u64`), 112 the
 //! table's offset from the header (`u64`), 120 the offset of a 256-byte sink (`u64`). An access
 //! outside every entry goes to the sink instead, and the function stores 1 and the address

@@ -630,6 +630,11 @@ impl Device {
             ("cl_khr_extended_bit_ops", make_version(1, 0, 0)),
             ("cl_khr_integer_dot_product", make_version(2, 0, 0)),
         ];
+        // Buffer device addresses as raw values (core/device_address.rs), revision 1.0.2 of
+        // the extension (the one the CTS and the headers know).
+        if self.has_device_addresses() {
+            v.push(("cl_ext_buffer_device_address", make_version(1, 0, 2)));
+        }
         // cl_khr_command_buffer (api/command_buffer.rs): 1.0.0, final since 2026-09-09 with
         // the semantics and ABI of 0.9.8 (which VKCL_COMMAND_BUFFER_REVISION=0.9.8 reports),
         // with mutable dispatch 0.9.5; at 0.9.4 with its older ABI and no mutable dispatch
@@ -724,6 +729,13 @@ impl Device {
     pub fn has_fp16(&self) -> bool {
         let wanted = crate::util::config::config().fp16.unwrap_or(true);
         self.phys.shader_float16 && self.phys.shader_int16 && self.phys.storage_16bit && wanted
+    }
+
+    /// Whether the device supports `cl_ext_buffer_device_address`: every vkcl device does,
+    /// since kernels reach memory through buffer device addresses and a Vulkan device
+    /// without `bufferDeviceAddress` is not offered at all (`backend/vulkan/instance.rs`).
+    pub fn has_device_addresses(&self) -> bool {
+        true
     }
 
     /// Whether `double` is offered (`cl_khr_fp64`, `__opencl_c_fp64`): the Vulkan device has

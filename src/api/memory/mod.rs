@@ -43,6 +43,7 @@ fn create_buffer(
     flags: cl_mem_flags,
     size: usize,
     host_ptr: *mut c_void,
+    addressable: bool,
 ) -> ClResult<*mut c_void> {
     let c = lookup::<Context>(context as *const c_void)?;
     check_flags(flags)?;
@@ -72,7 +73,14 @@ fn create_buffer(
     } else {
         flags
     };
-    let m = register(Mem::new_buffer(c, flags, size, UserPtr(host_ptr), props)?);
+    let m = register(Mem::new_buffer(
+        c,
+        flags,
+        size,
+        UserPtr(host_ptr),
+        props,
+        addressable,
+    )?);
     Ok(handle_of(&m) as cl_mem)
 }
 
@@ -91,12 +99,19 @@ pub unsafe extern "C" fn clCreateBuffer(
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
     super::object(errcode_ret, || {
-        create_buffer(context, Vec::new(), flags, size, host_ptr)
+        create_buffer(context, Vec::new(), flags, size, host_ptr, false)
     })
 }
 
-/// clCreateBufferWithProperties: no buffer properties are supported, so any property name
-/// gives `CL_INVALID_PROPERTY`; otherwise as [`clCreateBuffer`].
+/// clCreateBufferWithProperties (OpenCL 3.0 section 5.2.1). The one buffer property is
+/// `CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT` (cl_ext_buffer_device_address 1.0.2), a `cl_bool`:
+/// `CL_TRUE` makes the buffer's device address queryable (`CL_MEM_DEVICE_ADDRESS_EXT`) and
+/// usable as a raw pointer value (`clSetKernelArgDevicePointerEXT`, data structures in
+/// memory); `CL_FALSE` is a plain buffer. Errors: as [`clCreateBuffer`], and
+/// `CL_INVALID_PROPERTY` for another property name, a value other than `CL_TRUE` or
+/// `CL_FALSE`, or a name given twice; `CL_INVALID_OPERATION` for
+/// `CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT` when no device of the context supports the extension
+/// (never on vkcl, whose devices all do).
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
@@ -109,14 +124,37 @@ pub unsafe extern "C" fn clCreateBufferWithProperties(
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
     super::object(errcode_ret, || {
-        lookup::<Context>(context as *const c_void)?;
+        let c = lookup::<Context>(context as *const c_void)?;
         // SAFETY: zero-terminated list per the API.
         let pairs = unsafe { properties(props) }?;
-        if !pairs.is_empty() {
-            return Err(ClError(CL_INVALID_PROPERTY));
+        let mut addressable = false;
+        for &(name, value) in &pairs {
+            match name {
+                CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT => {
+                    // CL_INVALID_PROPERTY if the value specified for a supported property name
+                    // is not valid.
+                    addressable = match value {
+                        v if v == CL_TRUE as cl_mem_properties => true,
+                        v if v == CL_FALSE as cl_mem_properties => false,
+                        _ => return Err(ClError(CL_INVALID_PROPERTY)),
+                    };
+                    // CL_INVALID_OPERATION if properties includes
+                    // CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT and there are no devices in the
+                    // context that support the cl_ext_buffer_device_address extension.
+                    if !c.has_device_addresses() {
+                        return Err(ClError(CL_INVALID_OPERATION));
+                    }
+                }
+                // CL_INVALID_PROPERTY if a property name in properties is not a supported
+                // property name.
+                _ => return Err(ClError(CL_INVALID_PROPERTY)),
+            }
         }
-        let list = if props.is_null() { Vec::new() } else { vec![0] };
-        create_buffer(context, list, flags, size, host_ptr)
+        let mut list: Vec<cl_mem_properties> = pairs.iter().flat_map(|(k, v)| [*k, *v]).collect();
+        if !props.is_null() {
+            list.push(0);
+        }
+        create_buffer(context, list, flags, size, host_ptr, addressable)
     })
 }
 
@@ -225,7 +263,12 @@ pub unsafe extern "C" fn clSetMemObjectDestructorCallback(
     })
 }
 
-/// clGetMemObjectInfo. Errors: `CL_INVALID_MEM_OBJECT`, `CL_INVALID_VALUE`.
+/// clGetMemObjectInfo (OpenCL 3.0 section 5.5.6). `CL_MEM_DEVICE_ADDRESS_EXT`
+/// (cl_ext_buffer_device_address) returns one `cl_mem_device_address_ext` per device of the
+/// context, in the context's device order (vkcl gives them all the same address).
+/// Errors: `CL_INVALID_MEM_OBJECT`, `CL_INVALID_VALUE` (unknown name, `param_value_size`
+/// too small), `CL_INVALID_OPERATION` for `CL_MEM_DEVICE_ADDRESS_EXT` of a memory object not
+/// created with `CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT` (nor a sub-buffer of one).
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
@@ -255,6 +298,12 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
             CL_MEM_OFFSET => out.scalar(m.parent.as_ref().map_or(0, |(_, o)| *o)),
             CL_MEM_USES_SVM_POINTER => out.scalar(CL_FALSE),
             CL_MEM_PROPERTIES => out.slice(&m.properties),
+            // CL_INVALID_OPERATION if the buffer was not allocated with
+            // CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT.
+            CL_MEM_DEVICE_ADDRESS_EXT => {
+                let address: cl_mem_device_address_ext = m.fixed_address()?;
+                out.slice(&vec![address; m.context.devices.len()])
+            }
             _ => Err(ClError(CL_INVALID_VALUE)),
         }
     })
