@@ -399,6 +399,24 @@ fn compile_and_link_error_codes() {
     let (q, err) = link(&e, &[raw], "");
     assert!(q.is_null());
     assert_eq!(err, CL_INVALID_OPERATION);
+    // An input of another context: CL_INVALID_CONTEXT (OpenCL 3.1 states it).
+    let other = Env::new();
+    let mut err = 0;
+    let q = unsafe {
+        cl!(clLinkProgram)(
+            other.context,
+            0,
+            null(),
+            o.as_ptr(),
+            1,
+            inputs.as_ptr(),
+            None,
+            null_mut(),
+            &mut err,
+        )
+    };
+    assert!(q.is_null());
+    assert_eq!(err, CL_INVALID_CONTEXT);
     // Duplicate definitions: CL_LINK_PROGRAM_FAILURE, with a program that tells why.
     let dup = source_program(&e, "int twice(int x) { return x + x; }\n");
     ok(compile(&e, dup, "", &[]));

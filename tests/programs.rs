@@ -232,6 +232,21 @@ fn child_missing_compiler() {
         cl!(clGetDeviceInfo)(e.device, CL_DEVICE_COMPILER_AVAILABLE, s, v, r)
     });
     assert_eq!(avail, CL_FALSE);
+    // Without the compiler tools there is neither OpenCL C 3.1 nor SPIR-V: OpenCL 3.0
+    // (docs/opencl31.md), for the device and so for the platform.
+    let version = info_string(|s, v, r| unsafe {
+        cl!(clGetDeviceInfo)(e.device, CL_DEVICE_VERSION, s, v, r)
+    });
+    assert!(version.starts_with("OpenCL 3.0 "), "{version}");
+    let platform = info_string(|s, v, r| unsafe {
+        cl!(clGetPlatformInfo)(e.platform, CL_PLATFORM_VERSION, s, v, r)
+    });
+    assert!(platform.starts_with("OpenCL 3.0 "), "{platform}");
+    let mut size = 0;
+    ok(unsafe {
+        cl!(clGetDeviceInfo)(e.device, CL_DEVICE_OPENCL_C_ALL_VERSIONS, 0, null_mut(), &mut size)
+    });
+    assert_eq!(size, 4 * std::mem::size_of::<cl_name_version>(), "OpenCL C 1.0 to 3.0");
 }
 
 #[test]
@@ -330,6 +345,17 @@ fn child_binary_without_compiler() {
     // The same process cannot build source.
     let (code, _) = e.try_build(SOURCE, "").expect_err("no compiler");
     assert_eq!(code, CL_COMPILER_NOT_AVAILABLE);
+    // Nor link a compiled object: CL_LINKER_NOT_AVAILABLE.
+    let obj = std::fs::read(std::env::var_os("VKCL_TEST_OBJECT").expect("object file")).unwrap();
+    let (o, err, status) = from_binary(&e, &obj);
+    ok(err);
+    ok(status);
+    let mut err = 0;
+    let q = unsafe {
+        cl!(clLinkProgram)(e.context, 0, null(), null(), 1, &o, None, null_mut(), &mut err)
+    };
+    assert!(q.is_null());
+    assert_eq!(err, CL_LINKER_NOT_AVAILABLE);
 }
 
 #[test]
@@ -338,6 +364,29 @@ fn executable_binary_builds_without_the_compiler() {
     let p = e.build(SOURCE);
     let path = std::env::temp_dir().join(format!("vkcl-bin-{}.bin", std::process::id()));
     std::fs::write(&path, binary_of(p)).unwrap();
+    // A compiled object for the child's clLinkProgram.
+    let src = CString::new(SOURCE).unwrap();
+    let ptrs = [src.as_ptr()];
+    let mut err = 0;
+    let o = unsafe {
+        cl!(clCreateProgramWithSource)(e.context, 1, ptrs.as_ptr() as *mut _, null(), &mut err)
+    };
+    ok(err);
+    ok(unsafe {
+        cl!(clCompileProgram)(
+            o,
+            1,
+            &e.device,
+            null(),
+            0,
+            null(),
+            null_mut(),
+            None,
+            null_mut(),
+        )
+    });
+    let obj_path = std::env::temp_dir().join(format!("vkcl-obj-{}.bin", std::process::id()));
+    std::fs::write(&obj_path, binary_of(o)).unwrap();
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
@@ -348,9 +397,11 @@ fn executable_binary_builds_without_the_compiler() {
         .env("VKCL_CLANG", "/nonexistent/clang-15")
         .env("VKCL_CACHE", "0")
         .env("VKCL_TEST_BINARY", &path)
+        .env("VKCL_TEST_OBJECT", &obj_path)
         .output()
         .unwrap();
     let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_file(&obj_path);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && text.contains("1 passed"),

@@ -7,6 +7,7 @@
 //!   timestamped log;
 //! - [`parse`]: turns CTS output into per-test results;
 //! - [`skips`]: tells a pass that tested something from one that skipped its work;
+//! - [`cts_build`]: a CTS build directory's source and commit;
 //! - [`runner`]: schedules suites and tests over worker threads;
 //! - [`relog`]: reads the raw logs back, to judge a recorded run again;
 //! - [`report`]: the results JSON and the Markdown tables;
@@ -18,6 +19,7 @@
 //! runner but this crate's name.
 
 pub mod changes;
+pub mod cts_build;
 pub mod difftest;
 pub mod exec;
 pub mod expect;

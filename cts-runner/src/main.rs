@@ -6,7 +6,7 @@
 use clap::Parser;
 use cts_runner::expect::{self, Expectations};
 use cts_runner::model::{RunResults, SuiteState};
-use cts_runner::{changes, parse, report, runner, suites};
+use cts_runner::{changes, cts_build, parse, report, runner, suites};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -276,7 +276,7 @@ fn run_with(
     let mut results = RunResults {
         device: a.device.clone(),
         device_name: None,
-        cts_commit: runner::cts_commit(&a.cts_dir),
+        cts_commit: cts_build::cts_commit(&a.cts_dir),
         command: std::env::args().collect::<Vec<_>>().join(" "),
         started_unix,
         lib: a.lib.display().to_string(),

@@ -229,7 +229,7 @@ pub fn find_list(cts_dir: &Path) -> Option<std::path::PathBuf> {
     if beside.is_file() {
         return Some(beside);
     }
-    let src = crate::runner::cts_source_dir(cts_dir)?;
+    let src = crate::cts_build::cts_source_dir(cts_dir)?;
     let p = src.join("test_conformance").join(name);
     p.is_file().then_some(p)
 }

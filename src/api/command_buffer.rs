@@ -479,6 +479,7 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
             local_given: !local_work_size.is_null(),
             args,
             held,
+            device_ptrs: k.device_ptrs(),
         };
         let mut list: Vec<cl_command_properties_khr> =
             pairs.iter().flat_map(|(k, v)| [*k, *v]).collect();

@@ -12,6 +12,7 @@ use crate::core::image::images_enabled;
 use crate::core::make_version;
 use crate::core::object::{self, lookup, ClObject};
 use crate::core::platform::Platform;
+use crate::core::version;
 use opencl_sys::*;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -443,15 +444,19 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
             p.driver_info
         )),
         CL_DEVICE_PROFILE => out.string("FULL_PROFILE"),
-        CL_DEVICE_VERSION => out.string(concat!("OpenCL 3.0 vkcl ", env!("CARGO_PKG_VERSION"))),
-        CL_DEVICE_NUMERIC_VERSION => out.scalar(make_version(3, 0, 0)),
+        // OpenCL 3.1 where every 3.1 requirement holds on the device, else 3.0
+        // (core::version, docs/opencl31.md). OpenCL 3.1's core names of the promoted
+        // extensions' queries have the KHR values answered below (CL/cl.h of
+        // KhronosGroup/OpenCL-Headers a1b9cce: CL_DEVICE_UUID 0x106A = CL_DEVICE_UUID_KHR ...
+        // CL_DEVICE_SPIRV_CAPABILITIES 0x12BB, CL_DEVICE_INTEGER_DOT_PRODUCT_* 0x1073-0x1075),
+        // as does CL_DEVICE_MAX_WORK_GROUP_SIZES (0x1005, CL_DEVICE_MAX_WORK_ITEM_SIZES).
+        CL_DEVICE_VERSION => out.string(&version::version_text(version::device_version(d))),
+        CL_DEVICE_NUMERIC_VERSION => out.scalar(version::numeric(version::device_version(d))),
+        // The highest OpenCL C 1.x (OpenCL 3.x allows it; 3.0 and 3.1 are in ALL_VERSIONS).
         CL_DEVICE_OPENCL_C_VERSION => out.string("OpenCL C 1.2 vkcl"),
-        CL_DEVICE_OPENCL_C_ALL_VERSIONS => out.slice(&name_versions(&[
-            ("OpenCL C", make_version(1, 0, 0)),
-            ("OpenCL C", make_version(1, 1, 0)),
-            ("OpenCL C", make_version(1, 2, 0)),
-            ("OpenCL C", make_version(3, 0, 0)),
-        ])),
+        CL_DEVICE_OPENCL_C_ALL_VERSIONS => {
+            out.slice(&name_versions(&version::opencl_c_versions(d)))
+        }
         CL_DEVICE_OPENCL_C_FEATURES => {
             let mut f = d.opencl_c_features();
             f.extend(crate::core::image::image_features(d));

@@ -204,9 +204,12 @@ extern "C" fn install_dispatch_table() {
 fn extension_address(name: &[u8]) -> *mut c_void {
     match name {
         b"clIcdGetPlatformIDsKHR" => icd_get_platform_ids as *mut c_void,
-        b"clGetKernelSuggestedLocalWorkSizeKHR" => {
+        // OpenCL 3.1's core name too (ocl-icd 2.3 exports no such symbol, so applications
+        // on it find the function by name; a 3.1 loader uses the dispatch table's slot).
+        b"clGetKernelSuggestedLocalWorkSizeKHR" | b"clGetKernelSuggestedLocalWorkSize" => {
             kernel::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void
         }
+        b"clSetKernelArgDevicePointerEXT" => kernel::clSetKernelArgDevicePointerEXT as *mut c_void,
         _ => [
             semaphore_address,
             external_memory_address,

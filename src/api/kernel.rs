@@ -98,7 +98,8 @@ pub unsafe extern "C" fn clCloneKernel(source: cl_kernel, errcode_ret: *mut cl_i
 }
 
 /// clSetKernelArg. Errors: `CL_INVALID_KERNEL`, `CL_INVALID_ARG_INDEX`, `CL_INVALID_ARG_SIZE`
-/// (size not that of the argument: `sizeof(cl_mem)` for buffers, 0 for `__local`),
+/// (size not that of the argument: `sizeof(cl_mem)` for buffers, 0 for `__local` on an
+/// OpenCL 3.0 platform; OpenCL 3.1 allows it),
 /// `CL_INVALID_ARG_VALUE` (NULL value for a by-value argument, non-NULL for `__local`),
 /// `CL_INVALID_MEM_OBJECT` (not a buffer of the kernel's context), `CL_INVALID_SAMPLER`.
 ///
@@ -167,7 +168,11 @@ pub(crate) unsafe fn decode_arg(
                 }
             }
             ArgKind::Local { .. } => {
-                if arg_size == 0 {
+                // CL_INVALID_ARG_SIZE if the argument is a __local pointer and arg_size is
+                // zero, which "does not apply if the platform associated with kernel is OpenCL
+                // 3.1 or newer" (OpenCL 3.1 API 5.9.2): then no local memory is reserved and
+                // the pointer's value is implementation-defined (a one-element array here).
+                if arg_size == 0 && crate::core::version::platform_version() < (3, 1) {
                     return Err(ClError(CL_INVALID_ARG_SIZE));
                 }
                 if !arg_value.is_null() {
@@ -243,31 +248,109 @@ pub unsafe extern "C" fn clSetKernelArgSVMPointer(
     })
 }
 
-/// clSetKernelExecInfo: only SVM parameters exist and no device supports SVM.
-/// Errors: `CL_INVALID_KERNEL`, `CL_INVALID_VALUE` (unknown name or NULL value),
-/// `CL_INVALID_OPERATION` (SVM parameters).
+/// clSetKernelExecInfo (OpenCL 3.0 section 5.9.3). `CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT`
+/// (cl_ext_buffer_device_address) takes an array of `cl_mem_device_address_ext`, the
+/// addresses of the buffers the kernel may reach through pointers it finds in memory; each
+/// call replaces the list (size 0 and NULL: none). Enqueued launches keep those buffers
+/// alive until they complete. The SVM parameters are refused: no device supports SVM.
+/// Errors: `CL_INVALID_KERNEL`, `CL_INVALID_VALUE` (unknown name, NULL value with a size
+/// above 0, a device-pointer list whose size is not a multiple of 8), `CL_INVALID_OPERATION`
+/// (SVM parameters; device pointers when no device of the context supports them).
 ///
 /// # Safety
-/// Any pointer value is accepted.
+/// `value` NULL or holding `size` readable bytes.
 pub unsafe extern "C" fn clSetKernelExecInfo(
     kernel: cl_kernel,
     name: cl_kernel_exec_info,
-    _size: usize,
+    size: usize,
     value: *const c_void,
 ) -> cl_int {
     status(|| {
-        lookup::<Kernel>(kernel as *const c_void)?;
-        match name {
-            // CL_INVALID_OPERATION for the SVM parameters when no device supports SVM.
-            CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => {
-                Err(ClError(CL_INVALID_OPERATION))
-            }
-            // CL_INVALID_VALUE if param_name is not valid or param_value is NULL.
-            _ => {
-                let _ = value;
-                Err(ClError(CL_INVALID_VALUE))
-            }
+        let k = lookup::<Kernel>(kernel as *const c_void)?;
+        // SAFETY: forwarded.
+        let ptrs = unsafe { exec_info_device_ptrs(&k, name, size, value) }?;
+        k.set_device_ptrs(ptrs);
+        Ok(())
+    })
+}
+
+/// Checks one clSetKernelExecInfo parameter for `k` (also used by clUpdateMutableCommandsKHR's
+/// exec info) and returns its device-pointer list: the only parameter vkcl takes is
+/// `CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT`. Errors: as [`clSetKernelExecInfo`].
+///
+/// # Safety
+/// `value` NULL or holding `size` readable bytes.
+pub(crate) unsafe fn exec_info_device_ptrs(
+    k: &Kernel,
+    name: cl_uint,
+    size: usize,
+    value: *const c_void,
+) -> ClResult<Vec<u64>> {
+    match name {
+        // CL_INVALID_OPERATION if param_name is CL_KERNEL_EXEC_INFO_SVM_PTRS (or
+        // CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM) and no devices in the context associated
+        // with kernel support SVM.
+        CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => {
+            Err(ClError(CL_INVALID_OPERATION))
         }
+        CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT => {
+            // CL_INVALID_OPERATION if param_name is CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT and no
+            // devices in the context associated with kernel support the
+            // cl_ext_buffer_device_address extension.
+            if !k.program.context.has_device_addresses() {
+                return Err(ClError(CL_INVALID_OPERATION));
+            }
+            // CL_INVALID_VALUE if param_value is NULL and param_value_size is greater than
+            // zero, or if the size specified by param_value_size is not valid.
+            let n = std::mem::size_of::<cl_mem_device_address_ext>();
+            if (value.is_null() && size > 0) || !size.is_multiple_of(n) {
+                return Err(ClError(CL_INVALID_VALUE));
+            }
+            // SAFETY: value holds size bytes, size / n addresses, when not NULL (caller).
+            let list = unsafe { slice_from(value as *const cl_mem_device_address_ext, size / n) };
+            Ok(list.to_vec())
+        }
+        // CL_INVALID_VALUE if param_name is not valid.
+        _ => Err(ClError(CL_INVALID_VALUE)),
+    }
+}
+
+/// clSetKernelArgDevicePointerEXT (cl_ext_buffer_device_address 1.0.2, OpenCL API section
+/// 5.9.2): argument `arg_index`, a pointer to `__global` memory, takes the raw device address
+/// `arg_value` (a `CL_MEM_DEVICE_ADDRESS_EXT` value, any offset into such a buffer, or any
+/// other value the kernel does not dereference, NULL included) for every later
+/// clEnqueueNDRangeKernel / clEnqueueTask / clCommandNDRangeKernelKHR until set again. A
+/// launch keeps the buffer the address points into alive until it completes.
+/// Errors: `CL_INVALID_KERNEL`, `CL_INVALID_OPERATION` (no device of the kernel's context
+/// supports the extension: never on vkcl), `CL_INVALID_ARG_INDEX` (no such argument, or
+/// not a pointer to `__global` memory: `__constant`, `__local`, by-value, image and sampler
+/// arguments).
+///
+/// # Safety
+/// Any value is accepted.
+pub unsafe extern "C" fn clSetKernelArgDevicePointerEXT(
+    kernel: cl_kernel,
+    arg_index: cl_uint,
+    arg_value: cl_mem_device_address_ext,
+) -> cl_int {
+    status(|| {
+        let k = lookup::<Kernel>(kernel as *const c_void)?;
+        // CL_INVALID_OPERATION if no devices in the context associated with kernel support
+        // the cl_ext_buffer_device_address extension.
+        if !k.program.context.has_device_addresses() {
+            return Err(ClError(CL_INVALID_OPERATION));
+        }
+        // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index, or corresponds to
+        // an argument that is not a pointer to the global address space.
+        let a = k
+            .info()
+            .args
+            .get(arg_index as usize)
+            .ok_or(ClError(CL_INVALID_ARG_INDEX))?;
+        if a.kind != ArgKind::Buffer || a.address_qualifier != AddressQualifier::Global {
+            return Err(ClError(CL_INVALID_ARG_INDEX));
+        }
+        k.set_arg(arg_index as usize, ArgValue::DevicePointer(arg_value))
     })
 }
 
@@ -587,11 +670,14 @@ pub unsafe extern "C" fn clEnqueueTask(
     }
 }
 
-/// clGetKernelSuggestedLocalWorkSizeKHR (cl_khr_suggested_local_work_size): the local size
+/// clGetKernelSuggestedLocalWorkSizeKHR (cl_khr_suggested_local_work_size), which is also
+/// OpenCL 3.1's core clGetKernelSuggestedLocalWorkSize (OpenCL 3.1 API 5.9.4; the dispatch
+/// table's 3.1 slot and the name lookup give this function for both names): the local size
 /// vkcl would pick for a NULL `local_work_size`. Errors: `CL_INVALID_COMMAND_QUEUE`,
 /// `CL_INVALID_KERNEL`, `CL_INVALID_CONTEXT`, `CL_INVALID_PROGRAM_EXECUTABLE`,
-/// `CL_INVALID_WORK_DIMENSION`, `CL_INVALID_GLOBAL_WORK_SIZE` (NULL or a zero entry),
-/// `CL_INVALID_GLOBAL_OFFSET`, `CL_INVALID_VALUE` (NULL `suggested_local_work_size`).
+/// `CL_INVALID_KERNEL_ARGS` (an argument not set), `CL_INVALID_WORK_DIMENSION`,
+/// `CL_INVALID_GLOBAL_WORK_SIZE` (NULL or a zero entry), `CL_INVALID_GLOBAL_OFFSET`
+/// (offset plus size overflows), `CL_INVALID_VALUE` (NULL `suggested_local_work_size`).
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
@@ -617,6 +703,10 @@ pub unsafe extern "C" fn clGetKernelSuggestedLocalWorkSizeKHR(
             return Err(ClError(CL_INVALID_GLOBAL_WORK_SIZE));
         }
         let r = check_range(&k, &q.device, work_dim, offset, global, None)?;
+        // CL_INVALID_KERNEL_ARGS if any kernel arguments for kernel have not been set.
+        if !k.args_set() {
+            return Err(ClError(CL_INVALID_KERNEL_ARGS));
+        }
         if suggested_local_work_size.is_null() {
             return Err(ClError(CL_INVALID_VALUE));
         }

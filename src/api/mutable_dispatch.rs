@@ -7,7 +7,7 @@
 //! pending run is kept from seeing an update).
 
 use super::info::InfoOut;
-use super::kernel::decode_arg;
+use super::kernel::{decode_arg, exec_info_device_ptrs};
 use super::{slice_from, status};
 use crate::core::command_buffer::CommandBuffer;
 use crate::core::error::{ClError, ClResult};
@@ -19,8 +19,9 @@ use opencl_sys::*;
 use std::ffi::c_void;
 use std::sync::Arc;
 
-/// `CL_DEVICE_MUTABLE_DISPATCH_CAPABILITIES_KHR`: every field (exec info is accepted and has
-/// nothing to change while the device has no SVM).
+/// `CL_DEVICE_MUTABLE_DISPATCH_CAPABILITIES_KHR`: every field (exec info: the
+/// `CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT` list of cl_ext_buffer_device_address; the device has
+/// no SVM).
 pub const CAPABILITIES: cl_mutable_dispatch_fields_khr = CL_MUTABLE_DISPATCH_GLOBAL_OFFSET_KHR
     | CL_MUTABLE_DISPATCH_GLOBAL_SIZE_KHR
     | CL_MUTABLE_DISPATCH_LOCAL_SIZE_KHR
@@ -92,15 +93,24 @@ unsafe fn resolve(
     }
     // SAFETY: exec_info_list holds num_exec_infos entries per the API.
     for e in unsafe { slice_from(c.exec_info_list, c.num_exec_infos as usize) } {
-        // CL_INVALID_VALUE for an exec info clSetKernelExecInfo would reject (every name
-        // concerns SVM, which the device lacks: the values change nothing).
-        let known = matches!(
+        // Exec info as clSetKernelExecInfo takes it ("kernel execution info normally passed
+        // using clSetKernelExecInfo"): CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT replaces the
+        // command's device-pointer list. The SVM names, which clSetKernelExecInfo refuses
+        // with CL_INVALID_OPERATION (no SVM), are accepted here and change nothing, as before.
+        if matches!(
             e.param_name,
             CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM
-        );
-        if !known || e.param_value.is_null() || e.param_value_size == 0 {
-            return Err(ClError(CL_INVALID_VALUE));
+        ) {
+            if e.param_value.is_null() || e.param_value_size == 0 {
+                return Err(ClError(CL_INVALID_VALUE));
+            }
+            continue;
         }
+        // Errors as clSetKernelExecInfo (CL_INVALID_VALUE, CL_INVALID_OPERATION).
+        // SAFETY: param_value holds param_value_size bytes per the API.
+        d.device_ptrs = unsafe {
+            exec_info_device_ptrs(&k.kernel, e.param_name, e.param_value_size, e.param_value)
+        }?;
     }
     let n = work_dim as usize;
     let offset: Vec<usize> = if c.global_work_offset.is_null() {
@@ -155,8 +165,8 @@ fn handle_of_cb(cb: &CommandBuffer) -> usize {
 /// with `CL_COMMAND_BUFFER_MUTABLE_KHR`, a field outside the command's updatable fields, more
 /// work-groups than recorded under the no-additional-work-groups assert, SVM arguments),
 /// `CL_INVALID_VALUE` (`num_configs` 0 or a NULL array, an unknown config type, a list and
-/// count that disagree, `work_dim` not 0 and not the recorded one, exec info the device cannot
-/// take), `CL_INVALID_MUTABLE_COMMAND_KHR`, the NDRange errors of clEnqueueNDRangeKernel and
+/// count that disagree, `work_dim` not 0 and not the recorded one, exec info clSetKernelExecInfo
+/// would refuse but for the SVM names), `CL_INVALID_MUTABLE_COMMAND_KHR`, the NDRange errors of clEnqueueNDRangeKernel and
 /// the argument errors of clSetKernelArg, `CL_OUT_OF_RESOURCES`.
 ///
 /// # Safety

@@ -5,6 +5,7 @@ use super::{status, write_opt};
 use crate::core::error::{ClError, ClResult};
 use crate::core::object;
 use crate::core::platform::{self as core_platform, Platform};
+use crate::core::version;
 use opencl_sys::*;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -87,8 +88,9 @@ pub unsafe extern "C" fn clGetPlatformInfo(
         let out = InfoOut::new(size, value, size_ret);
         match param_name {
             CL_PLATFORM_PROFILE => out.string(core_platform::PROFILE),
-            CL_PLATFORM_VERSION => out.string(core_platform::VERSION),
-            CL_PLATFORM_NUMERIC_VERSION => out.scalar(crate::core::make_version(3, 0, 0)),
+            // The highest of the devices' versions (core::version): OpenCL 3.1 or 3.0.
+            CL_PLATFORM_VERSION => out.string(&version::version_text(version::platform_version())),
+            CL_PLATFORM_NUMERIC_VERSION => out.scalar(version::numeric(version::platform_version())),
             CL_PLATFORM_NAME => out.string(core_platform::NAME),
             CL_PLATFORM_VENDOR => out.string(core_platform::VENDOR),
             CL_PLATFORM_EXTENSIONS => out.string(&names(&p.extensions())),

@@ -375,10 +375,10 @@ pub unsafe extern "C" fn clCompileProgram(
 /// program linking options are accepted with it). Synchronous; `pfn_notify` is called once
 /// with the new program. A link that fails still returns a program (status
 /// `CL_BUILD_ERROR`, the log says why) together with `CL_LINK_PROGRAM_FAILURE`. Errors:
-/// `CL_INVALID_CONTEXT`, `CL_INVALID_VALUE` (no inputs, callback arguments inconsistent),
-/// `CL_INVALID_DEVICE`, `CL_INVALID_PROGRAM` (an input is not a program),
-/// `CL_INVALID_OPERATION` (an input is not a successfully compiled object or library),
-/// `CL_INVALID_LINKER_OPTIONS`, `CL_COMPILER_NOT_AVAILABLE`, `CL_LINK_PROGRAM_FAILURE`.
+/// `CL_INVALID_CONTEXT` (also an input of another context), `CL_INVALID_VALUE` (no inputs,
+/// callback arguments inconsistent), `CL_INVALID_DEVICE`, `CL_INVALID_PROGRAM` (an input is
+/// not a program), `CL_INVALID_OPERATION` (an input is not a successfully compiled object or
+/// library), `CL_INVALID_LINKER_OPTIONS`, `CL_LINKER_NOT_AVAILABLE`, `CL_LINK_PROGRAM_FAILURE`.
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
@@ -409,6 +409,11 @@ pub unsafe extern "C" fn clLinkProgram(
         // SAFETY: input_programs holds num_input_programs handles.
         let inputs =
             unsafe { object::lookup_list::<Program>(input_programs, num_input_programs as usize) }?;
+        // CL_INVALID_CONTEXT if the context associated with programs in input_programs is
+        // not the same as context (stated since OpenCL 3.1, OpenCL-Docs PR #1453).
+        if inputs.iter().any(|p| !Arc::ptr_eq(&p.context, &c)) {
+            return Err(ClError(CL_INVALID_CONTEXT));
+        }
         // CL_INVALID_OPERATION if the compilation or build of a program in input_programs
         // has not completed successfully.
         if inputs.iter().any(|p| !p.is_linkable()) {
@@ -438,6 +443,14 @@ pub unsafe extern "C" fn clLinkProgram(
             // A failed link still returns the program, whose log says why.
             Err(ClError(CL_LINK_PROGRAM_FAILURE)) => link_failure = CL_LINK_PROGRAM_FAILURE,
             Err(e) => {
+                // CL_LINKER_NOT_AVAILABLE if a linker is not available
+                // (CL_DEVICE_LINKER_AVAILABLE false: the tools are missing, core says
+                // CL_COMPILER_NOT_AVAILABLE for every build step).
+                let e = if e.0 == CL_COMPILER_NOT_AVAILABLE {
+                    ClError(CL_LINKER_NOT_AVAILABLE)
+                } else {
+                    e
+                };
                 // The handle was registered above and never reached the application.
                 let _ = object::release::<Program>(handle_of(&p) as *const c_void);
                 return Err(e);

@@ -21,6 +21,9 @@ pub struct DeviceCaps {
     /// ([`lower::f64round`](crate::compiler::lower)): llvmpipe's own sequences for them are wrong
     /// on hosts without AVX-512.
     pub f64_rounding_by_floor: bool,
+    /// Numeric `OpUndef`s become `OpConstantNull` ([`lower::undef`](crate::compiler::lower)):
+    /// NVIDIA's driver miscompiled loops whose phis enter with undefined values.
+    pub undef_as_null: bool,
     /// `maxPushConstantsSize` in bytes (the ABI uses 32 of them).
     pub max_push_constants: u32,
     /// `maxComputeSharedMemorySize` in bytes (`CL_DEVICE_LOCAL_MEM_SIZE`).
@@ -35,6 +38,9 @@ pub struct DeviceCaps {
     /// as predefined macros (of the names clang knows). `None`: derived from the flags above
     /// (unit tests).
     pub opencl_c_names: Option<Vec<String>>,
+    /// The device's OpenCL version times 10 (`CL_DEVICE_VERSION`: 30 or 31): `__OPENCL_VERSION__`,
+    /// and 31 offers OpenCL C 3.1 (`-cl-std=CL3.1`, `CL_VERSION_3_1`).
+    pub opencl_version: u32,
 }
 
 impl Default for DeviceCaps {
@@ -47,11 +53,13 @@ impl Default for DeviceCaps {
             int64_atomics: true,
             shared_float32_atomics: true,
             f64_rounding_by_floor: true,
+            undef_as_null: false,
             max_push_constants: 128,
             max_local_mem_bytes: 32768,
             max_work_group_size: 1024,
             subgroup_ops: SubgroupOps::default(),
             opencl_c_names: None,
+            opencl_version: 30,
         }
     }
 }

@@ -159,7 +159,7 @@ fn clang(
     let io =
         |e: std::io::Error| BuildFailure::compile(format!("cannot write a temporary file: {e}"));
     let truth = dir.join("vkcl-device.h");
-    std::fs::write(&truth, super::options::truth_header(caps)).map_err(io)?;
+    std::fs::write(&truth, super::options::truth_header(caps, opts.cl_std)).map_err(io)?;
     let prelude = dir.join("vkcl-prelude.h");
     std::fs::write(&prelude, PRELUDE).map_err(io)?;
     let header_dir = dir.join("headers");

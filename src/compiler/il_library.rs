@@ -40,7 +40,8 @@ fn path_arg(p: &Path) -> String {
 /// named metadata.
 fn library(tools: &Tools, caps: &DeviceCaps, dir: &Path) -> Result<Vec<u8>, BuildFailure> {
     static BUILT: Mutex<Option<HashMap<String, Vec<u8>>>> = Mutex::new(None);
-    let truth = super::options::truth_header(caps);
+    // Compiled as OpenCL C 3.0 (below).
+    let truth = super::options::truth_header(caps, 300);
     if let Some(bc) = BUILT
         .lock()
         .unwrap_or_else(|e| e.into_inner())

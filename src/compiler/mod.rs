@@ -68,7 +68,9 @@
 //! block size, rounded up to 8 bytes.
 //! - [`ArgKind::Buffer`] (`__global`/`__constant` pointer): the 8-byte device address (0 for
 //!   NULL). Kernels access memory through `PhysicalStorageBuffer` pointers, so pointer
-//!   arithmetic, casts and sub-buffers (address + offset) work.
+//!   arithmetic, casts and sub-buffers (address + offset) work, and so do raw addresses
+//!   (`clSetKernelArgDevicePointerEXT`) and pointers stored in memory (a struct that points to
+//!   its own type is forward-declared, `OpTypeForwardPointer`).
 //! - [`ArgKind::Value`]: the `size` bytes given to `clSetKernelArg`, copied verbatim.
 //! - [`ArgKind::Local`]: no bytes in the block. The kernel declares a `Workgroup` array whose
 //!   element type has `elem_size` bytes and whose length is the specialization constant
@@ -124,7 +126,9 @@
 //! `OpLoad`, `OpStore` and atomic through a `PhysicalStorageBuffer` pointer checks that
 //! `[address, address + size)` lies inside one `[base, end)` entry of the launch's range table
 //! (one entry per `__global`/`__constant` pointer argument, then the launch buffer, the printf
-//! buffer and the program's global variable block; empty entries are `[0, 0)`). Header words
+//! buffer and the program's global variable block, then one per address of the launch's
+//! `CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT` list; empty entries are `[0, 0)`; the runtime asks for
+//! the variant of the table's length). Header words
 //! 96..128 (otherwise padding): 96 `bounds_hit` (`u32`), 104 a bad address (`u64`), 112 the
 //! table's offset from the header (`u64`), 120 the offset of a 256-byte sink (`u64`). An access
 //! outside every entry goes to the sink instead, and the function stores 1 and the address
@@ -620,6 +624,26 @@ pub fn sampler_entry(normalized: bool, addressing: u32) -> u32 {
 /// Offset of the `loop_limit_hit` flag (`u32`) in the launch header, bytes (kernel ABI).
 pub const LOOP_FLAG_OFFSET: u64 = lower::LOOP_FLAG_OFFSET;
 
+/// Writes a kernel's lowered module to `dir/<kernel>-<hash>.spv` (`VKCL_DUMP_SPIRV`); a
+/// failure is logged, never a build error.
+fn dump_spirv(dir: &std::path::Path, kernel: &str, words: &[u32]) {
+    use sha2::{Digest, Sha256};
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let hash = Sha256::digest(&bytes);
+    let name = format!(
+        "{kernel}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}.spv",
+        hash[0], hash[1], hash[2], hash[3], hash[4], hash[5]
+    );
+    if let Err(e) =
+        std::fs::create_dir_all(dir).and_then(|()| std::fs::write(dir.join(&name), &bytes))
+    {
+        tracing::warn!(
+            "VKCL_DUMP_SPIRV: cannot write {}: {e}",
+            dir.join(&name).display()
+        );
+    }
+}
+
 /// Reflects and lowers every kernel of a structurized Kernel module with build options `opts`:
 /// spirv-opt on each lowered module ([`SPIRV_OPT`]) and fusable `mad` unless
 /// `-cl-opt-disable`.
@@ -667,6 +691,9 @@ fn finish(
                     info.name
                 )));
             }
+        }
+        if let Some(dir) = &crate::util::config::config().dump_spirv {
+            dump_spirv(dir, &info.name, &lowered.words);
         }
         info.spirv = lowered.words;
         info.static_local_mem_bytes = lowered.static_local_mem_bytes;

@@ -201,15 +201,34 @@ const HEADER_DEFINED: &[&str] = &[
 /// predefined macros tell the truth about the device: `__IMAGE_SUPPORT__` only when the device
 /// reports `__opencl_c_images` (`VKCL_IMAGES=1`; otherwise `CL_DEVICE_IMAGE_SUPPORT` is
 /// false), and of the extension and feature macros only those the device reports.
-pub(crate) fn truth_header(caps: &DeviceCaps) -> String {
+///
+/// `cl_std` is the program's OpenCL C version times 100 ([`ParsedOptions::cl_std`]). OpenCL C
+/// 3.1 (OpenCL 3.1 devices, [`DeviceCaps::opencl_version`]) is clang-15's OpenCL C 3.0, which
+/// this header then names 3.1 (`__OPENCL_C_VERSION__` 310; clang's own header has made its
+/// 3.0 declarations by then): the language differs from 3.0 only in built-ins of extensions
+/// that every 3.1 device reports, so their macros are defined and clang declares them, and in
+/// printf's `z` and `t` length modifiers (compiler/printf.rs).
+pub(crate) fn truth_header(caps: &DeviceCaps, cl_std: u32) -> String {
     let names = device_names(caps);
     let mut s = String::from(
         "// vkcl: predefined macros as the device reports them (CL_DEVICE_IMAGE_SUPPORT,\n\
          // CL_DEVICE_EXTENSIONS, CL_DEVICE_OPENCL_C_FEATURES).\n#undef __IMAGE_SUPPORT__\n",
     );
     // OpenCL C 3.0 section 6.12 (predefined macros): __OPENCL_VERSION__ is the OpenCL version
-    // of the device (CL_DEVICE_VERSION, OpenCL 3.0); clang leaves it to the implementation.
-    s.push_str("#ifndef __OPENCL_VERSION__\n#define __OPENCL_VERSION__ 300\n#endif\n");
+    // of the device (CL_DEVICE_VERSION); clang leaves it to the implementation.
+    s.push_str(&format!(
+        "#ifndef __OPENCL_VERSION__\n#define __OPENCL_VERSION__ {}\n#endif\n",
+        caps.opencl_version * 10
+    ));
+    // OpenCL C 3.1 (unified OpenCL C specification, "Preprocessor Directives and Macros"):
+    // CL_VERSION_3_1 is 310 where OpenCL C 3.1 is supported (clang-15 knows versions up to
+    // 3.0), and __OPENCL_C_VERSION__ the -cl-std version.
+    if caps.opencl_version >= 31 {
+        s.push_str("#define CL_VERSION_3_1 310\n");
+    }
+    if cl_std == 310 {
+        s.push_str("#undef __OPENCL_C_VERSION__\n#define __OPENCL_C_VERSION__ 310\n");
+    }
     for m in HEADER_DEFINED {
         if !names.iter().any(|n| n == m) {
             s.push_str(&format!("#undef {m}\n"));
@@ -236,6 +255,15 @@ const PRELUDE_DEFINED: &[&str] = &[
     "__opencl_c_integer_dot_product_input_4x8bit",
     "__opencl_c_integer_dot_product_input_4x8bit_packed",
 ];
+
+/// The OpenCL C versions of `-cl-std` a device with `caps` offers, for messages.
+fn supported_versions(caps: &DeviceCaps) -> &'static str {
+    if caps.opencl_version >= 31 {
+        "CL1.0, CL1.1, CL1.2, CL3.0, CL3.1"
+    } else {
+        "CL1.0, CL1.1, CL1.2, CL3.0"
+    }
+}
 
 /// Parses OpenCL build options.
 ///
@@ -272,18 +300,22 @@ pub(crate) fn parse(options: &str, caps: &DeviceCaps) -> Result<ParsedOptions, B
                 "CL1.1" => 110,
                 "CL1.2" => 120,
                 "CL3.0" => 300,
+                // OpenCL C 3.1 on OpenCL 3.1 devices (see truth_header).
+                "CL3.1" if caps.opencl_version >= 31 => 310,
                 // A valid option, but the device does not offer the version
                 // (CL_DEVICE_OPENCL_C_ALL_VERSIONS): the compilation fails.
                 "CL2.0" | "CL3.1" => {
                     return Err(BuildFailure::compile(format!(
                         "error: `{w}`: the device does not support OpenCL C {} \
-                         (CL_DEVICE_OPENCL_C_ALL_VERSIONS: 1.0, 1.1, 1.2, 3.0)",
-                        &v[2..]
+                         (CL_DEVICE_OPENCL_C_ALL_VERSIONS: {})",
+                        &v[2..],
+                        supported_versions(caps)
                     )))
                 }
                 _ => {
                     return Err(BuildFailure::options(format!(
-                        "invalid OpenCL C version in `{w}` (supported: CL1.0, CL1.1, CL1.2, CL3.0)"
+                        "invalid OpenCL C version in `{w}` (supported: {})",
+                        supported_versions(caps)
                     )))
                 }
             };
@@ -300,7 +332,7 @@ pub(crate) fn parse(options: &str, caps: &DeviceCaps) -> Result<ParsedOptions, B
     let std = match cl_std {
         100 => "CL1.0",
         110 => "CL1.1",
-        300 => "CL3.0",
+        300 | 310 => "CL3.0",
         _ => "CL1.2",
     };
     clang_args.push(format!("-cl-std={std}"));
@@ -422,7 +454,7 @@ mod tests {
             opencl_c_names: Some(vec!["__opencl_c_int64".into()]),
             ..Default::default()
         };
-        let h = truth_header(&caps);
+        let h = truth_header(&caps, 120);
         assert!(h.contains("#undef __IMAGE_SUPPORT__"));
         assert!(h.contains("#define __OPENCL_VERSION__ 300"));
         assert!(h.contains("#undef __opencl_c_fp64"));
@@ -439,7 +471,29 @@ mod tests {
             extension_list(&caps),
             "-cl-ext=-all,+cl_khr_fp64,+__opencl_c_fp64"
         );
-        assert!(!truth_header(&caps).contains("__opencl_c_fp64"));
+        assert!(!truth_header(&caps, 300).contains("__opencl_c_fp64"));
+        assert!(!truth_header(&caps, 300).contains("CL_VERSION_3_1"));
+    }
+
+    #[test]
+    fn opencl_c_31_only_on_opencl_31_devices() {
+        let e = parse("-cl-std=CL3.1", &DeviceCaps::default()).unwrap_err();
+        assert_eq!(e.kind, super::super::BuildFailureKind::CompileError);
+        let caps = DeviceCaps {
+            opencl_version: 31,
+            ..Default::default()
+        };
+        let p = parse("-cl-std=CL3.1", &caps).unwrap();
+        assert_eq!(p.cl_std, 310);
+        // clang-15 compiles it as OpenCL C 3.0; the truth header names it 3.1.
+        assert!(p.clang_args.contains(&"-cl-std=CL3.0".to_string()));
+        let h = truth_header(&caps, 310);
+        assert!(h.contains("#define __OPENCL_VERSION__ 310"));
+        assert!(h.contains("#define CL_VERSION_3_1 310"));
+        assert!(h.contains("#define __OPENCL_C_VERSION__ 310"));
+        let h = truth_header(&caps, 300);
+        assert!(h.contains("#define CL_VERSION_3_1 310"));
+        assert!(!h.contains("__OPENCL_C_VERSION__"));
     }
 
     #[test]

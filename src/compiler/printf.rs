@@ -84,7 +84,7 @@ pub enum Length {
     H,
     /// `hl`: int or float, only with a vector specifier.
     Hl,
-    /// `l`: long or double.
+    /// `l`: long or double; also OpenCL C 3.1's `z` and `t` (64-bit `size_t`, `ptrdiff_t`).
     L,
 }
 
@@ -187,6 +187,13 @@ pub fn parse_format(fmt: &str) -> Result<Vec<Piece>, String> {
                 i += 1;
                 Length::L
             }
+            // OpenCL C 3.1 (6.15.14.2.1): `z` (size_t) and `t` (ptrdiff_t), both 64-bit on
+            // vkcl's devices (CL_DEVICE_ADDRESS_BITS 64), so `l`'s width. Earlier versions
+            // leave them undefined, so vkcl takes them in every version.
+            (Some(b'z' | b't'), _) => {
+                i += 1;
+                Length::L
+            }
             _ => Length::None,
         };
         let Some(&conv) = b.get(i) else {
@@ -266,6 +273,10 @@ mod tests {
         assert_eq!(chars, "fxscdp");
         assert_eq!(convs[1].length, Length::Hh);
         assert_eq!(convs[4].length, Length::L);
+        // OpenCL C 3.1's size_t and ptrdiff_t length modifiers.
+        let convs = conversions("%zu %5td %zx").unwrap();
+        assert!(convs.iter().all(|s| s.length == Length::L));
+        assert_eq!(convs.iter().map(|s| s.conv).collect::<String>(), "udx");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Contexts (OpenCL 3.0 section 4.4).
 
 use super::device::Device;
+use super::device_address::AddressMap;
 use super::object::{ClObject, Header, Kind};
 use super::UserPtr;
 use opencl_sys::*;
@@ -23,6 +24,9 @@ pub struct Context {
     /// The property list as given, with its terminating 0 (empty if none was given).
     pub properties: Vec<cl_context_properties>,
     pub notify: Option<(ContextNotify, UserPtr)>,
+    /// The buffers created with `CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT`, by device address
+    /// (cl_ext_buffer_device_address).
+    pub device_addresses: AddressMap,
     destructors: Mutex<Vec<(ContextDestructor, UserPtr)>>,
 }
 
@@ -46,6 +50,7 @@ impl Context {
             devices,
             properties,
             notify,
+            device_addresses: AddressMap::default(),
             destructors: Mutex::new(Vec::new()),
         }
     }
@@ -61,6 +66,12 @@ impl Context {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push((f, user));
+    }
+
+    /// Whether some device of the context supports `cl_ext_buffer_device_address`
+    /// ([`Device::has_device_addresses`]): the condition of its `CL_INVALID_OPERATION` errors.
+    pub fn has_device_addresses(&self) -> bool {
+        self.devices.iter().any(|d| d.has_device_addresses())
     }
 
     /// Reports an error through the context's `pfn_notify`, if any.

@@ -380,6 +380,15 @@ impl Device {
         self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE
     }
 
+    /// Whether kernels have their undefined numeric values defined as zeros (the compiler's
+    /// `DeviceCaps::undef_as_null`): `VKCL_UNDEF_AS_NULL` if set, else on NVIDIA's driver,
+    /// which miscompiled loops entered with undefined phi values (`compiler/lower/undef.rs`).
+    pub fn defines_undefs(&self) -> bool {
+        crate::util::config::config()
+            .undef_as_null
+            .unwrap_or(self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY)
+    }
+
     /// `VKCL_SUBDEVICE_DISPATCH` if set, else waves on llvmpipe and the persistent variant
     /// elsewhere (see [`LimitedDispatch`]).
     pub fn limited_dispatch(&self) -> LimitedDispatch {
@@ -630,6 +639,11 @@ impl Device {
             // external handle types (docs/interop.md).
             ("cl_khr_semaphore", make_version(1, 0, 0)),
         ];
+        // Buffer device addresses as raw values (core/device_address.rs), revision 1.0.2 of
+        // the extension (the one the CTS and the headers know).
+        if self.has_device_addresses() {
+            v.push(("cl_ext_buffer_device_address", make_version(1, 0, 2)));
+        }
         // cl_khr_command_buffer (api/command_buffer.rs): 1.0.0, final since 2026-09-09 with
         // the semantics and ABI of 0.9.8 (which VKCL_COMMAND_BUFFER_REVISION=0.9.8 reports),
         // with mutable dispatch 0.9.5; at 0.9.4 with its older ABI and no mutable dispatch
@@ -729,6 +743,13 @@ impl Device {
     pub fn has_fp16(&self) -> bool {
         let wanted = crate::util::config::config().fp16.unwrap_or(true);
         self.phys.shader_float16 && self.phys.shader_int16 && self.phys.storage_16bit && wanted
+    }
+
+    /// Whether the device supports `cl_ext_buffer_device_address`: every vkcl device does,
+    /// since kernels reach memory through buffer device addresses and a Vulkan device
+    /// without `bufferDeviceAddress` is not offered at all (`backend/vulkan/instance.rs`).
+    pub fn has_device_addresses(&self) -> bool {
+        true
     }
 
     /// Whether `double` is offered (`cl_khr_fp64`, `__opencl_c_fp64`): the Vulkan device has

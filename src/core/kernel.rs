@@ -31,6 +31,9 @@ pub enum ArgValue {
     Sampler(Arc<crate::core::sampler::Sampler>),
     /// An image argument's image (held weakly, as buffers are).
     Image(Weak<Mem>),
+    /// A `__global` pointer given as a raw device address (`clSetKernelArgDevicePointerEXT`,
+    /// cl_ext_buffer_device_address): any value, dereferenced only by the kernel.
+    DevicePointer(u64),
 }
 
 /// The formats of the `read_only` image arguments among `args` (those sampled).
@@ -54,6 +57,9 @@ pub struct Kernel {
     compiled: Arc<CompiledProgram>,
     index: usize,
     pub args: Mutex<Vec<Option<ArgValue>>>,
+    /// `CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT`: device addresses into the buffers the kernel may
+    /// reach through pointers it finds in memory (cl_ext_buffer_device_address).
+    pub device_ptrs: Mutex<Vec<u64>>,
     /// Whether every NDRange of this kernel must have uniform work-groups: its program was
     /// built with `-cl-uniform-work-group-size`, or from OpenCL C source without
     /// `-cl-std=CL2.0`/`CL3.0` (OpenCL 3.0 5.10, clEnqueueNDRangeKernel).
@@ -90,11 +96,13 @@ impl Kernel {
             compiled,
             index,
             args: Mutex::new(vec![None; n]),
+            device_ptrs: Mutex::new(Vec::new()),
             uniform_work_groups,
         })
     }
 
-    /// clCloneKernel: same kernel, a copy of the current argument values.
+    /// clCloneKernel: same kernel, a copy of the current argument values and execution
+    /// information.
     pub fn clone_kernel(&self) -> Kernel {
         self.program.kernel_count.fetch_add(1, Ordering::AcqRel);
         Kernel {
@@ -103,6 +111,7 @@ impl Kernel {
             compiled: self.compiled.clone(),
             index: self.index,
             args: Mutex::new(self.args.lock().unwrap_or_else(|e| e.into_inner()).clone()),
+            device_ptrs: Mutex::new(self.device_ptrs()),
             uniform_work_groups: self.uniform_work_groups,
         }
     }
@@ -119,12 +128,31 @@ impl Kernel {
         Ok(())
     }
 
+    /// The current `CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT` list.
+    pub fn device_ptrs(&self) -> Vec<u64> {
+        self.device_ptrs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// clSetKernelExecInfo(`CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT`): replaces the list.
+    pub fn set_device_ptrs(&self, ptrs: Vec<u64>) {
+        *self.device_ptrs.lock().unwrap_or_else(|e| e.into_inner()) = ptrs;
+    }
+
     /// `CL_KERNEL_WORK_GROUP_SIZE` on `device`.
     pub fn max_work_group_size(&self, device: &Device) -> usize {
         match self.info().reqd_work_group_size {
             Some(r) => r.iter().map(|&v| v as usize).product(),
             None => device.max_work_group_size(),
         }
+    }
+
+    /// Whether every argument has a value (`clSetKernelArg` was called for each index).
+    pub fn args_set(&self) -> bool {
+        let args = self.args.lock().unwrap_or_else(|e| e.into_inner());
+        args.iter().all(Option::is_some)
     }
 
     /// `CL_KERNEL_LOCAL_MEM_SIZE`: static `__local` data plus the sizes set for `__local`
@@ -437,8 +465,11 @@ pub fn resident_group_limit(device: &Device, local: [u32; 3]) -> Option<u64> {
 
 impl Kernel {
     /// Encodes a launch of this kernel over `range` on `device` with argument values `args`
-    /// (the kernel's own, or those a command buffer captured): checks the arguments, builds
-    /// the launch header and argument block, gets the pipeline.
+    /// and `CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT` list `device_ptrs` (the kernel's own, or
+    /// those a command buffer captured): checks the arguments, builds the launch header and
+    /// argument block, gets the pipeline. The buffers that raw device addresses point into
+    /// (device-pointer arguments, `device_ptrs`) are kept alive with the launch and, under
+    /// `VKCL_BOUNDS_CHECK`, admitted whole (core/device_address.rs).
     /// Errors: `CL_INVALID_KERNEL_ARGS` (an argument not set, or a buffer released since),
     /// `CL_OUT_OF_RESOURCES` (local memory over the device's, pipeline creation).
     pub fn encode(
@@ -446,6 +477,7 @@ impl Kernel {
         device: &Arc<Device>,
         range: NdRange,
         args: &[Option<ArgValue>],
+        device_ptrs: &[u64],
     ) -> ClResult<Encoded> {
         let info = self.info();
         let mut keep: Vec<Arc<dyn Any + Send + Sync>> = vec![self.clone()];
@@ -455,6 +487,17 @@ impl Kernel {
         // VKCL_BOUNDS_CHECK: [base, end) of every buffer argument, in argument order.
         let mut ranges: Vec<[u64; 2]> = Vec::new();
         let mut descriptors = Vec::new();
+        // Raw device addresses: the buffer each points into is kept alive with the launch,
+        // and its whole range is a bounds-check entry ([0, 0) where it points into none).
+        let addresses = &self.program.context.device_addresses;
+        let reach =
+            |addr: u64, keep: &mut Vec<Arc<dyn Any + Send + Sync>>| match addresses.find(addr) {
+                Some(r) => {
+                    keep.push(r.storage);
+                    r.range
+                }
+                None => [0, 0],
+            };
         let sampled_formats = read_only_formats(info, args);
         if info.args.iter().any(|a| a.kind == ArgKind::Image) {
             descriptors.extend(inline_sampler_descriptors(device, info, &sampled_formats)?);
@@ -472,10 +515,24 @@ impl Kernel {
                     };
                     let addr = m.as_ref().map_or(0, |m| m.device_address());
                     block[at..at + 8].copy_from_slice(&addr.to_le_bytes());
-                    ranges.push(m.as_ref().map_or([0, 0], |m| [addr, addr + m.size as u64]));
+                    // A buffer with a device address is reachable whole through it (its
+                    // sub-buffers too: the extension's pointers may leave their region).
+                    let whole = m
+                        .as_ref()
+                        .filter(|m| m.addressable)
+                        .and_then(|_| addresses.find(addr));
+                    ranges.push(match (&m, whole) {
+                        (_, Some(w)) => w.range,
+                        (Some(m), None) => [addr, addr + m.size as u64],
+                        (None, None) => [0, 0],
+                    });
                     if let Some(m) = m {
                         keep.push(m);
                     }
+                }
+                (ArgKind::Buffer, ArgValue::DevicePointer(addr)) => {
+                    block[at..at + 8].copy_from_slice(&addr.to_le_bytes());
+                    ranges.push(reach(*addr, &mut keep));
                 }
                 (ArgKind::Local { spec_id, elem_size }, ArgValue::Local(n)) => {
                     let count = n.div_ceil(elem_size.max(1) as usize) as u32;
@@ -520,6 +577,10 @@ impl Kernel {
         if local_bytes > device.local_mem_size() {
             return Err(ClError(CL_OUT_OF_RESOURCES));
         }
+        // CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT: the buffers reached through pointers in memory.
+        let indirect: Vec<[u64; 2]> = device_ptrs.iter().map(|&a| reach(a, &mut keep)).collect();
+        // Bounds-check table entries: arguments, launch buffer, printf, globals, indirect.
+        let table_entries = (ranges.len() + 3 + indirect.len()) as u32;
         let groups = range.groups();
         let total: u64 = groups.iter().product();
         let limited = resident_group_limit(device, range.local).filter(|&l| total > l);
@@ -535,9 +596,14 @@ impl Kernel {
             && device.limited_dispatch() == LimitedDispatch::Persistent;
         let mut regions = Vec::new();
         for (size, first, count) in range.boxes() {
-            let pipeline = self
-                .program
-                .pipeline(device, info, size, locals.clone(), persistent)?;
+            let pipeline = self.program.pipeline(
+                device,
+                info,
+                size,
+                locals.clone(),
+                persistent,
+                table_entries,
+            )?;
             keep.push(pipeline.clone());
             regions.push(Region {
                 pipeline,
@@ -584,6 +650,7 @@ impl Kernel {
                     .map_or([0, 0], |p| [p.address(), p.address() + p.buf.size]),
             );
             ranges.push(globals_range);
+            ranges.extend(indirect);
             let sink = (ARGS_OFFSET + table + 16 * ranges.len()).div_ceil(256) * 256 - ARGS_OFFSET;
             block.resize(sink + 256, 0);
             for (k, r) in ranges.iter().enumerate() {

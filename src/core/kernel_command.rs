@@ -33,6 +33,9 @@ pub struct Dispatch {
     pub args: Vec<Option<ArgValue>>,
     /// Strong references to the buffers of `args` (captured arguments retain their buffers).
     pub held: Vec<Arc<Mem>>,
+    /// The captured `CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT` list (cl_ext_buffer_device_address),
+    /// which a mutable update's exec info replaces.
+    pub device_ptrs: Vec<u64>,
 }
 
 /// A launch buffer in use by a recorded secondary: the encoding of one [`Dispatch`].
@@ -202,7 +205,9 @@ impl KernelCommand {
         if d.args.iter().any(|a| a.is_none()) {
             return Ok(None);
         }
-        self.kernel.encode(&self.device, d.range, &d.args).map(Some)
+        self.kernel
+            .encode(&self.device, d.range, &d.args, &d.device_ptrs)
+            .map(Some)
     }
 
     /// Whether `live`, a launch of this command, runs a loop: its kernel has one, or it is

@@ -11,7 +11,10 @@
 //! timeline from CUDA, so events, wait lists, markers, barriers, `clFinish` and profiling
 //! behave as for any command. A launch that the CUDA path cannot take (a program from IL, a
 //! global offset, a non-uniform NDRange, a kernel that calls printf, a buffer that is not
-//! exportable, PTX that fails to build or load) runs through Vulkan as on any sub-device.
+//! exportable, PTX that fails to build or load, raw device addresses of
+//! cl_ext_buffer_device_address: a device-pointer argument, a buffer created with
+//! `CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT`, `CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT`) runs through
+//! Vulkan as on any sub-device.
 
 use super::device::Device;
 use super::error::{ClError, ClResult};
@@ -150,6 +153,11 @@ pub(crate) fn prepare_green_launch(
                     Some(w) => {
                         // CL_INVALID_KERNEL_ARGS if a buffer argument was released since.
                         let m = w.upgrade().ok_or(ClError(CL_INVALID_KERNEL_ARGS))?;
+                        // A buffer with a device address: the kernel may store or follow
+                        // Vulkan addresses, which CUDA's are not.
+                        if m.addressable {
+                            return Ok(None);
+                        }
                         let Some(base) = m.storage().cuda_address() else {
                             return Ok(None);
                         };

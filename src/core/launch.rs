@@ -135,8 +135,15 @@ pub fn prepare(kernel: &Arc<Kernel>, device: &Arc<Device>, range: NdRange) -> Cl
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .clone();
-    // Green-context sub-devices (CUDA path) run the kernel as PTX where they can.
-    if let Some(l) = prepare_green_launch(kernel, device, &range, &args)? {
+    let device_ptrs = kernel.device_ptrs();
+    // Green-context sub-devices (CUDA path) run the kernel as PTX where they can; not a
+    // kernel that may follow Vulkan device addresses found in memory (CUDA's differ).
+    let green = if device_ptrs.is_empty() {
+        prepare_green_launch(kernel, device, &range, &args)?
+    } else {
+        None
+    };
+    if let Some(l) = green {
         launch.keep = l.keep.clone();
         launch.device = Some(DeviceCommand::Launch {
             vulkan: None,
@@ -144,7 +151,7 @@ pub fn prepare(kernel: &Arc<Kernel>, device: &Arc<Device>, range: NdRange) -> Cl
         });
         return Ok(launch);
     }
-    let enc = kernel.encode(device, range, &args)?;
+    let enc = kernel.encode(device, range, &args, &device_ptrs)?;
     let buf = device.launch_buffers.take(
         enc.size() as u64,
         || enc.to_buffer(device),

@@ -36,6 +36,10 @@ pub struct Mem {
     pub parent: Option<(Arc<Mem>, usize)>,
     /// `CL_MEM_PROPERTIES`: as given to clCreateBufferWithProperties (with its 0), else empty.
     pub properties: Vec<cl_mem_properties>,
+    /// Whether `CL_MEM_DEVICE_ADDRESS_EXT` may be asked: a buffer created with
+    /// `CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT` set to `CL_TRUE`, or a sub-buffer of one
+    /// (cl_ext_buffer_device_address; [`Mem::fixed_address`]).
+    pub addressable: bool,
     /// The device buffer (a sub-buffer shares its parent's; None for images: see
     /// [`Mem::storage`]) and this object's offset in it.
     buffer: Option<Arc<Buffer>>,
@@ -96,14 +100,18 @@ impl ClObject for Mem {
 
 impl Mem {
     /// A new buffer of `size` bytes on the context's first device (vkcl contexts share one
-    /// Vulkan device per buffer for now). Errors: `CL_MEM_OBJECT_ALLOCATION_FAILURE` when the
-    /// allocation fails, `CL_OUT_OF_RESOURCES` when the Vulkan device cannot be created.
+    /// Vulkan device per buffer for now); `addressable`: created with
+    /// `CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT` (its address goes into the context's
+    /// [`AddressMap`](super::device_address::AddressMap) until the object is destroyed).
+    /// Errors: `CL_MEM_OBJECT_ALLOCATION_FAILURE` when the allocation fails,
+    /// `CL_OUT_OF_RESOURCES` when the Vulkan device cannot be created.
     pub fn new_buffer(
         context: Arc<Context>,
         flags: cl_mem_flags,
         size: usize,
         host_ptr: UserPtr,
         properties: Vec<cl_mem_properties>,
+        addressable: bool,
     ) -> ClResult<Mem> {
         let device = context.devices[0].vk()?;
         // Only a context with a green-context sub-device has CUDA kernels that may use it.
@@ -133,6 +141,11 @@ impl Mem {
         } else {
             UserPtr::NULL
         };
+        let storage = Arc::new(storage);
+        if addressable {
+            let map = &context.device_addresses;
+            map.insert(storage.address, size as u64, &storage);
+        }
         Ok(Mem {
             header: Header::new(Kind::Mem),
             context,
@@ -141,7 +154,8 @@ impl Mem {
             host_ptr,
             parent: None,
             properties,
-            buffer: Some(Arc::new(storage)),
+            addressable,
+            buffer: Some(storage),
             offset: 0,
             image: None,
             maps: Mutex::new(Vec::new()),
@@ -176,6 +190,7 @@ impl Mem {
             host_ptr: UserPtr::NULL,
             parent: None,
             properties,
+            addressable: false,
             buffer: Some(Arc::new(storage)),
             offset: 0,
             image: None,
@@ -232,6 +247,7 @@ impl Mem {
             host_ptr,
             parent: Some((parent.clone(), origin)),
             properties: Vec::new(),
+            addressable: parent.addressable,
             buffer: parent.buffer.clone(),
             offset: parent.offset + origin,
             image: None,
@@ -295,6 +311,7 @@ impl Mem {
             host_ptr,
             parent: None,
             properties,
+            addressable: false,
             buffer: None,
             offset: 0,
             image: Some(ImagePart {
@@ -345,6 +362,7 @@ impl Mem {
             host_ptr,
             parent: Some((buffer, 0)),
             properties,
+            addressable: false,
             buffer: None,
             offset: 0,
             image: Some(ImagePart {
@@ -416,6 +434,18 @@ impl Mem {
         self.storage().address + self.offset as u64
     }
 
+    /// `CL_MEM_DEVICE_ADDRESS_EXT` (cl_ext_buffer_device_address): the device address of
+    /// this buffer, the same on every device of the context (a vkcl buffer has one storage
+    /// that all of them use); a sub-buffer's is its parent's plus its origin.
+    /// Errors: `CL_INVALID_OPERATION` if the buffer (or a sub-buffer's parent) was not
+    /// created with `CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT` set to `CL_TRUE`, and for images.
+    pub fn fixed_address(&self) -> ClResult<u64> {
+        if !self.addressable || self.buffer.is_none() {
+            return Err(ClError(CL_INVALID_OPERATION));
+        }
+        Ok(self.device_address())
+    }
+
     /// The host pointer a map of `[offset, offset + size)` hands out: inside the application's
     /// `host_ptr` for `CL_MEM_USE_HOST_PTR` objects (OpenCL 3.0 section 5.5.2: the map must
     /// return host_ptr + offset), else inside the mapped storage.
@@ -456,6 +486,11 @@ impl Mem {
 
 impl Drop for Mem {
     fn drop(&mut self) {
+        if self.addressable && self.parent.is_none() {
+            if let Some(b) = &self.buffer {
+                self.context.device_addresses.remove(b.address);
+            }
+        }
         let handle = self.header.handle() as cl_mem;
         let list = std::mem::take(
             self.destructors

@@ -7,6 +7,7 @@ pub mod command;
 pub mod command_buffer;
 pub mod context;
 pub mod device;
+pub mod device_address;
 pub mod error;
 pub mod event;
 pub mod image;
@@ -30,6 +31,7 @@ pub mod sampler;
 pub mod semaphore;
 pub mod staged;
 pub mod transfer;
+pub mod version;
 
 use std::ffi::c_void;
 

@@ -28,8 +28,7 @@ pub const NAME: &str = "vkcl";
 pub const VENDOR: &str = "vkcl project";
 /// `CL_PLATFORM_ICD_SUFFIX_KHR`.
 pub const ICD_SUFFIX: &str = "vkcl";
-/// `CL_PLATFORM_VERSION`.
-pub const VERSION: &str = concat!("OpenCL 3.0 vkcl ", env!("CARGO_PKG_VERSION"));
+// `CL_PLATFORM_VERSION`: core::version::platform_version (3.1 or 3.0, from the devices).
 /// `CL_PLATFORM_PROFILE`.
 pub const PROFILE: &str = "FULL_PROFILE";
 

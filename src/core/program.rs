@@ -51,7 +51,7 @@ pub struct BuildState {
 
 /// Whether a build or compile with `options` supports non-uniform work-groups (OpenCL 3.0
 /// section 5.10, clEnqueueNDRangeKernel): from OpenCL C source (`from_source`) only with
-/// `-cl-std=CL2.0` or `-cl-std=CL3.0`; from IL or a binary always; in both cases never with
+/// `-cl-std=CL2.0`, `CL3.0` or `CL3.1`; from IL or a binary always; in both cases never with
 /// `-cl-uniform-work-group-size`. Launches of a kernel whose build does not must have uniform
 /// work-groups (`CL_INVALID_WORK_GROUP_SIZE` otherwise).
 pub fn supports_non_uniform(from_source: bool, options: &str) -> bool {
@@ -59,7 +59,7 @@ pub fn supports_non_uniform(from_source: bool, options: &str) -> bool {
     for o in options.split_whitespace() {
         match o {
             "-cl-uniform-work-group-size" => return false,
-            "-cl-std=CL2.0" | "-cl-std=CL3.0" => cl2_or_later = true,
+            "-cl-std=CL2.0" | "-cl-std=CL3.0" | "-cl-std=CL3.1" => cl2_or_later = true,
             _ if o.starts_with("-cl-std=") => cl2_or_later = false,
             _ => {}
         }
@@ -98,8 +98,12 @@ enum Outcome {
 }
 
 /// Key of a specialised pipeline: kernel name, work-group size, `__local` argument sizes,
-/// dispatch variant (persistent or not).
-type PipelineKey = (String, [u32; 3], Vec<(u32, u32)>, bool);
+/// dispatch variant (persistent or not), bounds-check table entries (0: unchecked).
+type PipelineKey = (String, [u32; 3], Vec<(u32, u32)>, bool, u32);
+
+/// Key of a kernel's shader module: kernel name, persistent variant, loop-guard variant,
+/// bounds-check table entries (0: unchecked).
+type ModuleKey = (String, bool, bool, u32);
 
 /// A program object.
 pub struct Program {
@@ -112,8 +116,7 @@ pub struct Program {
     build: Mutex<Vec<BuildState>>,
     /// Kernel objects alive for this program (clBuildProgram fails while any exist).
     pub kernel_count: AtomicU32,
-    /// By (kernel, persistent variant, loop-guard variant).
-    modules: Mutex<HashMap<(String, bool, bool, bool), Arc<ShaderModule>>>,
+    modules: Mutex<HashMap<ModuleKey, Arc<ShaderModule>>>,
     pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
     /// Specialization constant values of an IL program (clSetProgramSpecializationConstant),
     /// used by later builds and compiles.
@@ -142,6 +145,7 @@ pub fn device_caps(d: &Device) -> DeviceCaps {
         int64_atomics: p.shader_int64_atomics && p.shader_shared_int64_atomics,
         shared_float32_atomics: p.shader_shared_float32_atomics,
         f64_rounding_by_floor: d.rounds_doubles_by_floor(),
+        undef_as_null: d.defines_undefs(),
         max_push_constants: p.limits.max_push_constants_size,
         max_local_mem_bytes: p.limits.max_compute_shared_memory_size,
         max_work_group_size: p.limits.max_compute_work_group_invocations,
@@ -155,6 +159,10 @@ pub fn device_caps(d: &Device) -> DeviceCaps {
                 .map(|(n, _)| n.to_string())
                 .collect(),
         ),
+        opencl_version: {
+            let (major, minor) = super::version::device_version(d);
+            major * 10 + minor
+        },
     }
 }
 
@@ -690,7 +698,9 @@ impl Program {
     /// The pipeline of `kernel` for work-group size `local` and `__local` argument sizes
     /// `locals` (spec-constant ID, element count), created at first use; `persistent` picks
     /// the compute-unit-limited variant (see the compiler's "Persistent variant"); on a
-    /// device with a loop limit ([`Device::loop_limit`]) the module is the loop-guard variant.
+    /// device with a loop limit ([`Device::loop_limit`]) the module is the loop-guard variant;
+    /// under `VKCL_BOUNDS_CHECK` it is the bounds-check variant checking `table_entries`
+    /// entries of the launch's range table (see `Kernel::encode`).
     /// Errors: `CL_OUT_OF_RESOURCES` when Vulkan refuses the module or pipeline or the
     /// persistent or loop-guard variant cannot be made.
     pub fn pipeline(
@@ -700,8 +710,11 @@ impl Program {
         local: [u32; 3],
         locals: Vec<(u32, u32)>,
         persistent: bool,
+        table_entries: u32,
     ) -> ClResult<Arc<Pipeline>> {
-        let key = (kernel.name.clone(), local, locals, persistent);
+        let check = crate::util::config::config().bounds_check;
+        let ranges = if check { table_entries } else { 0 };
+        let key = (kernel.name.clone(), local, locals, persistent, ranges);
         if let Some(p) = self
             .pipelines
             .lock()
@@ -714,19 +727,17 @@ impl Program {
         let module = {
             let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
             let guard = device.loop_limit().is_some();
-            let check = crate::util::config::config().bounds_check;
-            let mkey = (kernel.name.clone(), persistent, guard, check);
+            let mkey = (kernel.name.clone(), persistent, guard, ranges);
             match modules.get(&mkey) {
                 Some(m) => m.clone(),
                 None => {
                     let mut variant = None;
                     if check {
                         variant = Some(
-                            compiler::bounds_check_variant(&kernel.spirv, bounds_ranges(kernel))
-                                .map_err(|e| {
-                                    tracing::error!("bounds-check variant of {}: {e}", kernel.name);
-                                    ClError(CL_OUT_OF_RESOURCES)
-                                })?,
+                            compiler::bounds_check_variant(&kernel.spirv, ranges).map_err(|e| {
+                                tracing::error!("bounds-check variant of {}: {e}", kernel.name);
+                                ClError(CL_OUT_OF_RESOURCES)
+                            })?,
                         );
                     }
                     if persistent {
@@ -782,16 +793,4 @@ impl Program {
             .insert(key, p.clone());
         Ok(p)
     }
-}
-
-/// Entries of the bounds-check range table of `kernel` (`VKCL_BOUNDS_CHECK`): one per
-/// `__global`/`__constant` pointer argument, then the launch buffer, the printf buffer and
-/// the program's global variable block.
-pub fn bounds_ranges(kernel: &compiler::KernelInfo) -> u32 {
-    kernel
-        .args
-        .iter()
-        .filter(|a| a.kind == compiler::ArgKind::Buffer)
-        .count() as u32
-        + 3
 }

@@ -45,6 +45,12 @@ pub struct Config {
     pub log: Option<String>,
     /// `VKCL_VALIDATION`: `1` or `fatal`.
     pub validation: Validation,
+    /// `VKCL_DUMP_SPIRV=DIR`: every kernel's lowered Vulkan SPIR-V (what the driver compiles)
+    /// is also written to `DIR/<kernel>-<hash>.spv`, for reports of driver bugs.
+    pub dump_spirv: Option<std::path::PathBuf>,
+    /// `VKCL_UNDEF_AS_NULL`: `1` defines every undefined numeric value in kernels as zero,
+    /// `0` never; unset: on NVIDIA's driver only (see `compiler/lower/undef.rs`).
+    pub undef_as_null: Option<bool>,
     /// `VKCL_SPIRV_VAL` (default on; `0` or `off`: off): every lowered module goes through
     /// spirv-val, when it is installed, before Vulkan sees it.
     pub spirv_val: bool,
@@ -54,6 +60,9 @@ pub struct Config {
     /// last provisional revision (same ABI and semantics as the final 1.0.0, the default),
     /// for applications that look for that version.
     pub command_buffer_098: bool,
+    /// `VKCL_OPENCL_VERSION=3.0`: every device and the platform report OpenCL 3.0 even where
+    /// OpenCL 3.1's requirements hold (core::version), for comparisons with 3.0 behaviour.
+    pub opencl_30: bool,
     /// `VKCL_SUBDEVICE_DISPATCH`: `persistent` or `waves`; None: the device's default.
     pub subdevice_dispatch: Option<LimitedDispatch>,
     /// `VKCL_STAGED_READS=1`: every host access to buffers that can go through host-cached
@@ -207,10 +216,17 @@ impl Config {
                 Some("0") | Some("off")
             ),
             log: var("VKCL_LOG"),
+            dump_spirv: var("VKCL_DUMP_SPIRV").map(std::path::PathBuf::from),
+            undef_as_null: match var("VKCL_UNDEF_AS_NULL").as_deref() {
+                Some("1") | Some("on") => Some(true),
+                Some("0") | Some("off") => Some(false),
+                _ => None,
+            },
             validation,
             spirv_val,
             command_buffer_094,
             command_buffer_098,
+            opencl_30: var("VKCL_OPENCL_VERSION").as_deref() == Some("3.0"),
             subdevice_dispatch,
             staged_reads: var("VKCL_STAGED_READS").as_deref() == Some("1"),
             device_local: match var("VKCL_DEVICE_LOCAL").as_deref() {

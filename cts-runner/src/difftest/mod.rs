@@ -6,7 +6,7 @@
 //! - [`gen`] (and `gen_expr`): the generator, one [`ast::Unit`] (structs, helpers, a kernel)
 //!   per seed;
 //! - [`print`]: OpenCL C source, several units to one program;
-//! - [`eval`] (and `ops`): the interpreter, which also rejects anything not well defined;
+//! - [`eval`] (and `ops`, `value`): the interpreter, which also rejects anything not well defined;
 //! - [`reduce`]: shrinks a failing unit.
 //!
 //! docs/difftest.md says what is generated, how to run the tester and what it found.
@@ -18,6 +18,7 @@ mod gen_expr;
 mod ops;
 pub mod print;
 pub mod reduce;
+mod value;
 
 /// A seed's unit and its expected output (one uint per work-item), or why the interpreter
 /// refused it (a generator bug).

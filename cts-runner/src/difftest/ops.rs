@@ -2,7 +2,7 @@
 //! interpreter ([`super::eval`]). Undefined behaviour is an [`EvalError`].
 
 use super::ast::{BinOp, Builtin, Scalar, Type, UnOp};
-use super::eval::{EvalError, Value};
+use super::value::{EvalError, Value};
 
 type R<T> = Result<T, EvalError>;
 

@@ -31,6 +31,28 @@ pub(super) struct Import {
     pub properties: Vec<cl_mem_properties>,
 }
 
+/// Whether clCreateBufferWithProperties' list names an external memory handle or a device
+/// list (the names of `cl_khr_external_memory`), which [`read`] then reads.
+///
+/// # Safety
+/// `p` must be a zero-terminated list of pairs up to any such name.
+pub(super) unsafe fn names_import(p: *const cl_mem_properties) -> bool {
+    let mut i = 0;
+    loop {
+        // SAFETY: the list is laid out as the caller promises.
+        let key = unsafe { *p.add(i) };
+        if key == 0 {
+            return false;
+        }
+        if key == CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR as cl_mem_properties
+            || key == CL_MEM_DEVICE_HANDLE_LIST_KHR as cl_mem_properties
+        {
+            return true;
+        }
+        i += 2;
+    }
+}
+
 /// Reads clCreateBufferWithProperties' property list for `context`: None for an empty list;
 /// an [`Import`] for `CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR` (with an optional
 /// `CL_MEM_DEVICE_HANDLE_LIST_KHR`). Errors: `CL_INVALID_PROPERTY` for any other name, a name

@@ -47,6 +47,7 @@ fn create_buffer(
     flags: cl_mem_flags,
     size: usize,
     host_ptr: *mut c_void,
+    addressable: bool,
 ) -> ClResult<*mut c_void> {
     let c = lookup::<Context>(context as *const c_void)?;
     check_flags(flags)?;
@@ -76,7 +77,14 @@ fn create_buffer(
     } else {
         flags
     };
-    let m = register(Mem::new_buffer(c, flags, size, UserPtr(host_ptr), props)?);
+    let m = register(Mem::new_buffer(
+        c,
+        flags,
+        size,
+        UserPtr(host_ptr),
+        props,
+        addressable,
+    )?);
     Ok(handle_of(&m) as cl_mem)
 }
 
@@ -95,12 +103,19 @@ pub unsafe extern "C" fn clCreateBuffer(
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
     super::object(errcode_ret, || {
-        create_buffer(context, Vec::new(), flags, size, host_ptr)
+        create_buffer(context, Vec::new(), flags, size, host_ptr, false)
     })
 }
 
-/// clCreateBufferWithProperties: no buffer properties are supported, so any property name
-/// gives `CL_INVALID_PROPERTY`; otherwise as [`clCreateBuffer`].
+/// clCreateBufferWithProperties (OpenCL 3.0 section 5.2.1). The one buffer property is
+/// `CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT` (cl_ext_buffer_device_address 1.0.2), a `cl_bool`:
+/// `CL_TRUE` makes the buffer's device address queryable (`CL_MEM_DEVICE_ADDRESS_EXT`) and
+/// usable as a raw pointer value (`clSetKernelArgDevicePointerEXT`, data structures in
+/// memory); `CL_FALSE` is a plain buffer. Errors: as [`clCreateBuffer`], and
+/// `CL_INVALID_PROPERTY` for another property name, a value other than `CL_TRUE` or
+/// `CL_FALSE`, or a name given twice; `CL_INVALID_OPERATION` for
+/// `CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT` when no device of the context supports the extension
+/// (never on vkcl, whose devices all do).
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
@@ -114,47 +129,86 @@ pub unsafe extern "C" fn clCreateBufferWithProperties(
 ) -> cl_mem {
     super::object(errcode_ret, || {
         let c = lookup::<Context>(context as *const c_void)?;
-        // No list lives in the first 64 KiB (see api::properties): CL_INVALID_VALUE.
-        if !props.is_null() && (props as usize) < 0x10000 {
-            return Err(ClError(CL_INVALID_VALUE));
-        }
+        // cl_khr_external_memory: a list naming an external memory handle (or a device list)
+        // makes a buffer on imported memory (api/memory/external.rs).
         // SAFETY: NULL or a zero-terminated list per the API.
-        let import = if props.is_null() {
-            None
-        } else {
-            unsafe { external::read(props, &c) }?
-        };
-        let Some(import) = import else {
-            let list = if props.is_null() { Vec::new() } else { vec![0] };
-            return create_buffer(context, list, flags, size, host_ptr);
-        };
-        // cl_khr_external_memory: the memory is the handle's; the checks of clCreateBuffer
-        // on flags and size apply.
-        check_flags(flags)?;
-        // CL_INVALID_BUFFER_SIZE if size is 0 or greater than CL_DEVICE_MAX_MEM_ALLOC_SIZE.
-        if size == 0
-            || c.devices
-                .iter()
-                .all(|d| size as u64 > d.max_mem_alloc_size())
-        {
-            return Err(ClError(CL_INVALID_BUFFER_SIZE));
+        if !props.is_null() && (props as usize) >= 0x10000 && unsafe { external::names_import(props) } {
+            // SAFETY: as above.
+            let Some(import) = (unsafe { external::read(props, &c) }?) else {
+                return Err(ClError(CL_INVALID_PROPERTY));
+            };
+            return import_buffer(c, import, flags, size, host_ptr);
         }
-        // CL_INVALID_VALUE for CL_MEM_USE_HOST_PTR, CL_MEM_ALLOC_HOST_PTR or
-        // CL_MEM_COPY_HOST_PTR (and CL_MEM_IMMUTABLE_EXT): the storage is the imported memory.
-        if flags & (HOST_PTR | CL_MEM_IMMUTABLE_EXT) != 0 {
-            return Err(ClError(CL_INVALID_VALUE));
+        // SAFETY: zero-terminated list per the API.
+        let pairs = unsafe { properties(props) }?;
+        let mut addressable = false;
+        for &(name, value) in &pairs {
+            match name {
+                CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT => {
+                    // CL_INVALID_PROPERTY if the value specified for a supported property name
+                    // is not valid.
+                    addressable = match value {
+                        v if v == CL_TRUE as cl_mem_properties => true,
+                        v if v == CL_FALSE as cl_mem_properties => false,
+                        _ => return Err(ClError(CL_INVALID_PROPERTY)),
+                    };
+                    // CL_INVALID_OPERATION if properties includes
+                    // CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT and there are no devices in the
+                    // context that support the cl_ext_buffer_device_address extension.
+                    if !c.has_device_addresses() {
+                        return Err(ClError(CL_INVALID_OPERATION));
+                    }
+                }
+                // CL_INVALID_PROPERTY if a property name in properties is not a supported
+                // property name.
+                _ => return Err(ClError(CL_INVALID_PROPERTY)),
+            }
         }
-        // CL_INVALID_HOST_PTR if host_ptr is not NULL without those flags.
-        if !host_ptr.is_null() {
-            return Err(ClError(CL_INVALID_HOST_PTR));
+        let mut list: Vec<cl_mem_properties> = pairs.iter().flat_map(|(k, v)| [*k, *v]).collect();
+        if !props.is_null() {
+            list.push(0);
         }
-        let flags = if flags & ACCESS == 0 {
-            flags | CL_MEM_READ_WRITE
-        } else {
-            flags
-        };
-        external::create(c, import, flags, size)
+        create_buffer(context, list, flags, size, host_ptr, addressable)
     })
+}
+
+/// clCreateBufferWithProperties for an [`external::Import`]: the checks of clCreateBuffer on
+/// flags and size, no host pointer. Errors: `CL_INVALID_VALUE` (flags, a host-pointer flag or
+/// `CL_MEM_IMMUTABLE_EXT`), `CL_INVALID_BUFFER_SIZE`, `CL_INVALID_HOST_PTR`; as
+/// `Mem::new_imported_buffer`.
+fn import_buffer(
+    c: std::sync::Arc<Context>,
+    import: external::Import,
+    flags: cl_mem_flags,
+    size: usize,
+    host_ptr: *mut c_void,
+) -> ClResult<*mut c_void> {
+    // cl_khr_external_memory: the memory is the handle's; the checks of clCreateBuffer
+    // on flags and size apply.
+    check_flags(flags)?;
+    // CL_INVALID_BUFFER_SIZE if size is 0 or greater than CL_DEVICE_MAX_MEM_ALLOC_SIZE.
+    if size == 0
+        || c.devices
+            .iter()
+            .all(|d| size as u64 > d.max_mem_alloc_size())
+    {
+        return Err(ClError(CL_INVALID_BUFFER_SIZE));
+    }
+    // CL_INVALID_VALUE for CL_MEM_USE_HOST_PTR, CL_MEM_ALLOC_HOST_PTR or
+    // CL_MEM_COPY_HOST_PTR (and CL_MEM_IMMUTABLE_EXT): the storage is the imported memory.
+    if flags & (HOST_PTR | CL_MEM_IMMUTABLE_EXT) != 0 {
+        return Err(ClError(CL_INVALID_VALUE));
+    }
+    // CL_INVALID_HOST_PTR if host_ptr is not NULL without those flags.
+    if !host_ptr.is_null() {
+        return Err(ClError(CL_INVALID_HOST_PTR));
+    }
+    let flags = if flags & ACCESS == 0 {
+        flags | CL_MEM_READ_WRITE
+    } else {
+        flags
+    };
+    external::create(c, import, flags, size)
 }
 
 /// clCreateSubBuffer. Errors: `CL_INVALID_MEM_OBJECT` (not a buffer, or a sub-buffer),
@@ -262,7 +316,12 @@ pub unsafe extern "C" fn clSetMemObjectDestructorCallback(
     })
 }
 
-/// clGetMemObjectInfo. Errors: `CL_INVALID_MEM_OBJECT`, `CL_INVALID_VALUE`.
+/// clGetMemObjectInfo (OpenCL 3.0 section 5.5.6). `CL_MEM_DEVICE_ADDRESS_EXT`
+/// (cl_ext_buffer_device_address) returns one `cl_mem_device_address_ext` per device of the
+/// context, in the context's device order (vkcl gives them all the same address).
+/// Errors: `CL_INVALID_MEM_OBJECT`, `CL_INVALID_VALUE` (unknown name, `param_value_size`
+/// too small), `CL_INVALID_OPERATION` for `CL_MEM_DEVICE_ADDRESS_EXT` of a memory object not
+/// created with `CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT` (nor a sub-buffer of one).
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
@@ -292,6 +351,12 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
             CL_MEM_OFFSET => out.scalar(m.parent.as_ref().map_or(0, |(_, o)| *o)),
             CL_MEM_USES_SVM_POINTER => out.scalar(CL_FALSE),
             CL_MEM_PROPERTIES => out.slice(&m.properties),
+            // CL_INVALID_OPERATION if the buffer was not allocated with
+            // CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT.
+            CL_MEM_DEVICE_ADDRESS_EXT => {
+                let address: cl_mem_device_address_ext = m.fixed_address()?;
+                out.slice(&vec![address; m.context.devices.len()])
+            }
             _ => Err(ClError(CL_INVALID_VALUE)),
         }
     })

@@ -130,9 +130,16 @@ fn remove_dead_globals(ctx: &mut Ctx) {
             work.extend(used_ids(i));
         }
     }
+    // A forward declaration goes with the pointer type it declares.
     ctx.module
         .types_global_values
-        .retain(|i| i.result_id.is_none_or(|r| live.contains(&r)));
+        .retain(|i| match i.result_id {
+            Some(r) => live.contains(&r),
+            None if i.class.opcode == Op::TypeForwardPointer => {
+                id_operand(i, 0).is_some_and(|p| live.contains(&p))
+            }
+            None => true,
+        });
 }
 
 fn defined_ids(ctx: &Ctx) -> HashSet<Word> {
@@ -359,9 +366,24 @@ fn interface(ctx: &mut Ctx) {
     }
 }
 
-/// Orders types, constants and variables so that every definition precedes its uses.
+/// Orders types, constants and variables so that every definition precedes its uses. A
+/// pointer type that a struct holds before the pointer can be declared (a struct pointing to
+/// itself, such as a list node: the pointer's pointee is the struct) is forward-declared:
+/// the `OpTypeForwardPointer`s go first (one per pointer type), and a struct's use of such a
+/// pointer does not order it.
 fn sort_globals(ctx: &mut Ctx) {
-    let globals = std::mem::take(&mut ctx.module.types_global_values);
+    let mut globals = std::mem::take(&mut ctx.module.types_global_values);
+    let mut forward: Vec<Instruction> = Vec::new();
+    let mut declared: HashSet<Word> = HashSet::new();
+    globals.retain(|i| {
+        if i.class.opcode != Op::TypeForwardPointer {
+            return true;
+        }
+        if id_operand(i, 0).is_some_and(|p| declared.insert(p)) {
+            forward.push(i.clone());
+        }
+        false
+    });
     let index: HashMap<Word, usize> = globals
         .iter()
         .enumerate()
@@ -386,7 +408,11 @@ fn sort_globals(ctx: &mut Ctx) {
             }
             visiting[k] = true;
             stack.push((k, true));
+            let is_struct = globals[k].class.opcode == Op::TypeStruct;
             for u in used_ids(&globals[k]) {
+                if is_struct && declared.contains(&u) {
+                    continue;
+                }
                 if let Some(&d) = index.get(&u) {
                     if !done[d] && d != k {
                         stack.push((d, false));
@@ -396,5 +422,10 @@ fn sort_globals(ctx: &mut Ctx) {
         }
     }
     let mut slots: Vec<Option<Instruction>> = globals.into_iter().map(Some).collect();
-    ctx.module.types_global_values = order.into_iter().filter_map(|k| slots[k].take()).collect();
+    forward.extend(order.into_iter().filter_map(|k| slots[k].take()));
+    ctx.module.types_global_values = forward;
 }
+
+#[cfg(test)]
+#[path = "finish_tests.rs"]
+mod tests;

@@ -22,7 +22,8 @@
 //!    (`OpSRem` through `OpSDiv`, for NVIDIA's driver) and [`narrowshift`]:
 //!    8- and 16-bit shifts done in 32 bits (NVIDIA's driver returned 0 for them); then
 //!    [`upcastcmp`]: signed comparisons of a sign-extended `int` with a `long` constant done
-//!    in 32 bits (lavapipe 22.3.6 got them wrong).
+//!    in 32 bits (lavapipe 22.3.6 got them wrong); then, on NVIDIA, [`undef`]: numeric
+//!    `OpUndef`s as zeros (the driver miscompiled loops with undefined phi entries).
 //! 10. [`dynamic`]: dynamic indexing of vectors of 8- and 16-bit components -> selects.
 //! 11. [`ptrarith`]: element steps of physical pointers that may be negative -> integer
 //!     address arithmetic.
@@ -57,6 +58,7 @@ mod sampled;
 mod select;
 mod srem;
 mod types;
+mod undef;
 mod unpack;
 mod upcastcmp;
 mod widevec;
@@ -129,6 +131,9 @@ pub(crate) fn lower_kernel(
     narrowshift::widen_narrow_shifts(&mut ctx)?;
     srem::expand_signed_remainders(&mut ctx)?;
     upcastcmp::narrow_upcast_compares(&mut ctx)?;
+    if caps.undef_as_null {
+        undef::define_undefs(&mut ctx);
+    }
     dynamic::lower_dynamic_indexing(&mut ctx)?;
     ptrarith::lower_ptr_arith(&mut ctx)?;
     access::sink_private_access_chains(&mut ctx)?;

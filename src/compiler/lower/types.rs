@@ -57,11 +57,16 @@ pub(crate) fn lower_types(ctx: &mut Ctx) -> Result<(), String> {
         v.operands[0] = Operand::StorageClass(StorageClass::Private);
     }
     for i in ctx.module.types_global_values.iter_mut() {
-        if i.class.opcode == Op::TypePointer {
-            if let Some(Operand::StorageClass(sc)) = i.operands.first() {
-                if is_physical(*sc) {
-                    i.operands[0] = Operand::StorageClass(StorageClass::PhysicalStorageBuffer);
-                }
+        // The storage class is operand 0 of OpTypePointer, operand 1 of OpTypeForwardPointer
+        // (which llvm-spirv emits for a struct holding a pointer to itself).
+        let at = match i.class.opcode {
+            Op::TypePointer => 0,
+            Op::TypeForwardPointer => 1,
+            _ => continue,
+        };
+        if let Some(Operand::StorageClass(sc)) = i.operands.get(at) {
+            if is_physical(*sc) {
+                i.operands[at] = Operand::StorageClass(StorageClass::PhysicalStorageBuffer);
             }
         }
     }

@@ -3,7 +3,9 @@
 //! microseconds on a large GPU, issue 17) fades from a figure that is about kernel code.
 
 use crate::cl::Session;
-use crate::workloads::{compute_sized, copy_sized, sgemm_sized, Figure, Sizes, ITERS};
+use crate::compute::{compute_sized, sgemm_sized, ITERS};
+use crate::figure::{Figure, Sizes};
+use crate::transfers::copy_sized;
 use std::time::Instant;
 
 /// The compute kernel sized to run at least [`LONG_LAUNCH_S`] per launch, so that launch and

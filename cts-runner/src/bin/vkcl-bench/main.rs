@@ -11,16 +11,21 @@
 //! target/release/vkcl-bench --vkcl-lib target/release/libvkcl.so --platforms vkcl,pocl,rusticl
 //! ```
 
+mod builds;
 mod cl;
+mod compute;
+mod figure;
 mod long;
 mod maps;
+mod transfers;
 mod workloads;
 
 use clap::Parser;
+use figure::{Better, Sizes};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use workloads::{Better, Sizes, WORKLOADS};
+use workloads::WORKLOADS;
 
 /// Benchmarks OpenCL platforms side by side (vkcl against the others).
 #[derive(Parser, Debug)]

@@ -2,7 +2,7 @@
 //! the pointer, the host copy included.
 
 use crate::cl::Session;
-use crate::workloads::{e, median, pattern, Figure, Sizes};
+use crate::figure::{e, median, pattern, Figure, Sizes};
 use std::time::Instant;
 
 const CL_MAP_READ: u64 = 1;

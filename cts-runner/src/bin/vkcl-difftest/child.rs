@@ -153,7 +153,7 @@ fn run_source(
     src: &str,
 ) -> Result<Vec<Vec<u32>>, (String, String)> {
     let prog = s
-        .program(&src)
+        .program(src)
         .map_err(|e| ("build_error".to_string(), e.to_string()))?;
     let run_err = |e: cl::ClError| ("run_error".to_string(), e.to_string());
     let total: usize = units.iter().map(|u| u.global).sum();
