@@ -34,7 +34,12 @@ fn name_versions(d: cl_device_id, name: cl_device_info) -> Vec<(String, cl_versi
     ok(unsafe { cl!(clGetDeviceInfo)(d, name, size, v.as_mut_ptr() as *mut c_void, null_mut()) });
     v.iter()
         .map(|nv| {
-            let s: Vec<u8> = nv.name.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+            let s: Vec<u8> = nv
+                .name
+                .iter()
+                .take_while(|&&c| c != 0)
+                .map(|&c| c as u8)
+                .collect();
             (String::from_utf8(s).unwrap(), nv.version)
         })
         .collect()
@@ -67,9 +72,8 @@ fn versions_follow_the_31_requirements() {
     let numeric: cl_version = device_scalar(d, CL_DEVICE_NUMERIC_VERSION);
     assert_eq!(numeric, make_version(version.0, version.1));
     let p = platform();
-    let ptext = info_string(|s, v, r| unsafe {
-        cl!(clGetPlatformInfo)(p, CL_PLATFORM_VERSION, s, v, r)
-    });
+    let ptext =
+        info_string(|s, v, r| unsafe { cl!(clGetPlatformInfo)(p, CL_PLATFORM_VERSION, s, v, r) });
     let pversion = parse_version(&ptext);
     let pnumeric: cl_version = info_scalar(|s, v, r| unsafe {
         cl!(clGetPlatformInfo)(p, CL_PLATFORM_NUMERIC_VERSION, s, v, r)
@@ -108,7 +112,11 @@ fn versions_follow_the_31_requirements() {
         "extensions: {extensions}; sub-groups {sub_groups}; ILs {ils}"
     );
     if known_31_device(d) && !forced_30 {
-        assert_eq!(version, (3, 1), "lavapipe and NVIDIA meet every 3.1 requirement");
+        assert_eq!(
+            version,
+            (3, 1),
+            "lavapipe and NVIDIA meet every 3.1 requirement"
+        );
     }
 
     // CL_DEVICE_OPENCL_C_ALL_VERSIONS: OpenCL C 1.0, 1.1, 1.2 and 3.0, and 3.1 on a 3.1 device.
@@ -144,7 +152,9 @@ fn device_version() -> (u32, u32) {
 fn opencl_c_31_macros_and_builtins() {
     let env = Env::new();
     if device_version() < (3, 1) {
-        let e = env.try_build("__kernel void k() {}", "-cl-std=CL3.1").unwrap_err();
+        let e = env
+            .try_build("__kernel void k() {}", "-cl-std=CL3.1")
+            .unwrap_err();
         assert_eq!(e.0, CL_BUILD_PROGRAM_FAILURE, "{}", e.1);
         return;
     }
@@ -235,7 +245,11 @@ __kernel void builtins(__global const uint *in, __global uint *out) {
             assert_eq!(o[5], at(lane - 1), "sub_group_shuffle_up, item {i}");
         }
         assert_eq!(o[6], at(0) & 0xff, "sub_group_broadcast(uchar), item {i}");
-        assert_eq!(o[7], ((x >> 4) & 0xff) ^ x.reverse_bits(), "bit ops, item {i}");
+        assert_eq!(
+            o[7],
+            ((x >> 4) & 0xff) ^ x.reverse_bits(),
+            "bit ops, item {i}"
+        );
         let want = dot4(x, x ^ 0x5a5a_5a5a, false, false) + dot4(x, !x, true, true);
         assert_eq!(o[8], want as u32, "dot products, item {i}");
     }
@@ -382,14 +396,21 @@ fn spirv_required_by_opencl_31() {
     for i in 0..n {
         let o = &got[i * 6..i * 6 + 6];
         let (lane, max) = (o[5] as usize, got[n * 6 + i] as usize);
-        assert!(max >= 1 && 64 % max == 0 && lane < max, "item {i}: {o:?}, max {max}");
+        assert!(
+            max >= 1 && 64 % max == 0 && lane < max,
+            "item {i}: {o:?}, max {max}"
+        );
         let at = |l: usize| input[i - lane + l];
         let x = input[i];
         assert_eq!(o[0], at(lane ^ 1), "OpGroupNonUniformShuffleXor, item {i}");
         if lane + 1 < max {
             assert_eq!(o[1], at(lane + 1), "OpGroupNonUniformShuffleDown, item {i}");
         }
-        assert_eq!(o[2], at((lane + 1) % max), "OpGroupNonUniformRotateKHR, item {i}");
+        assert_eq!(
+            o[2],
+            at((lane + 1) % max),
+            "OpGroupNonUniformRotateKHR, item {i}"
+        );
         assert_eq!(o[3], (x >> 4) & 0xff, "OpBitFieldUExtract, item {i}");
         assert_eq!(o[4], x.reverse_bits(), "OpBitReverse, item {i}");
     }

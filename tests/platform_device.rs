@@ -19,7 +19,11 @@ fn platform_is_vkcl_with_icd_suffix() {
     assert_eq!(platform_string(p, CL_PLATFORM_PROFILE), "FULL_PROFILE");
     // OpenCL 3.1 or 3.0 (tests/opencl31.rs checks which): the text and number agree.
     let text = platform_string(p, CL_PLATFORM_VERSION);
-    let minor = if text.starts_with("OpenCL 3.1 ") { 1 } else { 0 };
+    let minor = if text.starts_with("OpenCL 3.1 ") {
+        1
+    } else {
+        0
+    };
     assert!(text.starts_with(&format!("OpenCL 3.{minor} ")), "{text}");
     assert_eq!(platform_string(p, CL_PLATFORM_ICD_SUFFIX_KHR), "vkcl");
     assert!(platform_string(p, CL_PLATFORM_EXTENSIONS)

@@ -621,7 +621,14 @@ __kernel void k(int v) { printf("binary %d %s %v2hlx\n", v, "ok", (uint2)(v, 255
 /// (CL_DEVICE_ADDRESS_BITS 64), in an OpenCL C 3.1 program where the device offers it.
 #[test]
 fn printf_size_t_and_ptrdiff_t() {
-    let vals: Vec<u64> = vec![0, 10, 0xffff_ffff, 0x1_0000_0000, u64::MAX, 0x8000_0000_0000_0001];
+    let vals: Vec<u64> = vec![
+        0,
+        10,
+        0xffff_ffff,
+        0x1_0000_0000,
+        u64::MAX,
+        0x8000_0000_0000_0001,
+    ];
     let src = r#"
 __kernel void k(__global const ulong *v) {
     size_t i = get_global_id(0);
@@ -635,7 +642,11 @@ __kernel void k(__global const ulong *v) {
         let all = info_string(|s, v, r| unsafe {
             cl!(clGetDeviceInfo)(env.device, CL_DEVICE_VERSION, s, v, r)
         });
-        let std = if all.starts_with("OpenCL 3.1 ") { "-cl-std=CL3.1" } else { "-cl-std=CL3.0" };
+        let std = if all.starts_with("OpenCL 3.1 ") {
+            "-cl-std=CL3.1"
+        } else {
+            "-cl-std=CL3.0"
+        };
         let k = env.kern_opts(src, std, "k");
         let m = env.buffer(CL_MEM_READ_ONLY, 8 * vals.len(), Some(bytes(&vals)));
         arg_mem(k, 0, m);

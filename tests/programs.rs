@@ -244,9 +244,19 @@ fn child_missing_compiler() {
     assert!(platform.starts_with("OpenCL 3.0 "), "{platform}");
     let mut size = 0;
     ok(unsafe {
-        cl!(clGetDeviceInfo)(e.device, CL_DEVICE_OPENCL_C_ALL_VERSIONS, 0, null_mut(), &mut size)
+        cl!(clGetDeviceInfo)(
+            e.device,
+            CL_DEVICE_OPENCL_C_ALL_VERSIONS,
+            0,
+            null_mut(),
+            &mut size,
+        )
     });
-    assert_eq!(size, 4 * std::mem::size_of::<cl_name_version>(), "OpenCL C 1.0 to 3.0");
+    assert_eq!(
+        size,
+        4 * std::mem::size_of::<cl_name_version>(),
+        "OpenCL C 1.0 to 3.0"
+    );
 }
 
 #[test]
@@ -352,7 +362,17 @@ fn child_binary_without_compiler() {
     ok(status);
     let mut err = 0;
     let q = unsafe {
-        cl!(clLinkProgram)(e.context, 0, null(), null(), 1, &o, None, null_mut(), &mut err)
+        cl!(clLinkProgram)(
+            e.context,
+            0,
+            null(),
+            null(),
+            1,
+            &o,
+            None,
+            null_mut(),
+            &mut err,
+        )
     };
     assert!(q.is_null());
     assert_eq!(err, CL_LINKER_NOT_AVAILABLE);

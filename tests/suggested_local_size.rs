@@ -110,12 +110,25 @@ fn suggestions_match_the_launch_and_the_limits() {
     for global in cases {
         let local = suggest(khr, env.queue, k, global);
         assert_eq!(suggest(core, env.queue, k, global), local);
-        assert_eq!(suggest(table, env.queue, k, global), local, "dispatch table");
+        assert_eq!(
+            suggest(table, env.queue, k, global),
+            local,
+            "dispatch table"
+        );
         for (d, (&g, &l)) in global.iter().zip(&local).enumerate() {
-            assert!(l >= 1 && g % l == 0, "{global:?}: {local:?} does not divide");
-            assert!(l <= item_max[d], "{global:?}: {local:?} over the item limit");
+            assert!(
+                l >= 1 && g % l == 0,
+                "{global:?}: {local:?} does not divide"
+            );
+            assert!(
+                l <= item_max[d],
+                "{global:?}: {local:?} over the item limit"
+            );
         }
-        assert!(local.iter().product::<usize>() <= kernel_max, "{global:?}: {local:?}");
+        assert!(
+            local.iter().product::<usize>() <= kernel_max,
+            "{global:?}: {local:?}"
+        );
         // The local size a launch with a NULL local size uses.
         env.run(k, global, None, None);
         let used = env.read::<u32>(out, 3);
@@ -140,9 +153,12 @@ fn error_codes() {
     let k = env.kernel(p, "sizes");
     let g = [64usize, 1, 1];
     let mut l = [0usize; 3];
-    let call = |q: cl_command_queue, k: cl_kernel, dim: u32, off: *const usize, g: *const usize, l: *mut usize| unsafe {
-        f(q, k, dim, off, g, l)
-    };
+    let call = |q: cl_command_queue,
+                k: cl_kernel,
+                dim: u32,
+                off: *const usize,
+                g: *const usize,
+                l: *mut usize| unsafe { f(q, k, dim, off, g, l) };
     // CL_INVALID_KERNEL_ARGS: no argument set yet.
     assert_eq!(
         call(env.queue, k, 1, null(), g.as_ptr(), l.as_mut_ptr()),
@@ -161,7 +177,14 @@ fn error_codes() {
     // through the bad handles).
     let bogus = 0x1234usize as *mut c_void;
     assert_eq!(
-        call(bogus as cl_command_queue, k, 1, null(), g.as_ptr(), l.as_mut_ptr()),
+        call(
+            bogus as cl_command_queue,
+            k,
+            1,
+            null(),
+            g.as_ptr(),
+            l.as_mut_ptr()
+        ),
         CL_INVALID_COMMAND_QUEUE
     );
     assert_eq!(
@@ -169,7 +192,14 @@ fn error_codes() {
         CL_INVALID_COMMAND_QUEUE
     );
     assert_eq!(
-        call(env.queue, bogus as cl_kernel, 1, null(), g.as_ptr(), l.as_mut_ptr()),
+        call(
+            env.queue,
+            bogus as cl_kernel,
+            1,
+            null(),
+            g.as_ptr(),
+            l.as_mut_ptr()
+        ),
         CL_INVALID_KERNEL
     );
     // CL_INVALID_CONTEXT: a queue of another context.
@@ -204,7 +234,14 @@ fn error_codes() {
     );
     // An offset that fits is fine.
     let off = [5usize, 0, 0];
-    ok(call(env.queue, k, 1, off.as_ptr(), g.as_ptr(), l.as_mut_ptr()));
+    ok(call(
+        env.queue,
+        k,
+        1,
+        off.as_ptr(),
+        g.as_ptr(),
+        l.as_mut_ptr(),
+    ));
     // CL_INVALID_VALUE: no output array.
     assert_eq!(
         call(env.queue, k, 1, null(), g.as_ptr(), null_mut()),

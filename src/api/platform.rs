@@ -90,7 +90,9 @@ pub unsafe extern "C" fn clGetPlatformInfo(
             CL_PLATFORM_PROFILE => out.string(core_platform::PROFILE),
             // The highest of the devices' versions (core::version): OpenCL 3.1 or 3.0.
             CL_PLATFORM_VERSION => out.string(&version::version_text(version::platform_version())),
-            CL_PLATFORM_NUMERIC_VERSION => out.scalar(version::numeric(version::platform_version())),
+            CL_PLATFORM_NUMERIC_VERSION => {
+                out.scalar(version::numeric(version::platform_version()))
+            }
             CL_PLATFORM_NAME => out.string(core_platform::NAME),
             CL_PLATFORM_VENDOR => out.string(core_platform::VENDOR),
             CL_PLATFORM_EXTENSIONS => out.string(&names(&p.extensions())),

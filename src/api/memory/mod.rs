@@ -32,7 +32,7 @@ pub use transfer::{
 };
 
 use super::info::InfoOut;
-use super::status;
+use super::{properties, status};
 use crate::core::context::Context;
 use crate::core::error::{ClError, ClResult};
 use crate::core::memory::{Mem, MemDestructor, BUFFER_ALIGNMENT};
@@ -132,9 +132,12 @@ pub unsafe extern "C" fn clCreateBufferWithProperties(
         // cl_khr_external_memory: a list naming an external memory handle (or a device list)
         // makes a buffer on imported memory (api/memory/external.rs).
         // SAFETY: NULL or a zero-terminated list per the API.
-        if !props.is_null() && (props as usize) >= 0x10000 && unsafe { external::names_import(props) } {
+        if !props.is_null()
+            && (props as usize) >= 0x10000
+            && unsafe { external::names_import(props) }
+        {
             // SAFETY: as above.
-            let Some(import) = (unsafe { external::read(props, &c) }?) else {
+            let Some(import) = unsafe { external::read(props, &c) }? else {
                 return Err(ClError(CL_INVALID_PROPERTY));
             };
             return import_buffer(c, import, flags, size, host_ptr);
