@@ -125,25 +125,9 @@ impl Buffer {
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT.into());
         }
         let handle = vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD;
-        let mut ext_info = vk::ExternalMemoryBufferCreateInfo::default().handle_types(handle);
-        let info = vk::BufferCreateInfo::default()
-            .size(size)
-            .usage(Buffer::usage())
-            .sharing_mode(vk::SharingMode::EXCLUSIVE)
-            .push_next(&mut ext_info);
-        // SAFETY: valid create info on a live device.
-        let raw = unsafe { device.raw.create_buffer(&info, None) }?;
-        // SAFETY: `raw` is a buffer of this device.
-        let req = unsafe { device.raw.get_buffer_memory_requirements(raw) };
+        let (raw, req) = opaque_fd_buffer(device, size)?;
         let props = &device.memory_properties;
-        let want = |flags: vk::MemoryPropertyFlags| {
-            (0..props.memory_type_count).find(|&i| {
-                req.memory_type_bits & (1 << i) != 0
-                    && props.memory_types[i as usize]
-                        .property_flags
-                        .contains(flags)
-            })
-        };
+        let want = |flags| memory_type(device, &req, flags);
         let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
         let Some(type_index) = want(host).or_else(|| want(vk::MemoryPropertyFlags::empty())) else {
             // SAFETY: unused buffer, destroyed once.
@@ -215,25 +199,9 @@ impl Buffer {
     /// A buffer with its own exportable, host-visible allocation (opaque fd handle type).
     fn new_exported(device: &Arc<Device>, size: u64) -> Result<Buffer, BackendError> {
         let handle = vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD;
-        let mut ext_info = vk::ExternalMemoryBufferCreateInfo::default().handle_types(handle);
-        let info = vk::BufferCreateInfo::default()
-            .size(size)
-            .usage(Buffer::usage())
-            .sharing_mode(vk::SharingMode::EXCLUSIVE)
-            .push_next(&mut ext_info);
-        // SAFETY: valid create info on a live device.
-        let raw = unsafe { device.raw.create_buffer(&info, None) }?;
-        // SAFETY: `raw` is a buffer of this device.
-        let req = unsafe { device.raw.get_buffer_memory_requirements(raw) };
+        let (raw, req) = opaque_fd_buffer(device, size)?;
         let props = &device.memory_properties;
-        let want = |flags: vk::MemoryPropertyFlags| {
-            (0..props.memory_type_count).find(|&i| {
-                req.memory_type_bits & (1 << i) != 0
-                    && props.memory_types[i as usize]
-                        .property_flags
-                        .contains(flags)
-            })
-        };
+        let want = |flags| memory_type(device, &req, flags);
         let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
         let Some(type_index) =
             want(host | vk::MemoryPropertyFlags::DEVICE_LOCAL).or_else(|| want(host))
@@ -510,4 +478,39 @@ fn device_address(device: &Device, raw: vk::Buffer) -> u64 {
             .raw
             .get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(raw))
     }
+}
+
+/// A buffer of `size` bytes whose memory may be an opaque-fd external allocation, and its
+/// memory requirements (no memory bound yet).
+fn opaque_fd_buffer(
+    device: &Arc<Device>,
+    size: u64,
+) -> Result<(vk::Buffer, vk::MemoryRequirements), BackendError> {
+    let handle = vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD;
+    let mut ext_info = vk::ExternalMemoryBufferCreateInfo::default().handle_types(handle);
+    let info = vk::BufferCreateInfo::default()
+        .size(size)
+        .usage(Buffer::usage())
+        .sharing_mode(vk::SharingMode::EXCLUSIVE)
+        .push_next(&mut ext_info);
+    // SAFETY: valid create info on a live device.
+    let raw = unsafe { device.raw.create_buffer(&info, None) }?;
+    // SAFETY: `raw` is a buffer of this device.
+    let req = unsafe { device.raw.get_buffer_memory_requirements(raw) };
+    Ok((raw, req))
+}
+
+/// The first memory type `req` allows whose properties include `flags`.
+fn memory_type(
+    device: &Device,
+    req: &vk::MemoryRequirements,
+    flags: vk::MemoryPropertyFlags,
+) -> Option<u32> {
+    let props = &device.memory_properties;
+    (0..props.memory_type_count).find(|&i| {
+        req.memory_type_bits & (1 << i) != 0
+            && props.memory_types[i as usize]
+                .property_flags
+                .contains(flags)
+    })
 }
