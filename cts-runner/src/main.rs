@@ -5,10 +5,11 @@
 
 use clap::Parser;
 use cts_runner::expect::{self, Expectations};
-use cts_runner::model::{RunResults, SuiteState};
+use cts_runner::model::{RunResults, SuiteRecord, SuiteResult, SuiteState};
 use cts_runner::{changes, cts_build, parse, report, runner, suites};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
 use std::time::Duration;
 
 #[path = "../../tests/common/vulkan_driver.rs"]
@@ -72,6 +73,12 @@ struct Args {
     /// No per-process progress lines.
     #[arg(long)]
     quiet: bool,
+    /// Keep the suites that an earlier run finished in `--out` under the same conditions
+    /// (device label, vkcl and CTS commits, `--wimpy`; each finished suite is recorded in
+    /// `<out>/suites/<id>.json` as it ends) and run only the others; the summary and the
+    /// expectations cover both. Records from other conditions are ignored and overwritten.
+    #[arg(long)]
+    resume: bool,
 }
 
 fn default_jobs() -> usize {
@@ -168,8 +175,10 @@ fn run(a: &Args) -> Result<bool, String> {
         None => None,
         Some(commit) => Some(choose_changed(commit, &tree, &mut selected)?),
     };
-    std::fs::create_dir_all(a.out.join("logs"))
-        .map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
+    for d in ["logs", "suites"] {
+        std::fs::create_dir_all(a.out.join(d))
+            .map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
+    }
     // The private library lives outside the output directory (which may be committed).
     let work = std::env::temp_dir().join(format!("cts-runner-{}", std::process::id()));
     let icd_dir = private_icd(&a.lib, &work)?;
@@ -177,6 +186,7 @@ fn run(a: &Args) -> Result<bool, String> {
     let facts = Facts {
         vkcl_commit,
         changed_since,
+        cts_commit: cts_build::cts_commit(&a.cts_dir),
     };
     let outcome = run_with(a, &selected, &excluded, icd_dir, &cache_dir, facts);
     // Best effort: a leftover temp directory is harmless.
@@ -188,6 +198,62 @@ fn run(a: &Args) -> Result<bool, String> {
 struct Facts {
     vkcl_commit: Option<String>,
     changed_since: Option<String>,
+    cts_commit: Option<String>,
+}
+
+impl Facts {
+    /// A record of `suite` under this run's conditions.
+    fn record(&self, a: &Args, suite: &SuiteResult) -> SuiteRecord {
+        SuiteRecord {
+            device: a.device.clone(),
+            vkcl_commit: self.vkcl_commit.clone(),
+            cts_commit: self.cts_commit.clone(),
+            wimpy: a.wimpy,
+            suite: suite.clone(),
+        }
+    }
+}
+
+/// The records in `<out>/suites/` made under the conditions of `now` (`--resume`).
+fn kept_records(out: &Path, now: &SuiteRecord) -> Vec<SuiteRecord> {
+    let Ok(dir) = std::fs::read_dir(out.join("suites")) else {
+        return Vec::new();
+    };
+    let mut kept: Vec<SuiteRecord> = dir
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .filter_map(|t| serde_json::from_str::<SuiteRecord>(&t).ok())
+        .filter(|r| r.same_conditions(now) && r.suite.state == SuiteState::Ran)
+        .collect();
+    kept.sort_by(|x, y| x.suite.id.cmp(&y.suite.id));
+    kept
+}
+
+/// Writes a finished suite's log, table and record (`<out>/logs/<id>.log`, `<out>/<id>.md`,
+/// `<out>/suites/<id>.json`); returns the result with its log path set.
+fn write_suite(
+    out: &Path,
+    suite: &SuiteResult,
+    log: &str,
+    record: impl Fn(&SuiteResult) -> SuiteRecord,
+) -> Result<SuiteResult, String> {
+    let mut suite = suite.clone();
+    if suite.state == SuiteState::NotBuilt {
+        return Ok(suite);
+    }
+    let rel = format!("logs/{}.log", suite.id);
+    write(&out.join(&rel), log)?;
+    suite.log = Some(rel);
+    write(
+        &out.join(format!("{}.md", suite.id)),
+        &report::suite_table(&suite),
+    )?;
+    let json = serde_json::to_string_pretty(&record(&suite)).map_err(|e| e.to_string())?;
+    write(
+        &out.join("suites").join(format!("{}.json", suite.id)),
+        &(json + "\n"),
+    )?;
+    Ok(suite)
 }
 
 /// Keeps, of `selected`, the suites that the files changed in `tree` since `commit` can
@@ -272,30 +338,80 @@ fn run_with(
     let started_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let ran = runner::run_suites(&cfg, selected);
+    let record = |s: &SuiteResult| facts.record(a, s);
+    let kept = if a.resume {
+        let nothing = SuiteResult {
+            id: String::new(),
+            title: String::new(),
+            command: String::new(),
+            state: SuiteState::NotBuilt,
+            note: None,
+            duration_s: 0.0,
+            tests: Vec::new(),
+            log: None,
+        };
+        let probe = facts.record(a, &nothing);
+        kept_records(&a.out, &probe)
+    } else {
+        Vec::new()
+    };
+    if a.resume {
+        let ids: Vec<&str> = kept.iter().map(|r| r.suite.id.as_str()).collect();
+        eprintln!(
+            "cts-runner: --resume keeps {} finished suites from {}: {}",
+            ids.len(),
+            a.out.join("suites").display(),
+            ids.join(", ")
+        );
+    }
+    let to_run: Vec<suites::SuiteSpec> = selected
+        .iter()
+        .filter(|s| !kept.iter().any(|r| r.suite.id == s.id))
+        .cloned()
+        .collect();
+    let write_errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let finished = |suite: &SuiteResult, log: &str| {
+        if let Err(e) = write_suite(&a.out, suite, log, record) {
+            if let Ok(mut w) = write_errors.lock() {
+                w.push(e);
+            }
+        }
+    };
+    let mut ran = runner::run_suites(&cfg, &to_run, &finished);
+    if let Some(e) = write_errors.into_inner().unwrap_or_default().first() {
+        return Err(e.clone());
+    }
+    // Kept suites take their place in the list's order, with their logs as recorded.
+    for r in kept {
+        ran.push((r.suite, String::new()));
+    }
+    ran.sort_by_key(|(s, _)| selected.iter().position(|x| x.id == s.id));
     let mut results = RunResults {
         device: a.device.clone(),
         device_name: None,
-        cts_commit: cts_build::cts_commit(&a.cts_dir),
+        cts_commit: facts.cts_commit.clone(),
         command: std::env::args().collect::<Vec<_>>().join(" "),
         started_unix,
         lib: a.lib.display().to_string(),
-        vkcl_commit: facts.vkcl_commit,
-        changed_since: facts.changed_since,
+        vkcl_commit: facts.vkcl_commit.clone(),
+        changed_since: facts.changed_since.clone(),
         suites: Vec::new(),
     };
-    for (mut suite, log) in ran {
-        if suite.state != SuiteState::NotBuilt {
-            let rel = format!("logs/{}.log", suite.id);
-            write(&a.out.join(&rel), &log)?;
-            suite.log = Some(rel);
-            if results.device_name.is_none() {
-                results.device_name = parse::parse(&parse::untimed(&log), None, None).device_name;
-            }
-            write(
-                &a.out.join(format!("{}.md", suite.id)),
-                &report::suite_table(&suite),
-            )?;
+    for (suite, log) in ran {
+        // A kept suite's files are in place already (its log is read back for the device name).
+        let suite = if log.is_empty() && suite.log.is_some() {
+            suite
+        } else {
+            write_suite(&a.out, &suite, &log, record)?
+        };
+        if results.device_name.is_none() {
+            let text = match &suite.log {
+                Some(rel) if log.is_empty() => {
+                    std::fs::read_to_string(a.out.join(rel)).unwrap_or_default()
+                }
+                _ => log,
+            };
+            results.device_name = parse::parse(&parse::untimed(&text), None, None).device_name;
         }
         results.suites.push(suite);
     }

@@ -170,3 +170,37 @@ pub struct RunResults {
     /// Per-suite results.
     pub suites: Vec<SuiteResult>,
 }
+
+/// One finished suite as the runner writes it the moment the suite ends
+/// (`<out>/suites/<id>.json`), so that a run cut short keeps it and `--resume` can reuse it.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct SuiteRecord {
+    /// Device kind label (`--device`).
+    pub device: String,
+    /// The vkcl commit, as [`RunResults::vkcl_commit`] states it.
+    pub vkcl_commit: Option<String>,
+    /// The CTS source commit.
+    pub cts_commit: Option<String>,
+    /// Whether `CL_WIMPY_MODE` was set.
+    pub wimpy: bool,
+    /// The suite's results.
+    pub suite: SuiteResult,
+}
+
+impl SuiteRecord {
+    /// Whether `self` was made under the same conditions as `other` (device label, vkcl and
+    /// CTS commits, wimpy mode), so that one run's results may stand in for the other's. An
+    /// unknown vkcl commit never matches.
+    pub fn same_conditions(&self, other: &SuiteRecord) -> bool {
+        let commit = |c: &Option<String>| {
+            c.as_deref()
+                .and_then(|c| c.split_whitespace().next())
+                .map(str::to_string)
+        };
+        self.device == other.device
+            && self.wimpy == other.wimpy
+            && self.cts_commit == other.cts_commit
+            && commit(&self.vkcl_commit).is_some()
+            && commit(&self.vkcl_commit) == commit(&other.vkcl_commit)
+    }
+}

@@ -146,10 +146,19 @@ struct Plan {
     binary: PathBuf,
     built: bool,
     listed: Option<Vec<String>>,
+    /// The suite's own environment ([`crate::suites::binary_env`]), on top of the run's.
+    env: Vec<(String, String)>,
 }
 
-/// Runs the suites and returns their results plus each suite's raw log text.
-pub fn run_suites(cfg: &Config, suites: &[SuiteSpec]) -> Vec<(SuiteResult, String)> {
+/// Runs the suites and returns their results plus each suite's raw log text, in `suites`'
+/// order. `finished` gets each suite's result and log the moment its last process ends (a
+/// suite that is not built: before any process starts), from a worker thread, so that a run
+/// cut short keeps what it finished.
+pub fn run_suites(
+    cfg: &Config,
+    suites: &[SuiteSpec],
+    finished: &(dyn Fn(&SuiteResult, &str) + Sync),
+) -> Vec<(SuiteResult, String)> {
     let mut plans = Vec::new();
     let mut queue = VecDeque::new();
     for (i, spec) in suites.iter().enumerate() {
@@ -189,13 +198,33 @@ pub fn run_suites(cfg: &Config, suites: &[SuiteSpec]) -> Vec<(SuiteResult, Strin
                 }
             }
         }
+        let env = if built {
+            std::fs::read(&binary)
+                .map(|bytes| crate::suites::binary_env(&bytes))
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
         plans.push(Plan {
             binary,
             built,
             listed,
+            env,
         });
     }
     let total = queue.len();
+    // Processes left per suite; a suite with none is finished already.
+    let mut left = vec![0usize; suites.len()];
+    for item in &queue {
+        left[item.suite] += 1;
+    }
+    for (i, spec) in suites.iter().enumerate() {
+        if left[i] == 0 {
+            let (result, log) = assemble(spec, &plans[i], std::iter::empty());
+            finished(&result, &log);
+        }
+    }
+    let left = Mutex::new(left);
     let queue = Mutex::new(queue);
     let done: Mutex<Vec<Done>> = Mutex::new(Vec::new());
     let env = child_env(cfg);
@@ -214,6 +243,8 @@ pub fn run_suites(cfg: &Config, suites: &[SuiteSpec]) -> Vec<(SuiteResult, Strin
                     None => spec.args.clone(),
                 };
                 let cwd = plan.binary.parent().unwrap_or(Path::new("."));
+                let mut env = env.clone();
+                env.extend(plan.env.iter().cloned());
                 let outcome = exec::run(&plan.binary, &args, cwd, &env, ENV_REMOVE, item.limit)
                     .map_err(|e| format!("cannot start {}: {e}", plan.binary.display()));
                 if let Ok(mut d) = done.lock() {
@@ -231,6 +262,15 @@ pub fn run_suites(cfg: &Config, suites: &[SuiteSpec]) -> Vec<(SuiteResult, Strin
                         args,
                         outcome,
                     });
+                    let last = left.lock().is_ok_and(|mut l| {
+                        l[item.suite] -= 1;
+                        l[item.suite] == 0
+                    });
+                    if last {
+                        let mine = d.iter().filter(|x| x.suite == item.suite);
+                        let (result, log) = assemble(spec, plan, mine);
+                        finished(&result, &log);
+                    }
                 }
             });
         }
@@ -412,10 +452,16 @@ fn assemble<'a>(
     plan: &Plan,
     done: impl Iterator<Item = &'a Done>,
 ) -> (SuiteResult, String) {
+    let command = plan
+        .env
+        .iter()
+        .map(|(k, v)| format!("{k}={v} "))
+        .collect::<String>()
+        + &spec.command();
     let mut result = SuiteResult {
         id: spec.id.clone(),
         title: spec.title.clone(),
-        command: spec.command(),
+        command,
         state: if plan.built {
             SuiteState::Ran
         } else {

@@ -71,6 +71,31 @@ pub fn work_marker(binary: &str) -> Option<&'static str> {
         .map(|(_, m)| *m)
 }
 
+/// Environment that a suite's processes get because of what its CTS binary requires: (text
+/// in the binary, variable, value). The text is a message only that requirement prints, so a
+/// CTS build without it runs as vkcl is by default.
+/// - CTS commits from before `cl_khr_command_buffer` 1.0 (b8f8906c among them) skip every
+///   command-buffer and mutable-dispatch test unless the extension reports exactly 0.9.8;
+///   vkcl reports 1.0.0, the same ABI and semantics as 0.9.8, which
+///   `VKCL_COMMAND_BUFFER_REVISION=0.9.8` reports instead (docs/command-buffers.md).
+pub const BINARY_ENV: &[(&str, &str, &str)] = &[(
+    "cl_khr_command_buffer version 0.9.8 is required",
+    "VKCL_COMMAND_BUFFER_REVISION",
+    "0.9.8",
+)];
+
+/// The [`BINARY_ENV`] entries whose text occurs in `binary` (the test binary's bytes).
+pub fn binary_env(binary: &[u8]) -> Vec<(String, String)> {
+    BINARY_ENV
+        .iter()
+        .filter(|(text, _, _)| {
+            let text = text.as_bytes();
+            binary.windows(text.len()).any(|w| w == text)
+        })
+        .map(|(_, k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
 /// One suite: one line of the conformance list.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SuiteSpec {
@@ -282,6 +307,20 @@ pub fn select(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn binaries_that_require_command_buffer_098_get_it() {
+        let old_cts = b"\0x\0cl_khr_command_buffer version 0.9.8 is required to run the test\0";
+        assert_eq!(
+            binary_env(old_cts),
+            vec![(
+                "VKCL_COMMAND_BUFFER_REVISION".to_string(),
+                "0.9.8".to_string()
+            )]
+        );
+        // A CTS that accepts 1.0 (or any other binary) runs with vkcl's defaults.
+        assert!(binary_env(b"cl_khr_command_buffer version 1.0.0 or later").is_empty());
+    }
 
     #[test]
     fn slow_tests_get_a_longer_limit() {

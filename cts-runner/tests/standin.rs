@@ -24,6 +24,7 @@ fn fake_cts() -> Fake {
         ("streams", "streams"),
         ("allocs", "allocs"),
         ("device_partition", "device_partition"),
+        ("cmdbuf", "cmdbuf"),
     ] {
         std::fs::create_dir_all(tc.join(dir)).expect("mkdir");
         std::fs::copy(standin, tc.join(dir).join(format!("test_{kind}"))).expect("copy stand-in");
@@ -33,7 +34,8 @@ fn fake_cts() -> Fake {
         "Thread Dimensions,dims/test_dims full*\n\
          Images (Kernel),streams/test_streams CL_FILTER_NEAREST\n\
          Allocations (single maximum),allocs/test_allocs single 5 all\n\
-         Device Partitioning,device_partition/test_device_partition\n",
+         Device Partitioning,device_partition/test_device_partition\n\
+         Command buffers,cmdbuf/test_cmdbuf\n",
     )
     .expect("shapes list");
     std::fs::write(
@@ -265,7 +267,12 @@ fn shapes(f: &Fake, suites: &str, extra: &[&str]) -> std::process::Output {
         .arg("--list")
         .arg(f.root.join("shapes.csv"))
         .args(["--device", "standin", "--suites", suites, "--jobs", "2"])
-        .args(["--timeout", "3", "--quiet", "--vkcl-commit", "abc1234"])
+        .args(["--timeout", "3", "--quiet"])
+        .args(if extra.contains(&"--vkcl-commit") {
+            &[][..]
+        } else {
+            &["--vkcl-commit", "abc1234"][..]
+        })
         .arg("--out")
         .arg(f.root.join("out"))
         .args(extra)
@@ -315,6 +322,8 @@ fn argument_suites_and_passes_without_testing() {
                 "passed_without_testing"
             ),
             ("device_partition", "partition_equally", "pass"),
+            ("cmdbuf", "(state)", "ran"),
+            ("cmdbuf", "cb", "pass"),
         ]
     );
     let summary = std::fs::read_to_string(f.root.join("out/summary.md")).expect("summary");
@@ -329,7 +338,7 @@ fn argument_suites_and_passes_without_testing() {
         "{summary}"
     );
     assert!(
-        summary.contains("| **total** | | **12** | **3** | **1** | **1** | **0** | **3** | **1** | **1** | **2** |"),
+        summary.contains("| **total** | | **13** | **4** | **1** | **1** | **0** | **3** | **1** | **1** | **2** |"),
         "{summary}"
     );
     let dims = std::fs::read_to_string(f.root.join("out/dims_full.md")).expect("dims.md");
@@ -449,4 +458,58 @@ fn changed_since_runs_the_affected_suites() {
         "untracked files count: {err}"
     );
     assert_eq!(statuses(&f).len(), 2 + 3 + 2, "both suites ran");
+}
+
+/// The status of `test` of `suite` in the run's results JSON.
+fn status_of(f: &Fake, suite: &str, test: &str) -> String {
+    statuses(f)
+        .into_iter()
+        .find(|(s, t, _)| s == suite && t == test)
+        .map(|(_, _, st)| st)
+        .unwrap_or_else(|| format!("{suite}/{test} absent"))
+}
+
+#[test]
+fn a_binary_that_requires_command_buffer_098_runs_with_it() {
+    let f = fake_cts();
+    let o = shapes(&f, "cmdbuf", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    // Without the variable the stand-in says "not supported" (a skip).
+    assert_eq!(status_of(&f, "cmdbuf", "cb"), "pass");
+    let table = std::fs::read_to_string(f.root.join("out/cmdbuf.md")).expect("suite table");
+    assert!(
+        table.contains("VKCL_COMMAND_BUFFER_REVISION=0.9.8 cmdbuf/test_cmdbuf"),
+        "{table}"
+    );
+}
+
+#[test]
+fn finished_suites_are_recorded_and_resume_keeps_them() {
+    let f = fake_cts();
+    // A run of one suite leaves its record, as a run cut short after it would.
+    let o = shapes(&f, "device_partition", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let record = f.root.join("out/suites/device_partition.json");
+    let text = std::fs::read_to_string(&record).expect("record written as the suite ended");
+    // Mark the record so that a rerun would show: a kept suite is not run again.
+    let marked = text.replacen("\"partial_pass\"", "\"fail\"", 1);
+    assert_ne!(marked, text);
+    std::fs::write(&record, marked).expect("write record");
+
+    let o = shapes(&f, "full", &["--resume"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--resume keeps 1 finished suites"));
+    assert_eq!(status_of(&f, "device_partition", "partition_all"), "fail");
+    assert_eq!(status_of(&f, "allocs_single_5_all", "x1"), "pass");
+    let summary = std::fs::read_to_string(f.root.join("out/summary.md")).expect("summary");
+    assert!(summary.contains("[device_partition](device_partition.md)"), "{summary}");
+
+    // Another vkcl commit: the records are not kept, everything runs again.
+    let o = shapes(&f, "device_partition", &["--resume", "--vkcl-commit", "def5678"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--resume keeps 0 finished suites"));
+    assert_eq!(
+        status_of(&f, "device_partition", "partition_all"),
+        "partial_pass"
+    );
 }
