@@ -43,9 +43,15 @@ pub const QUICK_BASIC_TESTS: &[&str] = &[
 /// name prefix, factor). Their time limit is `--timeout` times the factor; the limit exists to
 /// catch hangs, and these take 5 to 20 minutes on lavapipe without hanging.
 /// - vectors vec_align_*: 1,800 to 3,600 programs each;
-/// - relationals shuffle_*: about 720 programs each.
-pub const SLOW_TESTS: &[(&str, &str, u32)] =
-    &[("vectors", "vec_align_", 4), ("relationals", "shuffle_", 4)];
+/// - relationals shuffle_*: about 720 programs each;
+/// - c11_atomics atomic_*: 700 to 1,200 programs each since vkcl reports the OpenCL C 3.0
+///   memory orders and scopes (one per type, order, scope and address-space shape; 236 to
+///   300+ s each on lavapipe 25.0.7 on 2 cores, the session-13 full run).
+pub const SLOW_TESTS: &[(&str, &str, u32)] = &[
+    ("vectors", "vec_align_", 4),
+    ("relationals", "shuffle_", 4),
+    ("c11_atomics", "atomic_", 4),
+];
 
 /// The time-limit factor of `test` in suite `suite_id` ([`SLOW_TESTS`]; 1 for the others).
 pub fn slow_factor(suite_id: &str, test: &str) -> u32 {
@@ -328,6 +334,8 @@ mod tests {
         assert_eq!(slow_factor("relationals", "shuffle_built_in"), 4);
         assert_eq!(slow_factor("relationals", "relational_any"), 1);
         assert_eq!(slow_factor("basic", "vec_align_struct"), 1);
+        assert_eq!(slow_factor("c11_atomics", "atomic_fetch_xor"), 4);
+        assert_eq!(slow_factor("c11_atomics", "svm_atomic_fetch_xor"), 1);
     }
 
     const LIST: &str = "# comment\n\
