@@ -8,6 +8,7 @@ pub mod command_buffer;
 pub mod context;
 pub mod device;
 pub mod device_address;
+pub mod device_features;
 pub mod error;
 pub mod event;
 pub mod image;
