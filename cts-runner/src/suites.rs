@@ -133,6 +133,21 @@ impl SuiteSpec {
     }
 }
 
+/// The suite's list arguments from a recorded command ([`SuiteSpec::command`], with any
+/// `NAME=value` environment of [`binary_env`] before the binary): the words after the binary.
+pub fn command_args(command: &str) -> Vec<String> {
+    command
+        .split_whitespace()
+        .skip_while(|w| {
+            w.split_once('=').is_some_and(|(k, _)| {
+                !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+        })
+        .skip(1)
+        .map(String::from)
+        .collect()
+}
+
 /// A suite left out of the full list.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Excluded {
@@ -313,6 +328,20 @@ pub fn select(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn recorded_commands_give_back_their_arguments() {
+        assert_eq!(
+            command_args("VKCL_COMMAND_BUFFER_REVISION=0.9.8 dims/test_dims full*"),
+            vec!["full*"]
+        );
+        assert_eq!(command_args("api/test_api"), Vec::<String>::new());
+        // An argument with `=` after the binary is kept.
+        assert_eq!(
+            command_args("math/test_bruteforce -w x=1"),
+            vec!["-w", "x=1"]
+        );
+    }
 
     #[test]
     fn binaries_that_require_command_buffer_098_get_it() {

@@ -12,7 +12,7 @@
 
 use clap::Parser;
 use cts_runner::model::{RunResults, SuiteState};
-use cts_runner::{relog, report};
+use cts_runner::{relog, report, suites};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -52,12 +52,7 @@ fn run(a: &Args) -> Result<(), String> {
         let path = a.logs.join(format!("{}.log", s.id));
         let log = std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let args: Vec<String> = s
-            .command
-            .split_whitespace()
-            .skip(1)
-            .map(String::from)
-            .collect();
+        let args = suites::command_args(&s.command);
         let names: Vec<String> = s.tests.iter().map(|t| t.name.clone()).collect();
         let mut tests = relog::reclassify(&s.id, &args, Some(&names), &log);
         tests.sort_by_key(|t| {
