@@ -473,7 +473,12 @@ fn status_of(f: &Fake, suite: &str, test: &str) -> String {
 fn a_binary_that_requires_command_buffer_098_runs_with_it() {
     let f = fake_cts();
     let o = shapes(&f, "cmdbuf", &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     // Without the variable the stand-in says "not supported" (a skip).
     assert_eq!(status_of(&f, "cmdbuf", "cb"), "pass");
     let table = std::fs::read_to_string(f.root.join("out/cmdbuf.md")).expect("suite table");
@@ -488,7 +493,12 @@ fn finished_suites_are_recorded_and_resume_keeps_them() {
     let f = fake_cts();
     // A run of one suite leaves its record, as a run cut short after it would.
     let o = shapes(&f, "device_partition", &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let record = f.root.join("out/suites/device_partition.json");
     let text = std::fs::read_to_string(&record).expect("record written as the suite ended");
     // Mark the record so that a rerun would show: a kept suite is not run again.
@@ -497,16 +507,33 @@ fn finished_suites_are_recorded_and_resume_keeps_them() {
     std::fs::write(&record, marked).expect("write record");
 
     let o = shapes(&f, "full", &["--resume"]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(String::from_utf8_lossy(&o.stderr).contains("--resume keeps 1 finished suites"));
     assert_eq!(status_of(&f, "device_partition", "partition_all"), "fail");
     assert_eq!(status_of(&f, "allocs_single_5_all", "x1"), "pass");
     let summary = std::fs::read_to_string(f.root.join("out/summary.md")).expect("summary");
-    assert!(summary.contains("[device_partition](device_partition.md)"), "{summary}");
+    assert!(
+        summary.contains("[device_partition](device_partition.md)"),
+        "{summary}"
+    );
 
     // Another vkcl commit: the records are not kept, everything runs again.
-    let o = shapes(&f, "device_partition", &["--resume", "--vkcl-commit", "def5678"]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = shapes(
+        &f,
+        "device_partition",
+        &["--resume", "--vkcl-commit", "def5678"],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(String::from_utf8_lossy(&o.stderr).contains("--resume keeps 0 finished suites"));
     assert_eq!(
         status_of(&f, "device_partition", "partition_all"),
