@@ -6,7 +6,6 @@
 
 use super::device::Device;
 use super::make_version;
-use ash::vk;
 use opencl_sys::*;
 
 /// The C11-atomics features of `CL_DEVICE_OPENCL_C_FEATURES` (OpenCL C 3.0 section 6.2.1),
@@ -146,7 +145,7 @@ impl Device {
             return 0;
         }
         let mut c = CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN;
-        if self.phys.device_type == vk::PhysicalDeviceType::CPU {
+        if self.phys.is_cpu() {
             c |= CL_FP_DENORM;
         }
         c as cl_device_fp_config
@@ -229,30 +228,29 @@ impl Device {
     /// with basic, vote, arithmetic and shuffle operations, on 64-bit types too
     /// (`shaderSubgroupExtendedTypes`).
     pub fn subgroups(&self) -> bool {
-        use vk::SubgroupFeatureFlags as F;
+        let ops = self.phys.subgroup_operations();
         self.phys.subgroup_size > 0
             && self.phys.shader_int64
             && self.phys.subgroup_extended_types
-            && self
-                .phys
-                .subgroup_ops
-                .contains(F::BASIC | F::VOTE | F::ARITHMETIC | F::SHUFFLE)
+            && ops.basic
+            && ops.vote
+            && ops.arithmetic
+            && ops.shuffle
     }
 
     /// The Vulkan subgroup operations of compute shaders that the compiler may use: each
     /// cl_khr_subgroup_* extension is reported where its operations are (see
     /// [`Self::subgroup_extensions`]).
     pub fn subgroup_ops(&self) -> crate::compiler::SubgroupOps {
-        use vk::SubgroupFeatureFlags as F;
-        let p = &self.phys;
-        let on = |f: F| self.subgroups() && p.subgroup_ops.contains(f);
+        let ops = self.phys.subgroup_operations();
+        let on = |offered: bool| self.subgroups() && offered;
         crate::compiler::SubgroupOps {
-            vote: on(F::VOTE),
-            arithmetic: on(F::ARITHMETIC),
-            ballot: on(F::BALLOT) && p.subgroup_broadcast_dynamic_id,
-            shuffle: on(F::SHUFFLE),
-            shuffle_relative: on(F::SHUFFLE_RELATIVE),
-            clustered: on(F::CLUSTERED),
+            vote: on(ops.vote),
+            arithmetic: on(ops.arithmetic),
+            ballot: on(ops.ballot) && self.phys.subgroup_broadcast_dynamic_id,
+            shuffle: on(ops.shuffle),
+            shuffle_relative: on(ops.shuffle_relative),
+            clustered: on(ops.clustered),
         }
     }
 

@@ -148,6 +148,20 @@ impl Drop for Instance {
     }
 }
 
+/// The subgroup operations a device offers in compute shaders, one flag per Vulkan
+/// `VkSubgroupFeatureFlagBits` group (Vulkan 1.1, `subgroupSupportedOperations`), for layers
+/// above the backend that decide which OpenCL sub-group extensions to report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SubgroupOperations {
+    pub basic: bool,
+    pub vote: bool,
+    pub arithmetic: bool,
+    pub ballot: bool,
+    pub shuffle: bool,
+    pub shuffle_relative: bool,
+    pub clustered: bool,
+}
+
 /// What vkcl needs to know about a physical device, read once from the driver.
 #[derive(Debug, Clone)]
 pub struct PhysicalDevice {
@@ -208,6 +222,26 @@ pub struct PhysicalDevice {
 }
 
 impl PhysicalDevice {
+    /// Whether the driver reports a CPU device (`VK_PHYSICAL_DEVICE_TYPE_CPU`: lavapipe).
+    pub fn is_cpu(&self) -> bool {
+        self.device_type == vk::PhysicalDeviceType::CPU
+    }
+
+    /// [`Self::subgroup_ops`] as plain flags (all false where compute has no subgroups).
+    pub fn subgroup_operations(&self) -> SubgroupOperations {
+        use vk::SubgroupFeatureFlags as F;
+        let on = |f: F| self.subgroup_ops.contains(f);
+        SubgroupOperations {
+            basic: on(F::BASIC),
+            vote: on(F::VOTE),
+            arithmetic: on(F::ARITHMETIC),
+            ballot: on(F::BALLOT),
+            shuffle: on(F::SHUFFLE),
+            shuffle_relative: on(F::SHUFFLE_RELATIVE),
+            clustered: on(F::CLUSTERED),
+        }
+    }
+
     /// The Vulkan version the device supports, as `major.minor.patch`.
     pub fn api_version_text(&self) -> String {
         let v = self.api_version;

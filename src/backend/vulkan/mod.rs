@@ -18,4 +18,4 @@ pub mod timeline;
 pub mod upload;
 
 pub use device::Device;
-pub use instance::{Instance, PhysicalDevice};
+pub use instance::{Instance, PhysicalDevice, SubgroupOperations};
