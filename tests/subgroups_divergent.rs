@@ -214,3 +214,49 @@ fn identical_calls_in_both_branches() {
         cl!(clReleaseKernel)(k);
     }
 }
+
+/// `sub_group_clustered_reduce_add` in each case of a `switch` on the cluster size (the
+/// CTS's subgroups `subgroup_functions_clustered_reduce` kernel): SimplifyCFG sank the eight
+/// calls into one whose cluster size was a `phi`, which SPIR-V forbids (it must be a
+/// constant); the Vulkan driver refused the pipeline and every launch failed with
+/// CL_OUT_OF_RESOURCES. Each cluster size up to the sub-group size, against the host.
+#[test]
+fn clustered_reduce_in_a_switch_on_the_cluster_size() {
+    let env = Env::new();
+    if !env.has_extension("cl_khr_subgroup_clustered_reduce") {
+        return;
+    }
+    let src = "kernel void k(global const int *in, global const int *aux, global int *out) {\n\
+               size_t i = get_global_id(0);\n\
+               int v = in[i];\n\
+               int r = -1;\n\
+               switch (aux[0]) {\n\
+               case 1: r = sub_group_clustered_reduce_add(v, 1); break;\n\
+               case 2: r = sub_group_clustered_reduce_add(v, 2); break;\n\
+               case 4: r = sub_group_clustered_reduce_add(v, 4); break;\n\
+               case 8: r = sub_group_clustered_reduce_add(v, 8); break;\n\
+               case 16: r = sub_group_clustered_reduce_add(v, 16); break;\n\
+               case 32: r = sub_group_clustered_reduce_add(v, 32); break;\n\
+               case 64: r = sub_group_clustered_reduce_add(v, 64); break;\n\
+               case 128: r = sub_group_clustered_reduce_add(v, 128); break;\n\
+               }\n\
+               out[i] = r;\n}\n";
+    let k = env.kern_opts(src, "-cl-std=CL3.0", "k");
+    let s = sub_group_size(k, env.device);
+    let (n, l) = (128usize, 64usize);
+    let mut rng = Rng(0xc105);
+    let input: Vec<i32> = (0..n).map(|_| (rng.next_u32() % 1000) as i32).collect();
+    let mut c = 1;
+    while c <= s {
+        let got = run(&env, k, &input, &[c as i32], n, n, l);
+        for j in 0..n {
+            let first = j / c * c;
+            let want: i32 = input[first..first + c].iter().sum();
+            assert_eq!(got[j], want, "cluster size {c}: work-item {j}");
+        }
+        c *= 2;
+    }
+    unsafe {
+        cl!(clReleaseKernel)(k);
+    }
+}

@@ -371,11 +371,23 @@ fn subgroup_capability(i: &Instruction, caps: &SubgroupOps) -> Option<(Capabilit
 /// # Errors
 /// An instruction or built-in whose Vulkan feature `caps` lacks (the device does not report
 /// the cl_khr_subgroup_* extension that offers it: clang-15 then leaves its built-ins
-/// undeclared, so this is where SPIR-V input, `clCreateProgramWithIL`, using them fails).
+/// undeclared, so this is where SPIR-V input, `clCreateProgramWithIL`, using them fails);
+/// a clustered reduction whose `ClusterSize` is not a constant (SPIR-V requires one: the
+/// Vulkan driver would refuse the pipeline at the first launch instead).
 pub(crate) fn subgroup_capabilities(
     ctx: &Ctx,
     caps: &SubgroupOps,
 ) -> Result<Vec<Capability>, String> {
+    let defs = crate::compiler::spv::Defs::new(&ctx.module);
+    // A constant instruction (SPIR-V's rule for `ClusterSize`).
+    let constant = |id: Word| {
+        defs.get(id).is_some_and(|d| {
+            matches!(
+                d.class.opcode,
+                Op::Constant | Op::SpecConstant | Op::SpecConstantOp
+            )
+        })
+    };
     let mut c = Vec::new();
     for a in &ctx.module.annotations {
         match a.operands.get(2) {
@@ -419,6 +431,12 @@ pub(crate) fn subgroup_capabilities(
                 "{:?} needs the Vulkan subgroup capability {cap:?}, which this device lacks \
                  in compute shaders (the cl_khr_subgroup_* extension of this built-in is not \
                  reported)",
+                i.class.opcode
+            ));
+        }
+        if cap == Capability::GroupNonUniformClustered && !id_operand(i, 3).is_some_and(constant) {
+            return Err(format!(
+                "{:?}: the cluster size of a clustered reduction must be a constant",
                 i.class.opcode
             ));
         }
