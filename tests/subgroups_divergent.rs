@@ -4,8 +4,9 @@
 //! Each call must see only the work-items of its own branch. LLVM's SimplifyCFG used to
 //! merge the two calls into one after the branch (sinking, a `select` on the argument) or
 //! before it (hoisting, identical arguments), run by the whole sub-group: the broadcast
-//! read a lane of the wrong half, the reduction and the ballot covered both halves.
-//! Every result is compared with the host's.
+//! read a lane of the wrong half, the reduction and the ballot covered both halves. And
+//! lavapipe reads the id of a dynamic `OpGroupNonUniformBroadcast` from a lane that may be
+//! inactive (vkcl makes it a shuffle). Every result is compared with the host's.
 
 mod common;
 
@@ -74,7 +75,11 @@ fn run(
 
 /// `sub_group_non_uniform_broadcast` of `int`, `int2`... `int16` from a lane of the caller's
 /// half: the lower half broadcasts from one of its lanes (`aux[2 * i]`), the upper half from
-/// one of its own (`aux[2 * i + 1]`).
+/// one of its own (`aux[2 * i + 1]`), both read before the branch. Each work-item holds its
+/// own half's lane in both slots, as in the CTS (which leaves the other slot 0), so the id is
+/// uniform among the work-items that make the call only: lavapipe read a dynamic broadcast's
+/// id from lane 0 even where lane 0 skipped the call, and the upper half got the value of a
+/// lower lane.
 #[test]
 fn non_uniform_broadcast_in_both_branches() {
     let env = Env::new();
@@ -96,11 +101,12 @@ fn non_uniform_broadcast_in_both_branches() {
             "kernel void k(global const int *in, global const int *aux, global int *out) {{\n\
              size_t i = get_global_id(0);\n\
              {ty} x = {load};\n\
+             uint2 id = as_uint2(vload2(i, aux));\n\
              {ty} r;\n\
              if (get_sub_group_local_id() < (get_sub_group_size() >> 1))\n\
-             \x20   r = sub_group_non_uniform_broadcast(x, (uint)aux[2 * i]);\n\
+             \x20   r = sub_group_non_uniform_broadcast(x, id.x);\n\
              else\n\
-             \x20   r = sub_group_non_uniform_broadcast(x, (uint)aux[2 * i + 1]);\n\
+             \x20   r = sub_group_non_uniform_broadcast(x, id.y);\n\
              {store}\n}}\n"
         );
         let k = env.kern_opts(&src, "-cl-std=CL3.0", "k");
@@ -123,8 +129,10 @@ fn non_uniform_broadcast_in_both_branches() {
                 let hi = half + rng.next_u32() as usize % (size - half);
                 for lane in 0..size {
                     let j = first + lane;
-                    aux[2 * j] = lo as i32;
-                    aux[2 * j + 1] = hi as i32;
+                    // A lane's slot for the other branch names a lane of its own half: an
+                    // id read from a work-item that skips the call picks the wrong half.
+                    aux[2 * j] = if lane < half { lo } else { hi } as i32;
+                    aux[2 * j + 1] = aux[2 * j];
                     let from = first + if lane < half { lo } else { hi };
                     want[j * w..(j + 1) * w].copy_from_slice(&input[from * w..(from + 1) * w]);
                 }
