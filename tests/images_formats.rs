@@ -149,3 +149,80 @@ fn unorm_short_565_reads_are_exact_or_refused() {
         }
     }
 }
+
+/// The formats listed for `CL_MEM_IMMUTABLE_EXT` (cl_ext_immutable_memory_objects: "flags
+/// may also be CL_MEM_IMMUTABLE_EXT to query image formats that may be used to create
+/// immutable images"), with the host pointer flags of the CTS's api
+/// `negative_enqueue_map_image`: the query succeeds, lists formats, and each makes an
+/// immutable 2D image from host data. The query failed with `CL_INVALID_VALUE`.
+#[test]
+fn immutable_formats_are_listed_and_create_immutable_images() {
+    let env = env();
+    let bytes = [0x5au8; 4 * 4 * 16];
+    let desc = cl_image_desc {
+        image_type: CL_MEM_OBJECT_IMAGE2D,
+        image_width: 4,
+        image_height: 4,
+        image_depth: 0,
+        image_array_size: 0,
+        image_row_pitch: 0,
+        image_slice_pitch: 0,
+        num_mip_levels: 0,
+        num_samples: 0,
+        buffer: null_mut(),
+    };
+    for flags in [
+        CL_MEM_IMMUTABLE_EXT | CL_MEM_USE_HOST_PTR,
+        CL_MEM_IMMUTABLE_EXT | CL_MEM_COPY_HOST_PTR,
+        CL_MEM_IMMUTABLE_EXT | CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR,
+    ] {
+        let mut n = 0;
+        ok(unsafe {
+            cl!(clGetSupportedImageFormats)(
+                env.context,
+                flags,
+                CL_MEM_OBJECT_IMAGE2D,
+                0,
+                null_mut(),
+                &mut n,
+            )
+        });
+        assert!(n > 0, "flags {flags:#x}: no formats");
+        let mut list = vec![
+            cl_image_format {
+                image_channel_order: 0,
+                image_channel_data_type: 0
+            };
+            n as usize
+        ];
+        ok(unsafe {
+            cl!(clGetSupportedImageFormats)(
+                env.context,
+                flags,
+                CL_MEM_OBJECT_IMAGE2D,
+                n,
+                list.as_mut_ptr(),
+                null_mut(),
+            )
+        });
+        for f in &list {
+            let mut err = 0;
+            let img = unsafe {
+                cl!(clCreateImage)(
+                    env.context,
+                    flags,
+                    f,
+                    &desc,
+                    bytes.as_ptr() as *mut c_void,
+                    &mut err,
+                )
+            };
+            assert_eq!(
+                err, CL_SUCCESS,
+                "flags {flags:#x}, format {:#x}/{:#x}",
+                f.image_channel_order, f.image_channel_data_type
+            );
+            ok(unsafe { cl!(clReleaseMemObject)(img) });
+        }
+    }
+}

@@ -142,3 +142,91 @@ fn image_entry_points_fail_as_without_images() {
         }
     }
 }
+
+/// clGetSupportedImageFormats of a device without images (OpenCL 3.0 section 5.3.2):
+/// `CL_SUCCESS` and no formats for every valid `flags` (`CL_MEM_IMMUTABLE_EXT` too, as
+/// cl_ext_immutable_memory_objects allows, with the host pointer flags the CTS's api
+/// `negative_enqueue_map_image` passes) and image type; `CL_INVALID_VALUE` for invalid
+/// flags (`CL_MEM_IMMUTABLE_EXT` with a write flag, undefined bits), an invalid image type, or
+/// `num_entries` 0 with a non-NULL list. The immutable queries failed with
+/// `CL_INVALID_VALUE`.
+#[test]
+fn format_queries_succeed_with_no_formats() {
+    let env = env();
+    assert!(env.has_extension("cl_ext_immutable_memory_objects"));
+    let query = |flags: cl_mem_flags, ty: cl_mem_object_type| {
+        let mut n: cl_uint = 7;
+        let r = unsafe {
+            cl!(clGetSupportedImageFormats)(env.context, flags, ty, 0, null_mut(), &mut n)
+        };
+        (r, n)
+    };
+    let types = [
+        CL_MEM_OBJECT_IMAGE1D,
+        CL_MEM_OBJECT_IMAGE1D_BUFFER,
+        CL_MEM_OBJECT_IMAGE2D,
+        CL_MEM_OBJECT_IMAGE3D,
+        CL_MEM_OBJECT_IMAGE1D_ARRAY,
+        CL_MEM_OBJECT_IMAGE2D_ARRAY,
+    ];
+    let valid = [
+        CL_MEM_READ_WRITE,
+        CL_MEM_READ_ONLY,
+        CL_MEM_WRITE_ONLY,
+        CL_MEM_KERNEL_READ_AND_WRITE,
+        CL_MEM_READ_WRITE | CL_MEM_KERNEL_READ_AND_WRITE,
+        CL_MEM_IMMUTABLE_EXT,
+        CL_MEM_IMMUTABLE_EXT | CL_MEM_USE_HOST_PTR,
+        CL_MEM_IMMUTABLE_EXT | CL_MEM_COPY_HOST_PTR,
+        CL_MEM_IMMUTABLE_EXT | CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR,
+        CL_MEM_IMMUTABLE_EXT | CL_MEM_READ_ONLY | CL_MEM_HOST_NO_ACCESS,
+    ];
+    for ty in types {
+        for flags in valid {
+            assert_eq!(
+                query(flags, ty),
+                (CL_SUCCESS, 0),
+                "flags {flags:#x}, type {ty:#x}"
+            );
+            // The CTS's second call: num_entries 0, a NULL list, no count.
+            let r = unsafe {
+                cl!(clGetSupportedImageFormats)(env.context, flags, ty, 0, null_mut(), null_mut())
+            };
+            assert_eq!(r, CL_SUCCESS, "flags {flags:#x}, type {ty:#x}, no count");
+        }
+    }
+    let invalid = [
+        CL_MEM_IMMUTABLE_EXT | CL_MEM_READ_WRITE,
+        CL_MEM_IMMUTABLE_EXT | CL_MEM_WRITE_ONLY,
+        CL_MEM_IMMUTABLE_EXT | CL_MEM_HOST_WRITE_ONLY,
+        CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY,
+        CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR,
+        1 << 40,
+    ];
+    for flags in invalid {
+        assert_eq!(
+            query(flags, CL_MEM_OBJECT_IMAGE2D).0,
+            CL_INVALID_VALUE,
+            "flags {flags:#x}"
+        );
+    }
+    assert_eq!(
+        query(CL_MEM_READ_WRITE, CL_MEM_OBJECT_BUFFER).0,
+        CL_INVALID_VALUE
+    );
+    let mut f = cl_image_format {
+        image_channel_order: 0,
+        image_channel_data_type: 0,
+    };
+    let r = unsafe {
+        cl!(clGetSupportedImageFormats)(
+            env.context,
+            CL_MEM_IMMUTABLE_EXT,
+            CL_MEM_OBJECT_IMAGE2D,
+            0,
+            &mut f,
+            null_mut(),
+        )
+    };
+    assert_eq!(r, CL_INVALID_VALUE, "num_entries 0 with a list");
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Generates src/api/unsupported.rs: entry points of features vkcl does not offer (images,
-samplers, pipes, SVM, GL/EGL/D3D sharing, device-side queues, sub-groups). Each validates its
+"""Generates src/api/unsupported.rs: entry points of features vkcl does not offer (pipes,
+SVM, GL/EGL/D3D sharing, device fission (EXT), on-device queues; images, samplers and
+clGetSupportedImageFormats live in src/api/memory and src/api/sampler.rs). Each validates its
 first object handle, then returns the error the OpenCL 3.0 specification names for a device
 without the feature. Run: python3 src/api/gen_unsupported.py <opencl-sys src dir> > src/api/unsupported.rs
 """
@@ -14,7 +15,6 @@ for m in re.finditer(r"pub type (cl\w+)_t = Option<\s*unsafe extern \"C\" fn\((.
 
 # name -> (error code, doc)
 FUNCS = {
-    "clGetSupportedImageFormats": (None, "no image formats: the device has no image support (CL_DEVICE_IMAGE_SUPPORT is CL_FALSE)"),
     "clEnqueueNativeKernel": ("CL_INVALID_OPERATION", "the device does not support native kernels (CL_EXEC_NATIVE_KERNEL)"),
     "clCreateFromGLBuffer": ("CL_INVALID_CONTEXT", "the context was not created from a GL context"),
     "clCreateFromGLTexture": ("CL_INVALID_CONTEXT", "the context was not created from a GL context"),
@@ -112,12 +112,7 @@ for name, (code, doc) in FUNCS.items():
     out.append("///")
     out.append("/// # Safety")
     out.append("/// Pointers as the OpenCL API requires.")
-    if name == "clGetSupportedImageFormats":
-        body = ("status(|| {\n        lookup::<Context>(context as *const c_void)?;\n"
-                "        // CL_INVALID_VALUE if num_entries is 0 and image_formats is not NULL.\n"
-                "        if num_entries == 0 && !image_formats.is_null() {\n            return Err(ClError(CL_INVALID_VALUE));\n        }\n"
-                "        if !num_image_formats.is_null() {\n            // SAFETY: non-NULL output pointer per the API.\n            unsafe { num_image_formats.write(0) };\n        }\n        Ok(())\n    })")
-    elif name == "clSVMAlloc":
+    if name == "clSVMAlloc":
         body = "std::ptr::null_mut()"
     elif name == "clSVMFree":
         body = ""

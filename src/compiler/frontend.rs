@@ -528,6 +528,18 @@ fn optimize_and_translate_with(
         // only at run time (a private string copied up to its terminator), which Vulkan has
         // no instruction for: the loops stay loops.
         "-disable-loop-idiom-all".to_string(),
+        // SimplifyCFG would hoist the common instructions of an if/else into the block before
+        // it and sink them into the block after, calls included: LLVM 15's `convergent` only
+        // forbids adding control dependences, so the two `sub_group_non_uniform_broadcast`
+        // calls of a divergent if/else became one call with a `select` on the lane id, run
+        // by the whole sub-group (each half then read the other half's lane: wrong answers,
+        // CTS subgroups `sub_group_non_uniform_broadcast`). Every non-uniform sub-group
+        // function (reduce, scan, ballot, elect, shuffle, clustered...) depends on which
+        // work-items run it, so no call may move across a branch; the Vulkan driver's own
+        // compiler still merges what it can prove equal. These options override every
+        // SimplifyCFG of the pipeline, the fallback one too.
+        "-hoist-common-insts=false".to_string(),
+        "-sink-common-insts=false".to_string(),
     ]);
     args.extend(extra.iter().map(|f| f.to_string()));
     args.extend([

@@ -64,6 +64,11 @@ __VKCL_IL_WG(float)
 #ifdef cl_khr_fp64
 __VKCL_IL_WG(double)
 #endif
+#ifdef cl_khr_fp16
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+__VKCL_IL_WG(half)
+#pragma OPENCL EXTENSION cl_khr_fp16 : disable
+#endif
 
 int __attribute__((overloadable)) work_group_all(int predicate) {
     return __vkcl_wg_vote(predicate, 1);

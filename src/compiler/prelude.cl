@@ -58,19 +58,30 @@ __VKCL_STATIC inline size_t __attribute__((overloadable, always_inline)) __vkcl_
 __local uint *__vkcl_wg_scratch32(void);
 __local ulong *__vkcl_wg_scratch64(void);
 
-#define __VKCL_WG_BITS_int 32
-#define __VKCL_WG_BITS_uint 32
-#define __VKCL_WG_BITS_float 32
-#define __VKCL_WG_BITS_long 64
-#define __VKCL_WG_BITS_ulong 64
-#define __VKCL_WG_BITS_double 64
+// A value of each element type in one scratch slot and back: 32- and 64-bit types by their
+// bits, half (cl_khr_fp16) by its 16 bits in a 32-bit slot.
+#define __VKCL_WG_SLOT_int uint
+#define __VKCL_WG_SLOT_uint uint
+#define __VKCL_WG_SLOT_float uint
+#define __VKCL_WG_SLOT_half uint
+#define __VKCL_WG_SLOT_long ulong
+#define __VKCL_WG_SLOT_ulong ulong
+#define __VKCL_WG_SLOT_double ulong
+#define __VKCL_WG_SCRATCH_uint __vkcl_wg_scratch32
+#define __VKCL_WG_SCRATCH_ulong __vkcl_wg_scratch64
 #define __VKCL_WG_CAT2(a, b) a##b
 #define __VKCL_WG_CAT(a, b) __VKCL_WG_CAT2(a, b)
-#define __VKCL_WG_SCRATCH(T) __VKCL_WG_CAT(__vkcl_wg_scratch, __VKCL_WG_CAT2(__VKCL_WG_BITS_, T))()
-#define __VKCL_WG_STORE_T(T) __VKCL_WG_CAT(__VKCL_WG_STORE_, __VKCL_WG_CAT2(__VKCL_WG_BITS_, T))
-#define __VKCL_WG_STORE_32 uint
-#define __VKCL_WG_STORE_64 ulong
-#define __VKCL_WG_AS(T) __VKCL_WG_CAT2(as_, T)
+#define __VKCL_WG_SLOT(T) __VKCL_WG_CAT2(__VKCL_WG_SLOT_, T)
+#define __VKCL_WG_SCRATCH(T) __VKCL_WG_CAT(__VKCL_WG_SCRATCH_, __VKCL_WG_SLOT(T))()
+#define __VKCL_WG_PUT(T, x) __VKCL_WG_CAT(__vkcl_wg_put_, T)(x)
+#define __VKCL_WG_GET(T, s) __VKCL_WG_CAT(__vkcl_wg_get_, T)(s)
+#define __VKCL_WG_BITS(T, S)                                                                     \
+    __VKCL_STATIC inline S __attribute__((always_inline)) __vkcl_wg_put_##T(T x) {                \
+        return __VKCL_WG_CAT2(as_, S)(x);                                                         \
+    }                                                                                             \
+    __VKCL_STATIC inline T __attribute__((always_inline)) __vkcl_wg_get_##T(S s) {                \
+        return __VKCL_WG_CAT2(as_, T)(s);                                                         \
+    }
 
 #define __VKCL_WG_ADD(a, b) ((a) + (b))
 #define __VKCL_WG_MIN(a, b) ((b) < (a) ? (b) : (a))
@@ -82,14 +93,14 @@ __local ulong *__vkcl_wg_scratch64(void);
     __vkcl_wg_fold_##NAME(T x, int mode) {                                                        \
         size_t lid = __VKCL_LOCAL_LINEAR_ID();                                                    \
         size_t n = __VKCL_LOCAL_ITEMS();                                                          \
-        __local __VKCL_WG_STORE_T(T) *s = __VKCL_WG_SCRATCH(T);                                    \
+        __local __VKCL_WG_SLOT(T) *s = __VKCL_WG_SCRATCH(T);                                      \
         barrier(CLK_LOCAL_MEM_FENCE);                                                             \
-        s[lid] = __VKCL_WG_CAT(as_, __VKCL_WG_STORE_T(T))(x);                                     \
+        s[lid] = __VKCL_WG_PUT(T, x);                                                             \
         barrier(CLK_LOCAL_MEM_FENCE);                                                             \
         size_t end = mode == 0 ? n : (mode == 1 ? lid + 1 : lid);                                 \
         T acc = (IDENT);                                                                          \
         for (size_t i = 0; i < end; i++) {                                                        \
-            T v = __VKCL_WG_AS(T)(s[i]);                                                          \
+            T v = __VKCL_WG_GET(T, s[i]);                                                         \
             acc = OP(acc, v);                                                                     \
         }                                                                                         \
         return acc;                                                                               \
@@ -101,12 +112,12 @@ __local ulong *__vkcl_wg_scratch64(void);
     __VKCL_WG_FOLD(T, max, __VKCL_WG_MAX, MIN)                                                   \
     __VKCL_STATIC inline T __attribute__((overloadable, always_inline))                          \
     __vkcl_wg_broadcast(T a, size_t id) {                                                         \
-        __local __VKCL_WG_STORE_T(T) *s = __VKCL_WG_SCRATCH(T);                                    \
+        __local __VKCL_WG_SLOT(T) *s = __VKCL_WG_SCRATCH(T);                                      \
         barrier(CLK_LOCAL_MEM_FENCE);                                                             \
         if (__VKCL_LOCAL_LINEAR_ID() == id)                                                       \
-            s[0] = __VKCL_WG_CAT(as_, __VKCL_WG_STORE_T(T))(a);                                   \
+            s[0] = __VKCL_WG_PUT(T, a);                                                           \
         barrier(CLK_LOCAL_MEM_FENCE);                                                             \
-        return __VKCL_WG_AS(T)(s[0]);                                                             \
+        return __VKCL_WG_GET(T, s[0]);                                                            \
     }                                                                                             \
     __VKCL_STATIC inline T __attribute__((overloadable, always_inline))                          \
     __vkcl_wg_broadcast(T a, size_t x, size_t y) {                                                \
@@ -117,13 +128,33 @@ __local ulong *__vkcl_wg_scratch64(void);
         return __vkcl_wg_broadcast(a, x + get_local_size(0) * (y + get_local_size(1) * z));       \
     }
 
+__VKCL_WG_BITS(int, uint)
+__VKCL_WG_BITS(uint, uint)
+__VKCL_WG_BITS(float, uint)
+__VKCL_WG_BITS(long, ulong)
+__VKCL_WG_BITS(ulong, ulong)
 __VKCL_WG_TYPE(int, INT_MIN, INT_MAX)
 __VKCL_WG_TYPE(uint, 0u, UINT_MAX)
 __VKCL_WG_TYPE(long, LONG_MIN, LONG_MAX)
 __VKCL_WG_TYPE(ulong, 0ul, ULONG_MAX)
 __VKCL_WG_TYPE(float, -INFINITY, INFINITY)
 #ifdef cl_khr_fp64
+__VKCL_WG_BITS(double, ulong)
 __VKCL_WG_TYPE(double, -(double)INFINITY, (double)INFINITY)
+#endif
+#ifdef cl_khr_fp16
+// OpenCL C 3.0 section 6.15.16: the half overloads where cl_khr_fp16 is supported. Each step
+// of a fold rounds to half, as half arithmetic does. The pragma's state is `disable` again
+// afterwards, as at the start of every program.
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+__VKCL_STATIC inline uint __attribute__((always_inline)) __vkcl_wg_put_half(half x) {
+    return as_ushort(x);
+}
+__VKCL_STATIC inline half __attribute__((always_inline)) __vkcl_wg_get_half(uint s) {
+    return as_half((ushort)s);
+}
+__VKCL_WG_TYPE(half, -(half)INFINITY, (half)INFINITY)
+#pragma OPENCL EXTENSION cl_khr_fp16 : disable
 #endif
 
 __VKCL_STATIC inline int __attribute__((always_inline)) __vkcl_wg_vote(int predicate, int all) {

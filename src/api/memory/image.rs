@@ -2,7 +2,7 @@
 //! (docs/images.md): supported formats, creation and info; the image commands are
 //! `image_enqueue.rs`.
 
-use super::flags::{check_flags, ACCESS, HOST_ACCESS, HOST_PTR};
+use super::flags::{check_flags, ACCESS, HOST_ACCESS, HOST_PTR, WRITABLE};
 use crate::api::info::InfoOut;
 use crate::api::{properties, status};
 use crate::core::context::Context;
@@ -285,26 +285,30 @@ pub unsafe extern "C" fn clGetImageInfo(
 }
 
 /// The formats every device of `c` supports for `flags` and `image_type`, in the order of
-/// the first device's list. Errors: `CL_INVALID_VALUE` (flags, image type).
+/// the first device's list (none where no device has images). `flags` may hold
+/// `CL_MEM_IMMUTABLE_EXT` (cl_ext_immutable_memory_objects: "flags may also be
+/// CL_MEM_IMMUTABLE_EXT to query image formats that may be used to create immutable images";
+/// its formats are those clCreateImage accepts with it). Errors: `CL_INVALID_VALUE` (flags,
+/// image type).
 fn formats(
     c: &Context,
     flags: cl_mem_flags,
     image_type: cl_mem_object_type,
 ) -> ClResult<Vec<cl_image_format>> {
-    const ACCESS: cl_mem_flags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
-    const HOST: cl_mem_flags =
-        CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
-    const PTR: cl_mem_flags = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
     let exclusive = |m: cl_mem_flags| (flags & m).count_ones() > 1;
     // CL_INVALID_VALUE if flags or image_type are not valid: undefined bits, exclusive
     // access or host-access flags, CL_MEM_KERNEL_READ_AND_WRITE with an access flag other
-    // than CL_MEM_READ_WRITE.
-    if flags & !(ACCESS | HOST | PTR | CL_MEM_KERNEL_READ_AND_WRITE) != 0
+    // than CL_MEM_READ_WRITE, CL_MEM_IMMUTABLE_EXT with CL_MEM_READ_WRITE, CL_MEM_WRITE_ONLY
+    // or CL_MEM_HOST_WRITE_ONLY (as clCreateImage refuses them).
+    if flags
+        & !(ACCESS | HOST_ACCESS | HOST_PTR | CL_MEM_KERNEL_READ_AND_WRITE | CL_MEM_IMMUTABLE_EXT)
+        != 0
         || exclusive(ACCESS)
-        || exclusive(HOST)
+        || exclusive(HOST_ACCESS)
         || exclusive(CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR)
         || (flags & CL_MEM_KERNEL_READ_AND_WRITE != 0
             && flags & (CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY) != 0)
+        || (flags & CL_MEM_IMMUTABLE_EXT != 0 && flags & WRITABLE != 0)
         || !IMAGE_TYPES.contains(&image_type)
     {
         return Err(ClError(CL_INVALID_VALUE));
@@ -327,10 +331,12 @@ fn formats(
     Ok(list.unwrap_or_default())
 }
 
-/// clGetSupportedImageFormats: the image formats every device of the context supports for
-/// `flags` and `image_type` (see [`supported_formats`]; none while `VKCL_IMAGES` is off).
-/// Errors: `CL_INVALID_CONTEXT`; `CL_INVALID_VALUE` (invalid flags or image type,
-/// `num_entries` 0 with non-NULL `image_formats`).
+/// clGetSupportedImageFormats (OpenCL 3.0 section 5.3.2): the image formats every device of
+/// the context supports for `flags` and `image_type` (see [`supported_formats`]); with no
+/// image support (`CL_DEVICE_IMAGE_SUPPORT` `CL_FALSE` while `VKCL_IMAGES` is off) it
+/// succeeds with none (`num_image_formats` 0). Errors: `CL_INVALID_CONTEXT`;
+/// `CL_INVALID_VALUE` (invalid flags or image type, `num_entries` 0 with non-NULL
+/// `image_formats`).
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires (`image_formats` holds `num_entries` formats).

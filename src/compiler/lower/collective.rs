@@ -121,6 +121,18 @@ pub(crate) fn scratch_arrays(ctx: &mut Ctx, max_work_group_size: u32) -> Result<
     Ok(())
 }
 
+/// Whether `id` is defined by a constant instruction (`OpConstant`, `OpSpecConstant`,
+/// `OpSpecConstantOp`): SPIR-V's rule for a clustered reduction's `ClusterSize`, and for the
+/// `Id` of `OpGroupNonUniformBroadcast` before SPIR-V 1.5.
+fn is_constant(defs: &crate::compiler::spv::Defs, id: Word) -> bool {
+    defs.get(id).is_some_and(|d| {
+        matches!(
+            d.class.opcode,
+            Op::Constant | Op::SpecConstant | Op::SpecConstantOp
+        )
+    })
+}
+
 /// Sub-group functions (cl_khr_subgroups): llvm-spirv's `OpGroup*` of `Subgroup` scope ->
 /// Vulkan's `OpGroupNonUniform*` (same operands; `sub_group_broadcast` as a shuffle, whose
 /// lane id may be any value, with a 32-bit id). The cl_khr_subgroup_* built-ins arrive as
@@ -132,9 +144,17 @@ pub(crate) fn scratch_arrays(ctx: &mut Ctx, max_work_group_size: u32) -> Result<
 /// names, `(id + delta) % get_max_sub_group_size()` and, in clusters of `c`,
 /// `(id & ~(c - 1)) | ((id + delta) & (c - 1))` (`delta` unsigned, as SPIR-V reads it).
 ///
+/// `sub_group_non_uniform_broadcast` (`OpGroupNonUniformBroadcast`) with an id that is not a
+/// constant becomes a shuffle from that lane where `caps` has shuffles: lavapipe (Mesa 25.0)
+/// reads the id of a dynamic broadcast from one lane whether or not that lane is active, so in
+/// a branch that lane 0 skips the active work-items got the value of the lane that lane 0's id
+/// named (CTS subgroups `sub_group_non_uniform_broadcast`). The id is the same in every
+/// active work-item and names an active one (cl_khr_subgroup_ballot leaves anything else
+/// undefined), so the shuffle's result is the broadcast's.
+///
 /// # Errors
 /// A group instruction of another scope (the work-group functions are the prelude's).
-pub(crate) fn subgroup_ops(ctx: &mut Ctx) -> Result<(), String> {
+pub(crate) fn subgroup_ops(ctx: &mut Ctx, caps: &SubgroupOps) -> Result<(), String> {
     let types = ctx.value_types();
     let u32t = ctx.t_int(32);
     let subgroup = Scope::Subgroup as u64;
@@ -224,6 +244,19 @@ pub(crate) fn subgroup_ops(ctx: &mut Ctx) -> Result<(), String> {
                 };
                 i.operands.truncate(2);
                 i.operands.push(Operand::IdRef(lane));
+                out.push(inst(
+                    Op::GroupNonUniformShuffle,
+                    i.result_type,
+                    i.result_id,
+                    i.operands,
+                ));
+                continue;
+            }
+            if i.class.opcode == Op::GroupNonUniformBroadcast
+                && caps.shuffle
+                && !id_operand(&i, 2).is_some_and(|id| is_constant(&defs, id))
+            {
+                // [scope, value, id]: the same operands.
                 out.push(inst(
                     Op::GroupNonUniformShuffle,
                     i.result_type,
@@ -371,11 +404,14 @@ fn subgroup_capability(i: &Instruction, caps: &SubgroupOps) -> Option<(Capabilit
 /// # Errors
 /// An instruction or built-in whose Vulkan feature `caps` lacks (the device does not report
 /// the cl_khr_subgroup_* extension that offers it: clang-15 then leaves its built-ins
-/// undeclared, so this is where SPIR-V input, `clCreateProgramWithIL`, using them fails).
+/// undeclared, so this is where SPIR-V input, `clCreateProgramWithIL`, using them fails);
+/// a clustered reduction whose `ClusterSize` is not a constant (SPIR-V requires one: the
+/// Vulkan driver would refuse the pipeline at the first launch instead).
 pub(crate) fn subgroup_capabilities(
     ctx: &Ctx,
     caps: &SubgroupOps,
 ) -> Result<Vec<Capability>, String> {
+    let defs = crate::compiler::spv::Defs::new(&ctx.module);
     let mut c = Vec::new();
     for a in &ctx.module.annotations {
         match a.operands.get(2) {
@@ -419,6 +455,14 @@ pub(crate) fn subgroup_capabilities(
                 "{:?} needs the Vulkan subgroup capability {cap:?}, which this device lacks \
                  in compute shaders (the cl_khr_subgroup_* extension of this built-in is not \
                  reported)",
+                i.class.opcode
+            ));
+        }
+        if cap == Capability::GroupNonUniformClustered
+            && !id_operand(i, 3).is_some_and(|n| is_constant(&defs, n))
+        {
+            return Err(format!(
+                "{:?}: the cluster size of a clustered reduction must be a constant",
                 i.class.opcode
             ));
         }

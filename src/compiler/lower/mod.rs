@@ -115,7 +115,7 @@ pub(crate) fn lower_kernel(
     let (globals, _) = crate::compiler::globals::offsets(module)?;
     let mut ctx = ctx::Ctx::new(select::select_kernel(module, info)?);
     collective::scratch_arrays(&mut ctx, caps.max_work_group_size)?;
-    collective::subgroup_ops(&mut ctx)?;
+    collective::subgroup_ops(&mut ctx, &caps.subgroup_ops)?;
     cfg::structurize(&mut ctx)?;
     types::lower_types(&mut ctx)?;
     let sizes = entry::lower_entry(&mut ctx, info, &globals)?;
