@@ -120,7 +120,7 @@ pub(crate) fn offsets(module: &Module) -> Result<(HashMap<Word, u64>, u64), Stri
 /// A message for an initialiser that cannot be evaluated on the host (a pointer to memory
 /// outside the block).
 pub fn program_globals(words: &[u32]) -> Result<GlobalVariables, String> {
-    let module = rspirv::dr::load_words(words).map_err(|e| format!("cannot parse SPIR-V: {e}"))?;
+    let module = super::spv::load(words).map_err(|e| format!("cannot parse SPIR-V: {e}"))?;
     let (offsets, size) = offsets(&module)?;
     let defs = Defs::new(&module);
     let mut w = Writer {
