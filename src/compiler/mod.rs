@@ -655,8 +655,6 @@ fn finish(
     opts: &options::ParsedOptions,
 ) -> Result<CompiledProgram, BuildFailure> {
     let optimize = SPIRV_OPT && !opts.opt_disable;
-    let mut spirv = spirv;
-    globals::respell_constant_access_chains(&mut spirv);
     let module = spv::load(&spirv)
         .map_err(|e| BuildFailure::compile(format!("cannot parse SPIR-V: {e}")))?;
     let infos = reflect::reflect_module(&module).map_err(BuildFailure::compile)?;
