@@ -23,7 +23,7 @@ use std::collections::HashSet;
 /// or `OpDecorate ... FPRoundingMode` whose target no instruction defines. A module that does
 /// not parse counts as not affected (the later stages report it).
 pub(crate) fn lost_conversion_decorations(words: &[u32]) -> bool {
-    let Ok(module) = rspirv::dr::load_words(words) else {
+    let Ok(module) = super::spv::load(words) else {
         return false;
     };
     let targets: Vec<u32> = module

@@ -31,40 +31,6 @@ pub struct GlobalVariables {
     pub relocations: Vec<(u64, u64)>,
 }
 
-/// rspirv 0.13 reads one index of an `OpSpecConstantOp` access chain only ("found extra
-/// operands"), and llvm-spirv writes `&a[1]` of an array of vectors as
-/// `OpSpecConstantOp PtrAccessChain %a %0 %1 %0`. Before parsing, every
-/// `OpSpecConstantOp (InBounds)PtrAccessChain` becomes `OpSpecConstantComposite` of the same
-/// result type with the ids (base, element, indexes), which rspirv reads whole; only
-/// initialisers of program-scope variables use them ([`program_globals`] reads them back,
-/// the lowering removes them).
-pub(crate) fn respell_constant_access_chains(words: &mut Vec<u32>) {
-    if words.len() <= 5 {
-        return;
-    }
-    let mut out = words[..5].to_vec();
-    let mut i = 5;
-    while i < words.len() {
-        let wc = ((words[i] >> 16) as usize).max(1);
-        let end = (i + wc).min(words.len());
-        let op = words[i] & 0xffff;
-        let inner = words.get(i + 3).copied().unwrap_or(0);
-        if op == Op::SpecConstantOp as u32
-            && wc >= 4
-            && (inner == Op::PtrAccessChain as u32 || inner == Op::InBoundsPtrAccessChain as u32)
-        {
-            // [header, type, id, inner, ids...] -> [header', type, id, ids...].
-            out.push((((wc - 1) as u32) << 16) | Op::SpecConstantComposite as u32);
-            out.extend_from_slice(&words[i + 1..i + 3]);
-            out.extend_from_slice(&words[i + 4..end]);
-        } else {
-            out.extend_from_slice(&words[i..end]);
-        }
-        i = end;
-    }
-    *words = out;
-}
-
 /// Whether `storage class` operand 0 of an `OpVariable` makes it a program global.
 fn is_program_global(i: &rspirv::dr::Instruction) -> bool {
     i.class.opcode == Op::Variable
@@ -120,7 +86,7 @@ pub(crate) fn offsets(module: &Module) -> Result<(HashMap<Word, u64>, u64), Stri
 /// A message for an initialiser that cannot be evaluated on the host (a pointer to memory
 /// outside the block).
 pub fn program_globals(words: &[u32]) -> Result<GlobalVariables, String> {
-    let module = rspirv::dr::load_words(words).map_err(|e| format!("cannot parse SPIR-V: {e}"))?;
+    let module = super::spv::load(words).map_err(|e| format!("cannot parse SPIR-V: {e}"))?;
     let (offsets, size) = offsets(&module)?;
     let defs = Defs::new(&module);
     let mut w = Writer {
@@ -193,7 +159,7 @@ impl Writer<'_> {
                 self.put(at, &bytes[..(size as usize).min(8)]);
                 Ok(())
             }
-            Op::ConstantComposite => {
+            Op::ConstantComposite | Op::SpecConstantComposite => {
                 let tdef = self
                     .defs
                     .get(ty)
@@ -215,7 +181,7 @@ impl Writer<'_> {
                 }
                 Ok(())
             }
-            Op::SpecConstantOp | Op::SpecConstantComposite => {
+            Op::SpecConstantOp => {
                 let target = self.pointer_target(id)?;
                 self.out.relocations.push((at, target));
                 Ok(())
@@ -237,8 +203,6 @@ impl Writer<'_> {
             (Op::SpecConstantOp, Some(Operand::LiteralSpecConstantOpInteger(op))) => {
                 (*op, &c.operands[1..])
             }
-            // See respell_constant_access_chains.
-            (Op::SpecConstantComposite, _) => (Op::PtrAccessChain, &c.operands[..]),
             (other, _) => return Err(format!("pointer initialiser {other:?} is not supported")),
         };
         let ids: Vec<Word> = rest

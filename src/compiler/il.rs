@@ -76,7 +76,7 @@ pub type SpecValues = BTreeMap<u32, Vec<u8>>;
 /// Parses `words` without letting a malformed module's panic in rspirv escape.
 fn load(words: &[u32]) -> Result<Module, BuildFailure> {
     let words = words.to_vec();
-    match std::panic::catch_unwind(move || rspirv::dr::load_words(&words)) {
+    match std::panic::catch_unwind(move || super::spv::load(&words)) {
         Ok(Ok(m)) => Ok(m),
         Ok(Err(e)) => Err(BuildFailure::compile(format!("invalid SPIR-V module: {e}"))),
         Err(_) => Err(BuildFailure::compile(

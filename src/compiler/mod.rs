@@ -268,6 +268,7 @@ fn frontend_id() -> &'static [u8; 32] {
             include_str!("frontend.rs").as_bytes(),
             include_str!("fwdconv.rs").as_bytes(),
             include_str!("phiguard.rs").as_bytes(),
+            include_str!("spv.rs").as_bytes(),
             include_str!("il.rs").as_bytes(),
             include_str!("options.rs").as_bytes(),
             include_str!("prelude.cl").as_bytes(),
@@ -490,7 +491,7 @@ pub fn link_executable(
 fn imported_functions(words: &[u32]) -> Vec<String> {
     use rspirv::dr::Operand;
     use rspirv::spirv::{Decoration, LinkageType, Op};
-    let Ok(module) = rspirv::dr::load_words(words) else {
+    let Ok(module) = spv::load(words) else {
         return Vec::new();
     };
     let functions: Vec<u32> = module
@@ -654,9 +655,7 @@ fn finish(
     opts: &options::ParsedOptions,
 ) -> Result<CompiledProgram, BuildFailure> {
     let optimize = SPIRV_OPT && !opts.opt_disable;
-    let mut spirv = spirv;
-    globals::respell_constant_access_chains(&mut spirv);
-    let module = rspirv::dr::load_words(&spirv)
+    let module = spv::load(&spirv)
         .map_err(|e| BuildFailure::compile(format!("cannot parse SPIR-V: {e}")))?;
     let infos = reflect::reflect_module(&module).map_err(BuildFailure::compile)?;
     let mut kernels = Vec::with_capacity(infos.len());

@@ -373,8 +373,7 @@ pub(crate) fn unguard(words: &[u32]) -> Result<Option<Vec<u32>>, String> {
     use rspirv::binary::Assemble;
     use rspirv::dr::Operand;
     use rspirv::spirv::Op;
-    let mut module =
-        rspirv::dr::load_words(words).map_err(|e| format!("cannot parse SPIR-V: {e}"))?;
+    let mut module = super::spv::load(words).map_err(|e| format!("cannot parse SPIR-V: {e}"))?;
     let keeps: HashSet<u32> = module
         .debug_names
         .iter()

@@ -21,11 +21,13 @@ use sha2::{Digest, Sha256};
 
 /// Magic number of vkcl's program binaries.
 pub const MAGIC: &[u8; 8] = b"VKCLBIN\0";
-/// Version of the container; a binary of another version is `CL_INVALID_BINARY`. 3: an
-/// executable's Kernel SPIR-V has libclc's `mad` as plain arithmetic (`compiler/mathlib.rs`,
-/// "Contraction"); version 2's has it as `OpenCL.std` `mad`, which lowering now leaves for the
-/// driver to fuse.
-pub const VERSION: u32 = 3;
+/// Version of the container; a binary of another version is `CL_INVALID_BINARY`. 4: an
+/// executable's Kernel SPIR-V keeps llvm-spirv's `OpSpecConstantOp` access chains (which
+/// `compiler/spv.rs` now parses whole); version 3's had them respelled as
+/// `OpSpecConstantComposite`, which program-scope initialisers no longer read that way. 3:
+/// libclc's `mad` as plain arithmetic (`compiler/mathlib.rs`, "Contraction"); version 2's has
+/// it as `OpenCL.std` `mad`, which lowering now leaves for the driver to fuse.
+pub const VERSION: u32 = 4;
 const HEADER: usize = 56;
 
 /// What a binary holds (`CL_PROGRAM_BINARY_TYPE`).

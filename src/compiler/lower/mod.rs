@@ -163,7 +163,8 @@ pub(crate) fn sampler_entry(normalized: bool, addressing: u32) -> u32 {
 /// # Errors
 /// A message when `words` is not a module this crate lowered.
 pub(crate) fn persistent_variant(words: &[u32]) -> Result<Vec<u32>, String> {
-    let module = rspirv::dr::load_words(words).map_err(|e| format!("cannot parse SPIR-V: {e}"))?;
+    let module =
+        crate::compiler::spv::load(words).map_err(|e| format!("cannot parse SPIR-V: {e}"))?;
     let mut ctx = ctx::Ctx::new(module);
     persistent::make_persistent(&mut ctx)?;
     Ok(ctx.module.assemble())
@@ -175,7 +176,8 @@ pub(crate) fn persistent_variant(words: &[u32]) -> Result<Vec<u32>, String> {
 /// # Errors
 /// A message when `words` is not a module this crate lowered.
 pub(crate) fn loop_guard_variant(words: &[u32]) -> Result<Vec<u32>, String> {
-    let module = rspirv::dr::load_words(words).map_err(|e| format!("cannot parse SPIR-V: {e}"))?;
+    let module =
+        crate::compiler::spv::load(words).map_err(|e| format!("cannot parse SPIR-V: {e}"))?;
     let mut ctx = ctx::Ctx::new(module);
     loopguard::guard_loops(&mut ctx)?;
     Ok(ctx.module.assemble())
@@ -187,7 +189,8 @@ pub(crate) fn loop_guard_variant(words: &[u32]) -> Result<Vec<u32>, String> {
 /// # Errors
 /// A message when `words` is not a module this crate lowered.
 pub(crate) fn bounds_check_variant(words: &[u32], ranges: u32) -> Result<Vec<u32>, String> {
-    let module = rspirv::dr::load_words(words).map_err(|e| format!("cannot parse SPIR-V: {e}"))?;
+    let module =
+        crate::compiler::spv::load(words).map_err(|e| format!("cannot parse SPIR-V: {e}"))?;
     let mut ctx = ctx::Ctx::new(module);
     boundscheck::check_bounds(&mut ctx, ranges)?;
     Ok(ctx.module.assemble())
