@@ -3,6 +3,7 @@
 //! `ArrayStride` (for `OpPtrAccessChain`), all by OpenCL C layout rules. Program-scope
 //! `__constant` data becomes `Private` (it is read-only, so a per-invocation copy is exact), as
 //! do module-scope `Function` variables (LLVM's private globals, such as switch tables).
+//! `__local` variables lose the (undefined) initializer llvm-spirv may give them.
 
 use std::collections::HashMap;
 
@@ -56,6 +57,7 @@ pub(crate) fn lower_types(ctx: &mut Ctx) -> Result<(), String> {
         v.result_type = Some(pty);
         v.operands[0] = Operand::StorageClass(StorageClass::Private);
     }
+    drop_local_initializers(ctx);
     for i in ctx.module.types_global_values.iter_mut() {
         // The storage class is operand 0 of OpTypePointer, operand 1 of OpTypeForwardPointer
         // (which llvm-spirv emits for a struct holding a pointer to itself).
@@ -72,6 +74,23 @@ pub(crate) fn lower_types(ctx: &mut Ctx) -> Result<(), String> {
     }
     dedup_types(ctx);
     add_layout(ctx)
+}
+
+/// Removes the initializer of every `Workgroup` variable. OpenCL C's `__local` variables
+/// cannot be initialized (OpenCL C 3.0, "Local Address Space"; clang refuses an
+/// initializer), so the only one they have is LLVM's `undef`, which llvm-spirv writes as no
+/// initializer, except for a struct: an `OpConstantComposite` of `OpUndef`s
+/// (`__local testStruct test;`, vectors vec_align_struct). Vulkan allows a
+/// Workgroup variable only an `OpConstantNull` initializer, and that only with a feature
+/// (VUID-StandaloneSpirv-OpVariable-04734).
+fn drop_local_initializers(ctx: &mut Ctx) {
+    for v in ctx.module.types_global_values.iter_mut() {
+        if v.class.opcode == Op::Variable
+            && v.operands.first() == Some(&Operand::StorageClass(StorageClass::Workgroup))
+        {
+            v.operands.truncate(1);
+        }
+    }
 }
 
 /// Merges identical non-struct type declarations (pointer types that now coincide, and the
