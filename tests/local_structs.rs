@@ -86,7 +86,7 @@ fn local_struct_member_addresses_follow_the_layout_rules() {
                     let got = env.read::<u32>(dest, G);
                     match name {
                         "test_vec_align_struct" => assert!(
-                            got.iter().all(|a| *a as usize % align == 0),
+                            got.iter().all(|a| (*a as usize).is_multiple_of(align)),
                             "{what}: addresses {got:?} not aligned to {align}"
                         ),
                         "offset" => {
