@@ -8,8 +8,8 @@ use common::*;
 use std::ffi::c_void;
 use std::ptr::null_mut;
 
-/// Whether the context lists `f` for `flags` and 2D images.
-fn listed(env: &Env, flags: cl_mem_flags, f: (u32, u32)) -> bool {
+/// The 2D image formats the context lists for `flags` (`clGetSupportedImageFormats`).
+fn formats(env: &Env, flags: cl_mem_flags) -> Vec<cl_image_format> {
     let mut n = 0;
     ok(unsafe {
         cl!(clGetSupportedImageFormats)(
@@ -38,7 +38,13 @@ fn listed(env: &Env, flags: cl_mem_flags, f: (u32, u32)) -> bool {
             null_mut(),
         )
     });
-    v.iter()
+    v
+}
+
+/// Whether the context lists `f` for `flags` and 2D images.
+fn listed(env: &Env, flags: cl_mem_flags, f: (u32, u32)) -> bool {
+    formats(env, flags)
+        .iter()
         .any(|x| x.image_channel_order == f.0 && x.image_channel_data_type == f.1)
 }
 
@@ -176,35 +182,8 @@ fn immutable_formats_are_listed_and_create_immutable_images() {
         CL_MEM_IMMUTABLE_EXT | CL_MEM_COPY_HOST_PTR,
         CL_MEM_IMMUTABLE_EXT | CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR,
     ] {
-        let mut n = 0;
-        ok(unsafe {
-            cl!(clGetSupportedImageFormats)(
-                env.context,
-                flags,
-                CL_MEM_OBJECT_IMAGE2D,
-                0,
-                null_mut(),
-                &mut n,
-            )
-        });
-        assert!(n > 0, "flags {flags:#x}: no formats");
-        let mut list = vec![
-            cl_image_format {
-                image_channel_order: 0,
-                image_channel_data_type: 0
-            };
-            n as usize
-        ];
-        ok(unsafe {
-            cl!(clGetSupportedImageFormats)(
-                env.context,
-                flags,
-                CL_MEM_OBJECT_IMAGE2D,
-                n,
-                list.as_mut_ptr(),
-                null_mut(),
-            )
-        });
+        let list = formats(&env, flags);
+        assert!(!list.is_empty(), "flags {flags:#x}: no formats");
         for f in &list {
             let mut err = 0;
             let img = unsafe {
