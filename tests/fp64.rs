@@ -834,3 +834,41 @@ fn fp64_vector_math_matches_scalar() {
         }
     }
 }
+
+/// The odd double functions keep the sign of zero (C99 Annex F, which OpenCL C 3.0 section
+/// 7.5.1 "Additional Requirements Beyond C99 TC2" follows): f(-0) is -0 and f(+0) is +0.
+/// CTS bruteforce `math_edge_cases` checks some of these; libclc's double atanpi returned +0
+/// for -0.
+#[test]
+fn fp64_odd_functions_keep_the_sign_of_zero() {
+    let Some(env) = fp64_env() else { return };
+    let names = [
+        "asin", "asinh", "asinpi", "atan", "atanh", "atanpi", "cbrt", "erf", "expm1", "log1p",
+        "sin", "sinh", "sinpi", "tan", "tanh", "tanpi", "round", "rint", "trunc", "ceil",
+        "floor", "sqrt",
+    ];
+    let body: String = names
+        .iter()
+        .enumerate()
+        .map(|(j, f)| format!("o[{}*2 + i] = {f}(x[i]);\n    ", j))
+        .collect();
+    let x = [0.0f64, -0.0];
+    let got: Vec<f64> = run_kernel(
+        &env,
+        "__global double *o, __global const double *x",
+        &body,
+        &[bytes(&x)],
+        2,
+        names.len() * 2,
+    );
+    let mut wrong = Vec::new();
+    for (j, f) in names.iter().enumerate() {
+        for (i, z) in x.iter().enumerate() {
+            let g = got[j * 2 + i];
+            if g.to_bits() != z.to_bits() {
+                wrong.push(format!("{f}({z:?}) = {g:?}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "wrong signed zeros: {}", wrong.join(", "));
+}

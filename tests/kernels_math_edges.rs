@@ -572,3 +572,42 @@ fn pow_family_nan_operands() {
         }
     }
 }
+
+/// The odd float built-ins keep the sign of zero (C99 Annex F, which OpenCL C 3.0 section
+/// 7.5.1 follows): f(-0) is -0 and f(+0) is +0. Mesa folds `x + 0.0` to `x` (and so loses a
+/// -0 on the way) unless the module asks for signed zeros (`SignedZeroInfNanPreserve`).
+#[test]
+fn odd_functions_keep_the_sign_of_zero() {
+    let env = Env::new();
+    let names = [
+        "asin", "asinh", "asinpi", "atan", "atanh", "atanpi", "cbrt", "erf", "expm1", "log1p",
+        "sin", "sinh", "sinpi", "tan", "tanh", "tanpi", "round", "rint", "trunc", "ceil",
+        "floor", "sqrt",
+    ];
+    let body: String = names
+        .iter()
+        .enumerate()
+        .map(|(j, f)| format!("out[{j} * 2 + i] = {f}(x[i]);\n"))
+        .collect();
+    let src = format!(
+        "__kernel void z(__global const float *x, __global float *out) {{\n\
+         size_t i = get_global_id(0);\n{body}}}\n"
+    );
+    let k = env.kern(&src, "z");
+    let xs = [0.0f32, -0.0];
+    let (bx, bo) = (env.buf(&xs), env.zeros::<f32>(names.len() * 2));
+    arg_mem(k, 0, bx);
+    arg_mem(k, 1, bo);
+    env.run(k, &[2], None, None);
+    let got: Vec<f32> = env.read(bo, names.len() * 2);
+    let mut wrong = Vec::new();
+    for (j, f) in names.iter().enumerate() {
+        for (i, z) in xs.iter().enumerate() {
+            let g = got[j * 2 + i];
+            if g.to_bits() != z.to_bits() {
+                wrong.push(format!("{f}({z:?}) = {g:?}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "wrong signed zeros: {}", wrong.join(", "));
+}

@@ -23,6 +23,9 @@
 //    rounding error e of that sum is found exactly (two-sum) and the result scaled by 1 + e.
 // 6. double: sinpi, cospi, tanpi, tgamma as for float, and an exact, branch-free fma(double)
 //    (see there), which libclc's double functions call too.
+// 8. double atan, atanpi, erf, expm1, sin, tan: libclc's (renamed __clc_atan_d... by
+//    mathlib.rs) return +0 for -0 (atan computes from |x| and puts the sign back where
+//    x != |x|, false for -0), where OpenCL C 3.0 section 7.5.1 (C99 Annex F) asks f(±0) = ±0.
 
 #define V2 __attribute__((ext_vector_type(2)))
 #define V3 __attribute__((ext_vector_type(3)))
@@ -215,6 +218,19 @@ double OVL tanpi(double x) {
     }
     return r;
 }
+
+#define KEEP_SIGNED_ZERO(name)                                                                \
+    double __clc_##name##_d(double);                                                          \
+    double OVL name(double x) {                                                               \
+        double r = __clc_##name##_d(x);                                                       \
+        return x == 0.0 ? x : r;                                                              \
+    }
+KEEP_SIGNED_ZERO(atan)
+KEEP_SIGNED_ZERO(atanpi)
+KEEP_SIGNED_ZERO(erf)
+KEEP_SIGNED_ZERO(expm1)
+KEEP_SIGNED_ZERO(sin)
+KEEP_SIGNED_ZERO(tan)
 
 // fma(double): the exact a*b + c, rounded once (to nearest even), branch-free in double
 // arithmetic. lavapipe's GLSL Fma on doubles rounds the product first (tests/fp64.rs), which

@@ -78,9 +78,14 @@ pub(crate) const DOUBLE_FUNCTIONS: &[&str] = &[
 /// `__clc_<name>_d` (double): `mathlib.cl` defines the built-in (every width) around them.
 const RENAMED: &[&str] = &["sinpi", "cospi", "tanpi", "erfc"];
 
-/// The [`RENAMED`] functions whose double variant is renamed (libclc's double `erfc` is
-/// precise: taken under its own name through [`DOUBLE_FUNCTIONS`]).
-const RENAMED_DOUBLE: &[&str] = &["sinpi", "cospi", "tanpi"];
+/// The libclc double functions renamed `__clc_<name>_d` for `mathlib.cl` to wrap: the
+/// [`RENAMED`] ones but `erfc` (libclc's double `erfc` is precise: taken under its own name
+/// through [`DOUBLE_FUNCTIONS`]), and the odd functions whose libclc double variant returns
+/// +0 for -0 (`mathlib.cl` item 8; tests/fp64.rs `fp64_odd_functions_keep_the_sign_of_zero`).
+#[rustfmt::skip]
+const RENAMED_DOUBLE: &[&str] = &[
+    "sinpi", "cospi", "tanpi", "atan", "atanpi", "erf", "expm1", "sin", "tan",
+];
 
 /// The built-ins `mathlib.cl` defines (names only; their signatures are OpenCL C's).
 #[rustfmt::skip]
