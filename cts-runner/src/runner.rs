@@ -547,6 +547,15 @@ mod tests {
     }
 
     #[test]
+    fn a_whole_conversions_process_gets_five_limits() {
+        let per = Duration::from_secs(300);
+        let only = ["conversions".to_string()];
+        assert_eq!(whole_limit(per, "conversions", Some(&only)), per * 5);
+        assert_eq!(whole_limit(per, "commonfns", Some(&only)), per);
+        assert_eq!(whole_limit(per, "conversions", None), per);
+    }
+
+    #[test]
     fn first_error_prefers_the_build_log() {
         let out = "t...\nERROR: clBuildProgram failed! (CL_BUILD_PROGRAM_FAILURE)\n\
                    Build log for device \"llvmpipe\" is: ------------\n\

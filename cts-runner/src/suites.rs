@@ -46,11 +46,14 @@ pub const QUICK_BASIC_TESTS: &[&str] = &[
 /// - relationals shuffle_*: about 720 programs each;
 /// - c11_atomics atomic_*: 700 to 1,200 programs each since vkcl reports the OpenCL C 3.0
 ///   memory orders and scopes (one per type, order, scope and address-space shape; 236 to
-///   300+ s each on lavapipe 25.0.7 on 2 cores, the session-13 full run).
+///   300+ s each on lavapipe 25.0.7 on 2 cores, the session-13 full run);
+/// - conversions: its binary lists one test, so its 1,045 conversions run as one process
+///   (850 s on lavapipe 25.0.7 on 2 cores, session 14; cut at 327 conversions by 300 s).
 pub const SLOW_TESTS: &[(&str, &str, u32)] = &[
     ("vectors", "vec_align_", 4),
     ("relationals", "shuffle_", 4),
     ("c11_atomics", "atomic_", 4),
+    ("conversions", "", 5),
 ];
 
 /// The time-limit factor of `test` in suite `suite_id` ([`SLOW_TESTS`]; 1 for the others).
@@ -365,6 +368,8 @@ mod tests {
         assert_eq!(slow_factor("basic", "vec_align_struct"), 1);
         assert_eq!(slow_factor("c11_atomics", "atomic_fetch_xor"), 4);
         assert_eq!(slow_factor("c11_atomics", "svm_atomic_fetch_xor"), 1);
+        assert_eq!(slow_factor("conversions", "conversions"), 5);
+        assert_eq!(slow_factor("commonfns", "conversions"), 1);
     }
 
     const LIST: &str = "# comment\n\
