@@ -232,8 +232,9 @@ fn extension_and_device_queries() {
     assert_eq!(
         caps,
         CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR
-            | CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR,
-        "simultaneous use and printf; no device-side enqueue"
+            | CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR
+            | CL_COMMAND_BUFFER_CAPABILITY_MULTIPLE_QUEUE_KHR,
+        "simultaneous use, printf, several queues (multi-device); no device-side enqueue"
     );
     let req: cl_command_queue_properties = info_scalar(|s, v, r| unsafe {
         cl!(clGetDeviceInfo)(
@@ -668,9 +669,9 @@ fn creation_errors() {
     let mut err = 0;
     assert!(unsafe { create_raw(1, null(), null(), &mut err) }.is_null());
     assert_eq!(err, CL_INVALID_VALUE, "queues NULL");
+    // Two queues are cl_khr_command_buffer_multi_device's (tests/command_buffer_multi_device.rs;
+    // without it, tests/command_buffer_single_queue.rs).
     let two = [env.queue, env.queue];
-    unsafe { create_raw(2, two.as_ptr(), null(), &mut err) };
-    assert_eq!(err, CL_INVALID_VALUE, "two queues without multi-device");
     unsafe { create_raw(0, two.as_ptr(), null(), &mut err) };
     assert_eq!(err, CL_INVALID_VALUE, "no queue");
     let not_queue = [env.context as cl_command_queue];
@@ -686,14 +687,11 @@ fn creation_errors() {
         Err(CL_INVALID_VALUE),
         "undefined flag"
     );
-    assert_eq!(
-        create(&env, Some(&[CL_COMMAND_BUFFER_FLAGS_KHR, 1 << 2, 0])),
-        Err(CL_INVALID_PROPERTY),
-        "device-side sync flag (no multi-device)"
-    );
-    for flags in [1, 2, 3] {
+    // The device-side sync flag is cl_khr_command_buffer_multi_device's: every command buffer
+    // of vkcl syncs on the device (without the extension: tests/command_buffer_single_queue.rs).
+    for flags in [1, 2, 3, 4, 7] {
         let cb = create(&env, Some(&[CL_COMMAND_BUFFER_FLAGS_KHR, flags, 0]));
-        release(cb.expect("simultaneous-use and mutable flags"));
+        release(cb.expect("simultaneous-use, mutable and device-side sync flags"));
     }
     assert_eq!(
         create(
@@ -786,11 +784,18 @@ fn recording_and_enqueue_errors() {
         copy(cb, m, m2, 0, 0, 4, &[s1 + 100]).0,
         CL_INVALID_SYNC_POINT_WAIT_LIST_KHR
     );
-    // command_queue must be NULL, no command properties, no mutable handles.
+    // command_queue NULL or the creation queue (cl_khr_command_buffer_multi_device), no
+    // command properties, no mutable handles.
+    let mut err = 0;
+    let p: [cl_queue_properties; 1] = [0];
+    let other_q = unsafe {
+        cl!(clCreateCommandQueueWithProperties)(env.context, env.device, p.as_ptr(), &mut err)
+    };
+    ok(err);
     let r = unsafe {
         copy_raw(
             cb,
-            env.queue,
+            other_q,
             null(),
             m,
             m2,
@@ -803,7 +808,8 @@ fn recording_and_enqueue_errors() {
             null_mut(),
         )
     };
-    assert_eq!(r, CL_INVALID_COMMAND_QUEUE);
+    assert_eq!(r, CL_INVALID_COMMAND_QUEUE, "a queue the command buffer was not created with");
+    ok(unsafe { cl!(clReleaseCommandQueue)(other_q) });
     let props: [cl_command_properties_khr; 3] = [0x1234, 1, 0];
     let r = unsafe {
         copy_raw(

@@ -1,8 +1,9 @@
 //! `cl_khr_command_buffer` 0.9.8 entry points (OpenCL 3.0 API spec section 5.X,
 //! "Command-Buffers"): creation, recording, finalize, enqueue, queries.
 //!
-//! Only one queue per command buffer (no `cl_khr_command_buffer_multi_device`), so the
-//! `command_queue` argument of every recording function must be NULL. NDRange commands take
+//! A command buffer has one queue, or several of devices of one root device under
+//! `cl_khr_command_buffer_multi_device` (`command_buffer_multi.rs`), and the `command_queue`
+//! argument of every recording function names one of them (NULL: the only one). NDRange commands take
 //! the properties and mutable handles of `cl_khr_command_buffer_mutable_dispatch` (see
 //! `mutable_dispatch.rs`); other commands take no property and no handle. Image commands are
 //! `command_buffer_image.rs`; SVM commands exist for the extension lookup and fail as their
@@ -31,10 +32,17 @@ use std::sync::Arc;
 /// `CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR`: simultaneous use (a command buffer may be
 /// enqueued again while a run is pending: the secondary is recorded with `SIMULTANEOUS_USE`),
 /// kernel printf (each enqueue prints the output of its printf kernels when it completes;
-/// see `CommandBuffer::enqueue`); no device-side enqueue.
-pub const CAPABILITIES: cl_device_command_buffer_capabilities_khr =
+/// see `CommandBuffer::enqueue`), several queues of the device in one command buffer where
+/// `cl_khr_command_buffer_multi_device` is reported; no device-side enqueue.
+pub fn capabilities() -> cl_device_command_buffer_capabilities_khr {
+    let multi = match super::command_buffer_multi::enabled() {
+        true => CL_COMMAND_BUFFER_CAPABILITY_MULTIPLE_QUEUE_KHR,
+        false => 0,
+    };
     CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR
-        | CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR;
+        | CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR
+        | multi
+}
 /// `CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR`: none.
 pub const REQUIRED_QUEUE_PROPERTIES: cl_command_queue_properties = 0;
 /// `CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR`: every property vkcl queues have.
@@ -42,20 +50,29 @@ pub const SUPPORTED_QUEUE_PROPERTIES: cl_command_queue_properties =
     CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
 
 /// `cl_command_buffer_flags_khr` bits defined by layered extensions: simultaneous use and
-/// mutable (`cl_khr_command_buffer_mutable_dispatch`, supported), device-side sync
-/// (`cl_khr_command_buffer_multi_device`, not supported).
+/// mutable (`cl_khr_command_buffer_mutable_dispatch`), device-side sync
+/// (`cl_khr_command_buffer_multi_device`).
 const LAYERED_FLAGS: cl_command_buffer_flags_khr = (1 << 0) | (1 << 1) | (1 << 2);
-/// The flags vkcl supports.
-const SUPPORTED_FLAGS: cl_command_buffer_flags_khr =
-    CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR | CL_COMMAND_BUFFER_MUTABLE_KHR;
+
+/// The flags vkcl supports: simultaneous use and mutable; device-side sync where the
+/// multi-device extension is reported (every command buffer vkcl accepts syncs on the device).
+fn supported_flags() -> cl_command_buffer_flags_khr {
+    let sync = match super::command_buffer_multi::enabled() {
+        true => CL_COMMAND_BUFFER_DEVICE_SIDE_SYNC_KHR,
+        false => 0,
+    };
+    CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR | CL_COMMAND_BUFFER_MUTABLE_KHR | sync
+}
 /// `CL_COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS_KHR` (the value in OpenCL-Headers; opencl-sys
 /// 0.6 has a stale one).
 pub const COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS: cl_command_buffer_properties_khr = 0x12B7;
 
-/// clCreateCommandBufferKHR. Errors: `CL_INVALID_VALUE` (`queues` NULL, `num_queues` not 1,
-/// an unknown property, a property given twice, undefined flag bits),
-/// `CL_INVALID_COMMAND_QUEUE`, `CL_INVALID_PROPERTY` (flags of layered extensions vkcl does
-/// not support).
+/// clCreateCommandBufferKHR. Errors: `CL_INVALID_VALUE` (`queues` NULL, `num_queues` 0, or
+/// not 1 without the multi-device extension, an unknown property, a property given twice,
+/// undefined flag bits), `CL_INVALID_COMMAND_QUEUE`, `CL_INVALID_CONTEXT` and
+/// `CL_INCOMPATIBLE_COMMAND_QUEUE_KHR` (queues of different contexts / root devices:
+/// `command_buffer_multi::creation_queues`), `CL_INVALID_PROPERTY` (flags of layered
+/// extensions vkcl does not report).
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
@@ -66,14 +83,8 @@ pub unsafe extern "C" fn clCreateCommandBufferKHR(
     errcode_ret: *mut cl_int,
 ) -> cl_command_buffer_khr {
     super::object(errcode_ret, || {
-        // CL_INVALID_VALUE if queues is NULL.
-        // CL_INVALID_VALUE if cl_khr_command_buffer_multi_device is not supported and
-        // num_queues is not one.
-        if queues.is_null() || num_queues != 1 {
-            return Err(ClError(CL_INVALID_VALUE));
-        }
-        // SAFETY: queues holds num_queues (1) handles.
-        let q = lookup::<CommandQueue>(unsafe { *queues } as *const c_void)?;
+        // SAFETY: queues holds num_queues handles per the API.
+        let qs = unsafe { super::command_buffer_multi::creation_queues(num_queues, queues) }?;
         // CL_INVALID_VALUE if values specified in properties are not valid, or if the same
         // property name is specified more than once.
         // SAFETY: NULL or zero-terminated per the API.
@@ -86,7 +97,7 @@ pub unsafe extern "C" fn clCreateCommandBufferKHR(
                 }
                 // CL_INVALID_PROPERTY if values specified in properties are valid but are not
                 // supported by all the devices associated with command-queues in queues.
-                CL_COMMAND_BUFFER_FLAGS_KHR if value & !SUPPORTED_FLAGS != 0 => {
+                CL_COMMAND_BUFFER_FLAGS_KHR if value & !supported_flags() != 0 => {
                     return Err(ClError(CL_INVALID_PROPERTY))
                 }
                 CL_COMMAND_BUFFER_FLAGS_KHR => flags = *value,
@@ -109,7 +120,7 @@ pub unsafe extern "C" fn clCreateCommandBufferKHR(
             list.push(0);
         }
         Ok(handle_of(&register(CommandBuffer::new(
-            q, list, flags, asserts,
+            qs, list, flags, asserts,
         ))))
     })
 }
@@ -156,12 +167,14 @@ fn compatible(props: cl_command_queue_properties) -> bool {
 
 /// clEnqueueCommandBufferKHR. Errors: `CL_INVALID_COMMAND_BUFFER_KHR`, `CL_INVALID_OPERATION`
 /// (not Executable), `CL_INVALID_VALUE` (`queues` NULL with `num_queues` > 0 or the reverse,
-/// `num_queues` not 1 when given), `CL_INVALID_COMMAND_QUEUE`,
+/// `num_queues` given and not the creation count), `CL_INVALID_COMMAND_QUEUE`,
 /// `CL_INCOMPATIBLE_COMMAND_QUEUE_KHR` (queue properties outside
 /// [`SUPPORTED_QUEUE_PROPERTIES`] or without [`REQUIRED_QUEUE_PROPERTIES`]),
 /// `CL_INVALID_CONTEXT` / `CL_INCOMPATIBLE_COMMAND_QUEUE_KHR` (a queue of another context /
-/// device than the creation queue), `CL_INVALID_EVENT_WAIT_LIST`, `CL_INVALID_CONTEXT` (events of another
-/// context).
+/// device than the creation queue of its index: the current specification names
+/// `CL_INVALID_DEVICE` for the device, the CTS at b8f8906c expects
+/// `CL_INCOMPATIBLE_COMMAND_QUEUE_KHR`), `CL_INVALID_EVENT_WAIT_LIST`, `CL_INVALID_CONTEXT`
+/// (events of another context).
 ///
 /// # Safety
 /// Pointers as the OpenCL API requires.
@@ -178,34 +191,43 @@ pub unsafe extern "C" fn clEnqueueCommandBufferKHR(
         cb.executable()?;
         // CL_INVALID_VALUE if queues is NULL and num_queues is > 0, or queues is not NULL and
         // num_queues is 0; or num_queues is > 0 and not the number set on creation.
-        if queues.is_null() != (num_queues == 0) || num_queues > 1 {
+        if queues.is_null() != (num_queues == 0)
+            || (num_queues > 0 && num_queues as usize != cb.queues.len())
+        {
             return Err(ClError(CL_INVALID_VALUE));
         }
-        let q = if queues.is_null() {
-            cb.queue.clone()
+        let qs = if queues.is_null() {
+            cb.queues.clone()
         } else {
-            // SAFETY: queues holds num_queues (1) handles.
-            lookup::<CommandQueue>(unsafe { *queues } as *const c_void)?
+            // SAFETY: queues holds num_queues handles per the API.
+            unsafe { slice_from(queues, num_queues as usize) }
+                .iter()
+                .map(|&h| lookup::<CommandQueue>(h as *const c_void))
+                .collect::<Result<Vec<_>, _>>()?
         };
-        let props = q.props();
-        // CL_INCOMPATIBLE_COMMAND_QUEUE_KHR if a queue has a property not in
-        // CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR or lacks one of
-        // CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR.
-        if !compatible(props) {
-            return Err(ClError(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR));
+        for q in &qs {
+            // CL_INCOMPATIBLE_COMMAND_QUEUE_KHR if a queue has a property not in
+            // CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR or lacks one of
+            // CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR.
+            if !compatible(q.props()) {
+                return Err(ClError(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR));
+            }
         }
-        // CL_INVALID_CONTEXT if a queue does not have the context of the creation queue.
-        if !Arc::ptr_eq(&q.context, &cb.context) {
-            return Err(ClError(CL_INVALID_CONTEXT));
-        }
-        // CL_INCOMPATIBLE_COMMAND_QUEUE_KHR if a queue is not compatible with the creation
-        // queue: a queue of another device is not (the CTS's negative_enqueue_inconsistent_device).
-        if !Arc::ptr_eq(&q.device, &cb.queue.device) {
-            return Err(ClError(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR));
+        for (q, created) in qs.iter().zip(&cb.queues) {
+            // CL_INVALID_CONTEXT if a queue does not have the context of the creation queue
+            // at the same index.
+            if !Arc::ptr_eq(&q.context, &created.context) {
+                return Err(ClError(CL_INVALID_CONTEXT));
+            }
+            // A queue of another device than the creation queue at its index is not
+            // compatible (the CTS's negative_enqueue_inconsistent_device).
+            if !Arc::ptr_eq(&q.device, &created.device) {
+                return Err(ClError(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR));
+            }
         }
         // SAFETY: forwarded.
-        let waits = unsafe { wait_list(&q, num_events, event_list) }?;
-        let ev = cb.enqueue(&q, &waits)?;
+        let waits = unsafe { wait_list(&qs[0], num_events, event_list) }?;
+        let ev = cb.enqueue(&qs, &waits)?;
         // SAFETY: forwarded.
         unsafe { super::event::return_event(event, ev) };
         Ok(())
@@ -444,7 +466,8 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
         if !Arc::ptr_eq(&cb.context, &k.program.context) {
             return Err(ClError(CL_INVALID_CONTEXT));
         }
-        let device = &cb.queue.device;
+        let queue = &cb.queues[wait.queue];
+        let device = &queue.device;
         if !k.program.has_executable_for(device) {
             return Err(ClError(CL_INVALID_PROGRAM_EXECUTABLE));
         }
@@ -487,7 +510,7 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
             list.push(0);
         }
         let command = Arc::new(KernelCommand::new(
-            &cb.queue,
+            queue,
             command_buffer as usize,
             k,
             dispatch,
@@ -618,8 +641,12 @@ pub unsafe extern "C" fn clGetCommandBufferInfoKHR(
         let cb = lookup::<CommandBuffer>(command_buffer)?;
         let out = InfoOut::new(size, value, size_ret);
         match param_name {
-            CL_COMMAND_BUFFER_QUEUES_KHR => out.slice(&[handle_of(&cb.queue) as cl_command_queue]),
-            CL_COMMAND_BUFFER_NUM_QUEUES_KHR => out.scalar(1 as cl_uint),
+            CL_COMMAND_BUFFER_QUEUES_KHR => {
+                let queues: Vec<cl_command_queue> =
+                    cb.queues.iter().map(|q| handle_of(q) as cl_command_queue).collect();
+                out.slice(&queues)
+            }
+            CL_COMMAND_BUFFER_NUM_QUEUES_KHR => out.scalar(cb.queues.len() as cl_uint),
             CL_COMMAND_BUFFER_REFERENCE_COUNT_KHR => out.scalar(cb.header().ref_count()),
             CL_COMMAND_BUFFER_STATE_KHR => out.scalar(cb.state()),
             CL_COMMAND_BUFFER_PROPERTIES_ARRAY_KHR => out.slice(&cb.properties),

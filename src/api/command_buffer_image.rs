@@ -52,10 +52,7 @@ unsafe fn image_recording(
     num: cl_uint,
     list: *const cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
-) -> ClResult<(
-    Arc<CommandBuffer>,
-    Vec<crate::core::command_buffer::SyncPoint>,
-)> {
+) -> ClResult<(Arc<CommandBuffer>, crate::core::command_buffer::Placement)> {
     // SAFETY: forwarded.
     let r = unsafe {
         recording(

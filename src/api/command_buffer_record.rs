@@ -4,7 +4,7 @@
 
 use super::{properties, slice_from};
 use crate::core::command::Command;
-use crate::core::command_buffer::{CommandBuffer, SyncPoint};
+use crate::core::command_buffer::{CommandBuffer, Placement};
 use crate::core::error::{ClError, ClResult};
 use crate::core::memory::Mem;
 use crate::core::object::lookup;
@@ -13,9 +13,10 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 /// The checks every recording entry point starts with, in the spec's order; returns the
-/// command buffer and the sync-point wait list.
-/// Errors: `CL_INVALID_COMMAND_BUFFER_KHR`, `CL_INVALID_COMMAND_QUEUE` (`command_queue` not
-/// NULL: no multi-device extension), `CL_INVALID_OPERATION` (finalized), `CL_INVALID_VALUE`
+/// command buffer and where the command goes (its queue's index, its sync-point wait list).
+/// Errors: `CL_INVALID_COMMAND_BUFFER_KHR`, `CL_INVALID_COMMAND_QUEUE` and
+/// `CL_INVALID_CONTEXT` (`command_queue`: `command_buffer_multi::queue_index`),
+/// `CL_INVALID_OPERATION` (finalized), `CL_INVALID_VALUE`
 /// (any command property: none is defined for these commands; `mutable_handle` not NULL),
 /// `CL_INVALID_SYNC_POINT_WAIT_LIST_KHR` (list NULL with a count, a list with count 0, a sync
 /// point not issued by this command buffer).
@@ -29,7 +30,7 @@ pub(super) unsafe fn recording(
     num: cl_uint,
     list: *const cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
-) -> ClResult<(Arc<CommandBuffer>, Vec<SyncPoint>)> {
+) -> ClResult<(Arc<CommandBuffer>, Placement)> {
     // SAFETY: forwarded.
     let (cb, wait, pairs) =
         unsafe { recording_with(command_buffer, command_queue, props, num, list) }?;
@@ -56,13 +57,9 @@ pub(super) unsafe fn recording_with(
     props: *const cl_command_properties_khr,
     num: cl_uint,
     list: *const cl_sync_point_khr,
-) -> ClResult<(Arc<CommandBuffer>, Vec<SyncPoint>, Vec<PropertyPair>)> {
+) -> ClResult<(Arc<CommandBuffer>, Placement, Vec<PropertyPair>)> {
     let cb = lookup::<CommandBuffer>(command_buffer)?;
-    // CL_INVALID_COMMAND_QUEUE if cl_khr_command_buffer_multi_device is not supported and
-    // command_queue is not NULL.
-    if !command_queue.is_null() {
-        return Err(ClError(CL_INVALID_COMMAND_QUEUE));
-    }
+    let queue = super::command_buffer_multi::queue_index(&cb, command_queue)?;
     cb.check_recording(&[])?;
     // SAFETY: NULL or zero-terminated per the caller.
     let pairs = unsafe { properties(props) }.map_err(|_| ClError(CL_INVALID_VALUE))?;
@@ -76,7 +73,7 @@ pub(super) unsafe fn recording_with(
     // SAFETY: list holds num sync points.
     let wait = unsafe { slice_from(list, num as usize) }.to_vec();
     cb.check_recording(&wait)?;
-    Ok((cb, wait, pairs))
+    Ok((cb, Placement { queue, wait }, pairs))
 }
 
 /// Records `cmd` and writes its sync point. Errors as [`CommandBuffer::record_command`].
@@ -85,7 +82,7 @@ pub(super) unsafe fn recording_with(
 /// `sync_point` NULL or valid for a write.
 pub(super) unsafe fn finish(
     cb: &CommandBuffer,
-    wait: &[SyncPoint],
+    wait: &Placement,
     cmd: Command,
     sync_point: *mut cl_sync_point_khr,
 ) -> ClResult<()> {

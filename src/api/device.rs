@@ -560,9 +560,17 @@ fn device_info(d: &Arc<Device>, param: cl_device_info, out: InfoOut) -> ClResult
         }
         // cl_khr_semaphore 1.0.0: binary semaphores.
         CL_DEVICE_SEMAPHORE_TYPES_KHR => out.slice(&super::semaphore::TYPES),
-        // cl_khr_command_buffer 0.9.8.
+        // cl_khr_command_buffer 1.0.0.
         CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR => {
-            out.scalar(super::command_buffer::CAPABILITIES)
+            out.scalar(super::command_buffer::capabilities())
+        }
+        // cl_khr_command_buffer_multi_device 0.9.2: the root device (standing for itself and
+        // its sub-devices).
+        CL_DEVICE_COMMAND_BUFFER_NUM_SYNC_DEVICES_KHR if super::command_buffer_multi::enabled() => {
+            out.scalar(super::command_buffer_multi::sync_devices(d).len() as cl_uint)
+        }
+        CL_DEVICE_COMMAND_BUFFER_SYNC_DEVICES_KHR if super::command_buffer_multi::enabled() => {
+            out.slice(&super::command_buffer_multi::sync_devices(d))
         }
         CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR => {
             out.scalar(super::command_buffer::REQUIRED_QUEUE_PROPERTIES)

@@ -288,6 +288,9 @@ fn command_buffer_address(name: &[u8]) -> *mut c_void {
         match name {
             b"clUpdateMutableCommandsKHR" => return md::clUpdateMutableCommandsKHR as *mut c_void,
             b"clGetMutableCommandInfoKHR" => return md::clGetMutableCommandInfoKHR as *mut c_void,
+            b"clRemapCommandBufferKHR" if super::command_buffer_multi::enabled() => {
+                return super::command_buffer_multi::clRemapCommandBufferKHR as *mut c_void
+            }
             _ => {}
         }
     }

@@ -6,6 +6,7 @@
 pub mod command_buffer;
 pub mod command_buffer_094;
 pub mod command_buffer_image;
+pub mod command_buffer_multi;
 pub mod command_buffer_record;
 pub mod context;
 pub mod device;

@@ -135,7 +135,7 @@ unsafe fn resolve(
     };
     d.range = check_range(
         &k.kernel,
-        &cb.queue.device,
+        &k.device,
         work_dim,
         Some(&offset),
         Some(&global),

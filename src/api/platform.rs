@@ -98,6 +98,12 @@ pub unsafe extern "C" fn clGetPlatformInfo(
             CL_PLATFORM_EXTENSIONS => out.string(&names(&p.extensions())),
             CL_PLATFORM_EXTENSIONS_WITH_VERSION => out.slice(&name_versions(&p.extensions())),
             CL_PLATFORM_HOST_TIMER_RESOLUTION => out.scalar(1 as cl_ulong),
+            // cl_khr_command_buffer_multi_device 0.9.2.
+            CL_PLATFORM_COMMAND_BUFFER_CAPABILITIES_KHR
+                if super::command_buffer_multi::enabled() =>
+            {
+                out.scalar(super::command_buffer_multi::PLATFORM_CAPABILITIES)
+            }
             CL_PLATFORM_ICD_SUFFIX_KHR => out.string(core_platform::ICD_SUFFIX),
             // cl_khr_semaphore: the types every device supports.
             CL_PLATFORM_SEMAPHORE_TYPES_KHR => out.slice(&super::semaphore::TYPES),

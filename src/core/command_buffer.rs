@@ -1,14 +1,21 @@
 //! Command buffers (`cl_khr_command_buffer` 0.9.8, OpenCL 3.0 API spec section 5.X
 //! "Command-Buffers").
 //!
-//! Recording appends commands to a list; each gets a sync point (its index + 1). A command's
-//! dependencies are its sync-point wait list, plus the previous command when the command
-//! buffer's queue is in-order, plus the last barrier command. Finalize records the list once into
+//! Recording appends commands to a list; each gets a sync point (its index + 1) and the queue
+//! it was recorded to (one of the queues the command buffer was created with:
+//! `cl_khr_command_buffer_multi_device` 0.9.2 allows several, of devices that share one root
+//! device, so one `VkDevice`). A command's dependencies are its sync-point wait list, plus the
+//! previous command recorded to the same queue when that queue is in-order, plus the last
+//! barrier command recorded to that queue. Finalize records the list once into
 //! a Vulkan secondary command buffer ([`Secondary`]) and turns the dependencies into the fewest
 //! pipeline barriers it can: a barrier goes before a command only when the latest device command
 //! it depends on was recorded after the last barrier, so commands with no edge between them may
 //! overlap. Enqueue is one job whose primary command buffer executes the secondary: its host cost
-//! does not depend on the number of recorded commands.
+//! does not depend on the number of recorded commands. A command buffer of several queues runs
+//! as that one job too, on one of its queues, ordered after the commands enqueued before it on
+//! each of them and before the commands enqueued after it (each command still runs as its own
+//! device's: a sub-device's compute-unit limit is in its dispatch); `remap.rs` makes the deep
+//! copies of `clRemapCommandBufferKHR` (`command_buffer_remap.rs`).
 
 use super::command::{Command, Keep};
 use super::context::Context;
@@ -29,11 +36,15 @@ use crate::backend::vulkan::secondary::{pattern_buffer, Secondary};
 use opencl_sys::*;
 use std::sync::{Arc, Mutex};
 
+#[path = "command_buffer_remap.rs"]
+mod remap;
+pub use remap::CommandPair;
+
 /// A sync point: 1 + the index of the command it names (0 is never issued).
 pub type SyncPoint = cl_sync_point_khr;
 
 /// The device part of a recorded command.
-enum Step {
+pub(super) enum Step {
     /// Device commands fixed at recording (copies, fills).
     Fixed(Vec<DeviceCommand>),
     /// An NDRange: its launch as it stands when the secondary is recorded (a mutable update
@@ -66,22 +77,39 @@ impl Step {
     }
 }
 
-struct Recorded {
+/// Where a command is recorded: the index of its queue among the command buffer's queues
+/// ([`CommandBuffer::queues`]) and the sync points it waits for.
+#[derive(Clone, Debug, Default)]
+pub struct Placement {
+    pub queue: usize,
+    pub wait: Vec<SyncPoint>,
+}
+
+#[derive(Clone)]
+pub(super) struct Recorded {
     /// The device part (None: the command only orders others: barrier commands, empty copies
     /// and fills).
-    step: Option<Arc<Step>>,
+    pub(super) step: Option<Arc<Step>>,
     /// Index of the latest device command this one must wait for (through sync points,
     /// the in-order chain, barrier commands and commands that record nothing), if any.
     after: Option<usize>,
+    /// Its queue and sync-point wait list as recorded (a remapped copy records it again).
+    pub(super) at: Placement,
+    /// Whether it is a barrier command.
+    pub(super) barrier: bool,
 }
 
 struct Recording {
     commands: Vec<Recorded>,
     keep: Keep,
-    /// Index of the last barrier command: every later command waits for it.
-    last_barrier: Option<usize>,
-    /// Index of the last device command.
-    last_gpu: Option<usize>,
+    /// For each queue, the index of the last barrier command recorded to it: every later
+    /// command recorded to that queue waits for it.
+    last_barrier: Vec<Option<usize>>,
+    /// For each queue, the index of the last device command recorded to it.
+    last_gpu: Vec<Option<usize>>,
+    /// For each queue, the index of the last command recorded to it (an in-order queue's
+    /// chain).
+    last_command: Vec<Option<usize>>,
     /// Every NDRange command, in recording order.
     kernels: Vec<Arc<KernelCommand>>,
 }
@@ -94,6 +122,8 @@ struct Plan {
     commands: usize,
     barriers: usize,
     kernels: Vec<Arc<KernelCommand>>,
+    /// The recorded commands (a remapped copy records them again).
+    recorded: Vec<Recorded>,
 }
 
 /// A finalized command buffer: the recorded secondary and what it uses.
@@ -126,8 +156,10 @@ enum State {
 /// A `cl_command_buffer_khr`.
 pub struct CommandBuffer {
     header: Header,
-    /// The one queue it was created with (`CL_COMMAND_BUFFER_QUEUES_KHR`).
-    pub queue: Arc<CommandQueue>,
+    /// The queues it was created with, in order (`CL_COMMAND_BUFFER_QUEUES_KHR`): one, or
+    /// under `cl_khr_command_buffer_multi_device` several of devices of one root device
+    /// (checked by the API layer).
+    pub queues: Vec<Arc<CommandQueue>>,
     /// `CL_COMMAND_BUFFER_CONTEXT_KHR`.
     pub context: Arc<Context>,
     /// `CL_COMMAND_BUFFER_PROPERTIES_ARRAY_KHR`: as given with its 0, empty when NULL.
@@ -152,25 +184,28 @@ impl ClObject for CommandBuffer {
 }
 
 impl CommandBuffer {
-    /// A command buffer in the Recording state on `queue` (properties already checked).
+    /// A command buffer in the Recording state on `queues` (at least one, of one context and
+    /// one root device; properties already checked).
     pub fn new(
-        queue: Arc<CommandQueue>,
+        queues: Vec<Arc<CommandQueue>>,
         properties: Vec<cl_command_buffer_properties_khr>,
         flags: cl_command_buffer_flags_khr,
         asserts: cl_bitfield,
     ) -> CommandBuffer {
+        let n = queues.len();
         CommandBuffer {
             header: Header::new(Kind::CommandBuffer),
-            context: queue.context.clone(),
-            queue,
+            context: queues[0].context.clone(),
+            queues,
             properties,
             flags,
             asserts,
             state: Mutex::new(State::Recording(Recording {
                 commands: Vec::new(),
                 keep: Vec::new(),
-                last_barrier: None,
-                last_gpu: None,
+                last_barrier: vec![None; n],
+                last_gpu: vec![None; n],
+                last_command: vec![None; n],
                 kernels: Vec::new(),
             })),
             last_shared_run: Mutex::new(None),
@@ -219,10 +254,10 @@ impl CommandBuffer {
     /// command a command buffer cannot hold (host transfers, maps, launches: NDRanges are
     /// [`record_kernel`](Self::record_kernel)); `CL_OUT_OF_RESOURCES` (the pattern buffer;
     /// once `cl_uint` sync points run out).
-    pub fn record_command(&self, wait: &[SyncPoint], cmd: Command) -> ClResult<SyncPoint> {
+    pub fn record_command(&self, at: &Placement, cmd: Command) -> ClResult<SyncPoint> {
         let mut keep = cmd.keep();
         let device = match &cmd {
-            Command::Barrier => return self.append(wait, None, keep, true),
+            Command::Barrier => return self.append(at, None, keep, true),
             Command::Copy { .. } => cmd.device_commands(),
             Command::Fill {
                 mem,
@@ -230,7 +265,7 @@ impl CommandBuffer {
                 size,
                 plan: FillPlan::Bytes(pat),
             } => {
-                let vk = self.queue.device.vk()?;
+                let vk = self.queues[at.queue].device.vk()?;
                 let src = Arc::new(
                     pattern_buffer(vk, pat, *size as u64)
                         .map_err(|e| refused("fill pattern", e))?,
@@ -247,33 +282,34 @@ impl CommandBuffer {
             _ => return Err(ClError(CL_INVALID_OPERATION)),
         };
         let step = (!device.is_empty()).then(|| Arc::new(Step::Fixed(device)));
-        self.append(wait, step, keep, false)
+        self.append(at, step, keep, false)
     }
 
     /// Records an NDRange command ([`KernelCommand`]). Errors as
     /// [`record_command`](Self::record_command).
     pub fn record_kernel(
         &self,
-        wait: &[SyncPoint],
+        at: &Placement,
         command: Arc<KernelCommand>,
     ) -> ClResult<SyncPoint> {
         let step = Arc::new(Step::Kernel(command.clone()));
-        let sp = self.append(wait, Some(step), Vec::new(), false)?;
+        let sp = self.append(at, Some(step), Vec::new(), false)?;
         if let State::Recording(r) = &mut *self.lock() {
             r.kernels.push(command);
         }
         Ok(sp)
     }
 
-    fn append(
+    pub(super) fn append(
         &self,
-        wait: &[SyncPoint],
+        at: &Placement,
         step: Option<Arc<Step>>,
         keep: Keep,
         barrier: bool,
     ) -> ClResult<SyncPoint> {
+        let (q, wait) = (at.queue, at.wait.as_slice());
         self.check_recording(wait)?;
-        let in_order = self.queue.props() & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE == 0;
+        let in_order = self.queues[q].props() & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE == 0;
         let mut st = self.lock();
         let State::Recording(r) = &mut *st else {
             return Err(ClError(CL_INVALID_OPERATION));
@@ -284,25 +320,33 @@ impl CommandBuffer {
         }
         let latest = |c: &Recorded, i: usize| if c.step.is_some() { Some(i) } else { c.after };
         let mut deps: Vec<usize> = wait.iter().map(|&s| s as usize - 1).collect();
-        if in_order && index > 0 {
-            deps.push(index - 1);
+        if in_order {
+            deps.extend(r.last_command[q]);
         }
-        deps.extend(r.last_barrier);
+        deps.extend(r.last_barrier[q]);
         let mut after = deps
             .into_iter()
             .filter_map(|d| latest(&r.commands[d], d))
             .max();
+        // A barrier without a wait list waits for every command recorded to its queue before
+        // it; the pipeline barrier that orders the latest of them orders them all.
         if barrier && wait.is_empty() {
-            after = after.max(r.last_gpu);
+            after = after.max(r.last_gpu[q]);
         }
         let gpu = step.is_some();
-        r.commands.push(Recorded { step, after });
+        r.commands.push(Recorded {
+            step,
+            after,
+            at: at.clone(),
+            barrier,
+        });
         r.keep.extend(keep);
+        r.last_command[q] = Some(index);
         if barrier {
-            r.last_barrier = Some(index);
+            r.last_barrier[q] = Some(index);
         }
         if gpu {
-            r.last_gpu = Some(index);
+            r.last_gpu[q] = Some(index);
         }
         Ok(index as SyncPoint + 1)
     }
@@ -341,6 +385,7 @@ impl CommandBuffer {
             commands: r.commands.len(),
             barriers,
             kernels: std::mem::take(&mut r.kernels),
+            recorded: std::mem::take(&mut r.commands),
         });
         counters::count_secondary_barriers(barriers as u64);
         tracing::debug!(
@@ -361,7 +406,10 @@ impl CommandBuffer {
     /// green context, no command is mutable and every one has a CUDA form (kernels that run
     /// as PTX); None otherwise (and when the capture fails: logged).
     fn cuda_graph(&self, plan: &Plan) -> Option<Arc<Graph>> {
-        let executor = &self.queue.executor;
+        let [queue] = self.queues.as_slice() else {
+            return None;
+        };
+        let executor = &queue.executor;
         let green = executor.green()?;
         let mut commands = Vec::with_capacity(plan.steps.len());
         for (_, step) in &plan.steps {
@@ -388,7 +436,8 @@ impl CommandBuffer {
     /// end's one recording function, a barrier before the steps that need one.
     /// Errors: `CL_OUT_OF_RESOURCES`.
     fn record_plan(&self, plan: &Plan) -> ClResult<Executable> {
-        let vk = self.queue.device.vk()?;
+        // Every queue's device has the same root, so the same VkDevice.
+        let vk = self.queues[0].device.vk()?;
         let mut keep = plan.keep.clone();
         let mut launches = Vec::new();
         let secondary = Secondary::record(vk, |rec| {
@@ -472,7 +521,7 @@ impl CommandBuffer {
         for ((k, d), e) in updates.into_iter().zip(encoded) {
             let live = match e {
                 Some(e) => {
-                    let buf = Arc::new(e.to_buffer(&self.queue.device)?);
+                    let buf = Arc::new(e.to_buffer(&k.device)?);
                     Some(Arc::new(Live::new(buf, e)))
                 }
                 None => None,
@@ -505,7 +554,48 @@ impl CommandBuffer {
     /// kernel and the limit ([`LoopCheck::status`]). Such runs wait for the previous run of the
     /// same command buffer (whether it succeeded or not), since they share those buffers.
     /// Errors: also `CL_OUT_OF_RESOURCES` when a snapshot cannot be allocated.
+    ///
+    /// `queues` (already checked: as many as the command buffer has, each of the context and
+    /// device of the queue it replaces) run the command buffer: one of them (the first with
+    /// profiling, else the first) runs the job, after the commands enqueued before on each of
+    /// the others (through an ordering command there) and before those enqueued after on each
+    /// of them (an ordering command waits for the job's event), as if each queue ran its own
+    /// commands in its turn. The event returned is the job's: it completes when every command
+    /// has (`cl_khr_command_buffer_multi_device`, "Command-Buffers and Multiple Devices").
     pub fn enqueue(
+        self: &Arc<Self>,
+        queues: &[Arc<CommandQueue>],
+        wait_list: &[Arc<Event>],
+    ) -> ClResult<Arc<Event>> {
+        let Some(first) = queues.first() else {
+            return Err(ClError(CL_INVALID_VALUE));
+        };
+        let queue = queues
+            .iter()
+            .find(|q| q.props() & CL_QUEUE_PROFILING_ENABLE != 0)
+            .unwrap_or(first);
+        let mut others: Vec<&Arc<CommandQueue>> = Vec::new();
+        for q in queues {
+            if !Arc::ptr_eq(q, queue) && !others.iter().any(|o| Arc::ptr_eq(o, q)) {
+                others.push(q);
+            }
+        }
+        if others.is_empty() {
+            return self.enqueue_on(queue, wait_list);
+        }
+        let mut waits = wait_list.to_vec();
+        for q in &others {
+            waits.push(q.enqueue_ordering(CL_COMMAND_MARKER, &[], Vec::new()));
+        }
+        let ev = self.enqueue_on(queue, &waits)?;
+        for q in &others {
+            q.enqueue_ordering(CL_COMMAND_MARKER, std::slice::from_ref(&ev), Vec::new());
+        }
+        Ok(ev)
+    }
+
+    /// [`enqueue`](Self::enqueue) on one queue.
+    fn enqueue_on(
         self: &Arc<Self>,
         queue: &Arc<CommandQueue>,
         wait_list: &[Arc<Event>],
@@ -522,7 +612,7 @@ impl CommandBuffer {
         let ty = CL_COMMAND_COMMAND_BUFFER_KHR;
         let plain = printfs.is_empty() && launches.is_empty();
         if let (Some(graph), true) = (&exe.graph, plain) {
-            let same = match (queue.executor.green(), self.queue.executor.green()) {
+            let same = match (queue.executor.green(), self.queues[0].executor.green()) {
                 (Some(a), Some(b)) => Arc::ptr_eq(a, b),
                 _ => false,
             };

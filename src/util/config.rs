@@ -60,6 +60,10 @@ pub struct Config {
     /// last provisional revision (same ABI and semantics as the final 1.0.0, the default),
     /// for applications that look for that version.
     pub command_buffer_098: bool,
+    /// `cl_khr_command_buffer_multi_device` 0.9.2 reported (command buffers of several
+    /// queues, `clRemapCommandBufferKHR`): on unless `VKCL_COMMAND_BUFFER_MULTI_DEVICE=0` or
+    /// `VKCL_COMMAND_BUFFER_REVISION=0.9.4` (whose ABI predates it).
+    pub command_buffer_multi_device: bool,
     /// `VKCL_OPENCL_VERSION=3.0`: every device and the platform report OpenCL 3.0 even where
     /// OpenCL 3.1's requirements hold (core::version), for comparisons with 3.0 behaviour.
     pub opencl_30: bool,
@@ -226,6 +230,11 @@ impl Config {
             spirv_val,
             command_buffer_094,
             command_buffer_098,
+            command_buffer_multi_device: !command_buffer_094
+                && !matches!(
+                    var("VKCL_COMMAND_BUFFER_MULTI_DEVICE").as_deref(),
+                    Some("0") | Some("off")
+                ),
             opencl_30: var("VKCL_OPENCL_VERSION").as_deref() == Some("3.0"),
             subdevice_dispatch,
             staged_reads: var("VKCL_STAGED_READS").as_deref() == Some("1"),
