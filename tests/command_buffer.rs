@@ -808,7 +808,10 @@ fn recording_and_enqueue_errors() {
             null_mut(),
         )
     };
-    assert_eq!(r, CL_INVALID_COMMAND_QUEUE, "a queue the command buffer was not created with");
+    assert_eq!(
+        r, CL_INVALID_COMMAND_QUEUE,
+        "a queue the command buffer was not created with"
+    );
     ok(unsafe { cl!(clReleaseCommandQueue)(other_q) });
     let props: [cl_command_properties_khr; 3] = [0x1234, 1, 0];
     let r = unsafe {

@@ -642,8 +642,11 @@ pub unsafe extern "C" fn clGetCommandBufferInfoKHR(
         let out = InfoOut::new(size, value, size_ret);
         match param_name {
             CL_COMMAND_BUFFER_QUEUES_KHR => {
-                let queues: Vec<cl_command_queue> =
-                    cb.queues.iter().map(|q| handle_of(q) as cl_command_queue).collect();
+                let queues: Vec<cl_command_queue> = cb
+                    .queues
+                    .iter()
+                    .map(|q| handle_of(q) as cl_command_queue)
+                    .collect();
                 out.slice(&queues)
             }
             CL_COMMAND_BUFFER_NUM_QUEUES_KHR => out.scalar(cb.queues.len() as cl_uint),

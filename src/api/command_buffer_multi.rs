@@ -79,13 +79,19 @@ pub(super) unsafe fn creation_queues(
 fn same_context_and_root(list: &[Arc<CommandQueue>]) -> ClResult<()> {
     let first = &list[0];
     // CL_INVALID_CONTEXT if all the command-queues in queues do not have the same context.
-    if list.iter().any(|q| !Arc::ptr_eq(&q.context, &first.context)) {
+    if list
+        .iter()
+        .any(|q| !Arc::ptr_eq(&q.context, &first.context))
+    {
         return Err(ClError(CL_INVALID_CONTEXT));
     }
     // CL_INCOMPATIBLE_COMMAND_QUEUE_KHR if a device cannot sync natively with the others
     // (CL_DEVICE_COMMAND_BUFFER_SYNC_DEVICES_KHR) and the platform has no universal sync.
     let root = first.device.root().header().handle();
-    if list.iter().any(|q| q.device.root().header().handle() != root) {
+    if list
+        .iter()
+        .any(|q| q.device.root().header().handle() != root)
+    {
         return Err(ClError(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR));
     }
     Ok(())
@@ -197,8 +203,7 @@ pub unsafe extern "C" fn clRemapCommandBufferKHR(
             return Err(ClError(CL_INVALID_CONTEXT));
         }
         same_context_and_root(&list)?;
-        if list[0].device.root().header().handle() != cb.queues[0].device.root().header().handle()
-        {
+        if list[0].device.root().header().handle() != cb.queues[0].device.root().header().handle() {
             return Err(ClError(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR));
         }
         let n = list.len();

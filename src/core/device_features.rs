@@ -85,10 +85,7 @@ impl Device {
             // Command buffers of several queues of devices that share a root device
             // (api/command_buffer_multi.rs, docs/command-buffers.md).
             if config.command_buffer_multi_device {
-                v.push((
-                    "cl_khr_command_buffer_multi_device",
-                    make_version(0, 9, 2),
-                ));
+                v.push(("cl_khr_command_buffer_multi_device", make_version(0, 9, 2)));
             }
         }
         // Buffers on imported Vulkan memory (api/memory/external.rs, docs/interop.md).
