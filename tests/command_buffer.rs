@@ -15,16 +15,8 @@ fn serial() -> MutexGuard<'static, ()> {
 /// vkcl's debug counters: [vkQueueSubmit calls, device commands recorded, secondaries executed,
 /// barriers put into secondaries by finalize].
 fn stats() -> [u64; 4] {
-    static LIB: std::sync::OnceLock<libloading::Library> = std::sync::OnceLock::new();
-    loader();
-    // SAFETY: the same libvkcl.so the loader opened (dlopen returns the loaded instance).
-    let lib = LIB.get_or_init(|| unsafe { libloading::Library::new(vkcl_library()) }.unwrap());
-    // SAFETY: the symbol's signature is `usize vkcl_debug_stats(u64 *out, usize n)`.
-    let f: libloading::Symbol<unsafe extern "C" fn(*mut u64, usize) -> usize> =
-        unsafe { lib.get(b"vkcl_debug_stats\0") }.unwrap();
-    let mut out = [0u64; 4];
-    assert!(unsafe { f(out.as_mut_ptr(), 4) } >= 4);
-    out
+    let s = debug_stats();
+    [s[0], s[1], s[2], s[3]]
 }
 
 const SOURCE: &str = r#"

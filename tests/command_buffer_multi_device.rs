@@ -11,6 +11,12 @@ use std::ptr::{null, null_mut};
 
 const N: usize = 4096;
 
+/// Serializes the tests that read vkcl's process-wide debug counters around a finalize.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 const SRC: &str = r#"
 __kernel void fill(__global uint *a, uint k) {
     size_t i = get_global_id(0);
@@ -236,7 +242,9 @@ fn enqueue(cb: cl_command_buffer_khr, queues: &[cl_command_queue]) -> cl_int {
     unsafe { ext!(clEnqueueCommandBufferKHR)(qs.len() as cl_uint, p, cb, 0, null(), null_mut()) }
 }
 
+/// clFinalizeCommandBufferKHR (serialized: it counts barriers, see [`serial`]).
 fn finalize(cb: cl_command_buffer_khr) {
+    let _s = serial();
     ok(unsafe { ext!(clFinalizeCommandBufferKHR)(cb) });
 }
 
@@ -255,6 +263,7 @@ fn remap(
 ) {
     let mut ret = vec![null_mut(); handles.len()];
     let mut err = 0;
+    let _s = serial();
     let copy = unsafe {
         ext!(clRemapCommandBufferKHR)(
             cb,
@@ -406,7 +415,14 @@ fn a_sync_point_between_two_sub_devices_orders_their_commands() {
     let (a, b, c) = (m.buffer(), m.buffer(), m.buffer());
     let cb = create(&m.queues[..2], 0).unwrap();
     record_chain(&m, cb, (m.queues[0], m.queues[1]), (a, b, c), 3);
-    finalize(cb);
+    let s = serial();
+    let before = debug_stats()[3];
+    ok(unsafe { ext!(clFinalizeCommandBufferKHR)(cb) });
+    // A pipeline barrier before `next` (its sync point on the other device's `fill`) and one
+    // before the copy (after `next`): lavapipe runs dispatches one after another, so the
+    // barriers, not the results alone, show that the cross-device sync point was kept.
+    assert_eq!(debug_stats()[3] - before, 2, "barriers finalize recorded");
+    drop(s);
     let want = expected(3);
     for run in 0..3 {
         ok(enqueue(cb, &[]));

@@ -9,16 +9,7 @@ use std::ptr::{null, null_mut};
 
 /// vkcl's debug counter of staging buffers allocated from Vulkan.
 fn staging_allocations() -> u64 {
-    static LIB: std::sync::OnceLock<libloading::Library> = std::sync::OnceLock::new();
-    loader();
-    // SAFETY: the same libvkcl.so the loader opened (dlopen returns the loaded instance).
-    let lib = LIB.get_or_init(|| unsafe { libloading::Library::new(vkcl_library()) }.unwrap());
-    // SAFETY: the symbol's signature is `usize vkcl_debug_stats(u64 *out, usize n)`.
-    let f: libloading::Symbol<unsafe extern "C" fn(*mut u64, usize) -> usize> =
-        unsafe { lib.get(b"vkcl_debug_stats\0") }.unwrap();
-    let mut out = [0u64; 5];
-    assert!(unsafe { f(out.as_mut_ptr(), 5) } >= 5);
-    out[4]
+    debug_stats()[4]
 }
 
 fn round(env: &Env, m: cl_mem, data: &[u8]) {

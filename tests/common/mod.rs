@@ -172,6 +172,23 @@ macro_rules! ext {
     };
 }
 
+/// vkcl's debug counters (`vkcl_debug_stats`, api/command_buffer.rs): [vkQueueSubmit calls,
+/// device commands recorded, secondaries executed, pipeline barriers finalize put into
+/// secondaries, staging buffers allocated from Vulkan], since the library was loaded.
+#[allow(dead_code)]
+pub fn debug_stats() -> [u64; 5] {
+    static LIB: std::sync::OnceLock<libloading::Library> = std::sync::OnceLock::new();
+    loader();
+    // SAFETY: the same libvkcl.so the loader opened (dlopen returns the loaded instance).
+    let lib = LIB.get_or_init(|| unsafe { libloading::Library::new(vkcl_library()) }.unwrap());
+    // SAFETY: the symbol's signature is `usize vkcl_debug_stats(u64 *out, usize n)`.
+    let f: libloading::Symbol<unsafe extern "C" fn(*mut u64, usize) -> usize> =
+        unsafe { lib.get(b"vkcl_debug_stats\0") }.unwrap();
+    let mut out = [0u64; 5];
+    assert!(unsafe { f(out.as_mut_ptr(), 5) } >= 5);
+    out
+}
+
 /// Panics with the error name unless `code` is CL_SUCCESS.
 #[track_caller]
 pub fn ok(code: cl_int) {
