@@ -186,21 +186,11 @@ fn mutated_loop_counts_in_a_command_buffer() {
             arg_value: &n as *const i32 as *const c_void,
         };
         let config = cl_mutable_dispatch_config_khr {
-            command: h,
             num_args: 1,
-            num_svm_args: 0,
-            num_exec_infos: 0,
-            work_dim: 0,
             arg_list: &a,
-            arg_svm_list: null(),
-            exec_info_list: null(),
-            global_work_offset: null(),
-            global_work_size: null(),
-            local_work_size: null(),
+            ..dispatch_config(h)
         };
-        let ty = CL_STRUCTURE_TYPE_MUTABLE_DISPATCH_CONFIG_KHR;
-        let mut p = &config as *const _ as *const c_void;
-        ok(unsafe { ext!(clUpdateMutableCommandsKHR)(cb, 1, &ty, &mut p) });
+        ok(update_one(cb, &config));
         check(&env, run_command_buffer(cb), out, items, n);
     }
     ok(unsafe { ext!(clReleaseCommandBufferKHR)(cb) });

@@ -498,21 +498,11 @@ fn set_fill_factor(cb: cl_command_buffer_khr, h: cl_mutable_command_khr, k: u32)
         arg_value: &k as *const u32 as *const c_void,
     };
     let config = cl_mutable_dispatch_config_khr {
-        command: h,
         num_args: 1,
-        num_svm_args: 0,
-        num_exec_infos: 0,
-        work_dim: 0,
         arg_list: &arg,
-        arg_svm_list: null(),
-        exec_info_list: null(),
-        global_work_offset: null(),
-        global_work_size: null(),
-        local_work_size: null(),
+        ..dispatch_config(h)
     };
-    let types = [CL_STRUCTURE_TYPE_MUTABLE_DISPATCH_CONFIG_KHR];
-    let mut ptrs = [&config as *const _ as *const c_void];
-    ok(unsafe { ext!(clUpdateMutableCommandsKHR)(cb, 1, types.as_ptr(), ptrs.as_mut_ptr()) });
+    ok(update_one(cb, &config));
 }
 
 #[test]

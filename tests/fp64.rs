@@ -861,14 +861,6 @@ fn fp64_odd_functions_keep_the_sign_of_zero() {
         2,
         names.len() * 2,
     );
-    let mut wrong = Vec::new();
-    for (j, f) in names.iter().enumerate() {
-        for (i, z) in x.iter().enumerate() {
-            let g = got[j * 2 + i];
-            if g.to_bits() != z.to_bits() {
-                wrong.push(format!("{f}({z:?}) = {g:?}"));
-            }
-        }
-    }
+    let wrong = signed_zero_errors(&names, &x, &got, f64::to_bits);
     assert!(wrong.is_empty(), "wrong signed zeros: {}", wrong.join(", "));
 }

@@ -600,14 +600,6 @@ fn odd_functions_keep_the_sign_of_zero() {
     arg_mem(k, 1, bo);
     env.run(k, &[2], None, None);
     let got: Vec<f32> = env.read(bo, names.len() * 2);
-    let mut wrong = Vec::new();
-    for (j, f) in names.iter().enumerate() {
-        for (i, z) in xs.iter().enumerate() {
-            let g = got[j * 2 + i];
-            if g.to_bits() != z.to_bits() {
-                wrong.push(format!("{f}({z:?}) = {g:?}"));
-            }
-        }
-    }
+    let wrong = signed_zero_errors(&names, &xs, &got, |v: f32| u64::from(v.to_bits()));
     assert!(wrong.is_empty(), "wrong signed zeros: {}", wrong.join(", "));
 }

@@ -70,19 +70,7 @@ fn record(
 }
 
 fn config(h: cl_mutable_command_khr) -> cl_mutable_dispatch_config_khr {
-    cl_mutable_dispatch_config_khr {
-        command: h,
-        num_args: 0,
-        num_svm_args: 0,
-        num_exec_infos: 0,
-        work_dim: 0,
-        arg_list: null(),
-        arg_svm_list: null(),
-        exec_info_list: null(),
-        global_work_offset: null(),
-        global_work_size: null(),
-        local_work_size: null(),
-    }
+    dispatch_config(h)
 }
 
 fn update(cb: cl_command_buffer_khr, configs: &[cl_mutable_dispatch_config_khr]) -> cl_int {

@@ -172,6 +172,55 @@ macro_rules! ext {
     };
 }
 
+/// A `cl_mutable_dispatch_config_khr` for mutable command `h` that changes nothing (fill in
+/// the fields to update, with `..dispatch_config(h)` for the rest).
+#[allow(dead_code)]
+pub fn dispatch_config(h: cl_mutable_command_khr) -> cl_mutable_dispatch_config_khr {
+    cl_mutable_dispatch_config_khr {
+        command: h,
+        num_args: 0,
+        num_svm_args: 0,
+        num_exec_infos: 0,
+        work_dim: 0,
+        arg_list: null(),
+        arg_svm_list: null(),
+        exec_info_list: null(),
+        global_work_offset: null(),
+        global_work_size: null(),
+        local_work_size: null(),
+    }
+}
+
+/// clUpdateMutableCommandsKHR of `cb` with one dispatch config.
+#[allow(dead_code)]
+pub fn update_one(cb: cl_command_buffer_khr, config: &cl_mutable_dispatch_config_khr) -> cl_int {
+    let ty = CL_STRUCTURE_TYPE_MUTABLE_DISPATCH_CONFIG_KHR;
+    let mut p = config as *const _ as *const c_void;
+    unsafe { ext!(clUpdateMutableCommandsKHR)(cb, 1, &ty, &mut p) }
+}
+
+/// The results among `got` (function j of input i at `j * inputs.len() + i`) whose bits are
+/// not those of the input, a signed zero (odd functions keep the sign of zero: C99 Annex F,
+/// OpenCL C 3.0 section 7.5.1), each as `f(x) = result`.
+#[allow(dead_code)]
+pub fn signed_zero_errors<T: Copy + std::fmt::Debug>(
+    names: &[&str],
+    inputs: &[T],
+    got: &[T],
+    bits: impl Fn(T) -> u64,
+) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for (j, f) in names.iter().enumerate() {
+        for (i, &z) in inputs.iter().enumerate() {
+            let g = got[j * inputs.len() + i];
+            if bits(g) != bits(z) {
+                wrong.push(format!("{f}({z:?}) = {g:?}"));
+            }
+        }
+    }
+    wrong
+}
+
 /// vkcl's debug counters (`vkcl_debug_stats`, api/command_buffer.rs): [vkQueueSubmit calls,
 /// device commands recorded, secondaries executed, pipeline barriers finalize put into
 /// secondaries, staging buffers allocated from Vulkan], since the library was loaded.
