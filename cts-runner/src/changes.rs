@@ -224,6 +224,13 @@ mod tests {
             names(&["src/api/mutable_dispatch.rs"]),
             vec!["cl_khr_command_buffer"]
         );
+        assert_eq!(
+            names(&[
+                "src/api/command_buffer_multi.rs",
+                "src/core/command_buffer_remap.rs"
+            ]),
+            vec!["cl_khr_command_buffer"]
+        );
         // Unknown files run everything; so does the runner's own code.
         assert_eq!(names(&["src/core/queue.rs"]).len(), ids().len());
         assert_eq!(names(&["Cargo.toml"]).len(), ids().len());
