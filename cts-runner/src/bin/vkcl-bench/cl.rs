@@ -103,6 +103,20 @@ api! {
     clFinish: fn(Handle) -> Int;
     clEnqueueMapBuffer: fn(Handle, Handle, Uint, u64, usize, usize, Uint, *const Handle, *mut Handle, *mut Int) -> *mut c_void;
     clEnqueueUnmapMemObject: fn(Handle, Handle, *mut c_void, Uint, *const Handle, *mut Handle) -> Int;
+    clCreateImage: fn(Handle, u64, *const image::ImageFormat, *const image::ImageDesc, *mut c_void, *mut Int) -> Handle;
+    clEnqueueWriteImage: fn(Handle, Handle, Uint, *const usize, *const usize, usize, usize, *const c_void, Uint, *const Handle, *mut Handle) -> Int;
+    clEnqueueReadImage: fn(Handle, Handle, Uint, *const usize, *const usize, usize, usize, *mut c_void, Uint, *const Handle, *mut Handle) -> Int;
+    clEnqueueCopyImage: fn(Handle, Handle, Handle, *const usize, *const usize, *const usize, Uint, *const Handle, *mut Handle) -> Int;
+    clCreateSampler: fn(Handle, Uint, Uint, Uint, *mut Int) -> Handle;
+    clReleaseSampler: fn(Handle) -> Int;
+}
+
+#[path = "cl_image.rs"]
+mod image;
+pub use image::{Image, Sampler};
+/// The sampler constants the image workloads use.
+pub mod image_consts {
+    pub use super::image::{CLAMP_TO_EDGE, FILTER_LINEAR};
 }
 
 const CL_PLATFORM_NAME: Uint = 0x0902;
@@ -336,6 +350,10 @@ pub enum Arg<'b, 'a> {
     Buf(&'b Buffer<'a>),
     /// A 32-bit scalar (int, uint or float bits).
     U32(u32),
+    /// An image (`image2d_t`).
+    Image(&'b Image<'a>),
+    /// A sampler (`sampler_t`).
+    Sampler(&'b Sampler<'a>),
 }
 
 impl<'a> Session<'a> {
@@ -469,18 +487,20 @@ impl<'a> Session<'a> {
         let k = Kernel { api: self.api, raw };
         for (i, a) in args.iter().enumerate() {
             let r = match a {
-                // SAFETY: a cl_mem handle by pointer, as the API wants.
-                Arg::Buf(b) => unsafe {
+                // SAFETY: a 4-byte scalar by pointer.
+                Arg::U32(v) => unsafe {
+                    (self.api.clSetKernelArg)(raw, i as u32, 4, (v as *const u32).cast())
+                },
+                Arg::Buf(Buffer { raw: h, .. })
+                | Arg::Image(Image { raw: h, .. })
+                | Arg::Sampler(Sampler { raw: h, .. }) => unsafe {
+                    // SAFETY: a cl_mem or cl_sampler handle by pointer, as the API wants.
                     (self.api.clSetKernelArg)(
                         raw,
                         i as u32,
                         std::mem::size_of::<Handle>(),
-                        (&b.raw as *const Handle).cast(),
+                        (h as *const Handle).cast(),
                     )
-                },
-                // SAFETY: a 4-byte scalar by pointer.
-                Arg::U32(v) => unsafe {
-                    (self.api.clSetKernelArg)(raw, i as u32, 4, (v as *const u32).cast())
                 },
             };
             check("clSetKernelArg", r)?;

@@ -15,6 +15,7 @@ mod builds;
 mod cl;
 mod compute;
 mod figure;
+mod images;
 mod long;
 mod maps;
 mod transfers;

@@ -67,6 +67,18 @@ pub const WORKLOADS: &[Workload] = &[
         run: crate::long::copy_bandwidth_long,
     },
     Workload {
+        id: "image_copy_bandwidth",
+        unit: "GB/s",
+        better: Better::Higher,
+        run: crate::images::image_copy_bandwidth,
+    },
+    Workload {
+        id: "image_filter",
+        unit: "Gread/s",
+        better: Better::Higher,
+        run: crate::images::image_filter,
+    },
+    Workload {
         id: "compute_fp32",
         unit: "GFLOP/s",
         better: Better::Higher,
