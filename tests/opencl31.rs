@@ -174,7 +174,11 @@ __kernel void builtins(__global const uint *in, __global uint *out) {
     o[2] = sub_group_rotate(x, 1);
     o[3] = sub_group_shuffle_xor(x, 1u);
     o[4] = sub_group_shuffle(x, get_sub_group_local_id() ^ 2u);
-    o[5] = get_sub_group_local_id() > 0 ? sub_group_shuffle_up(x, 1u) : 0u;
+    // Every lane shuffles: "the return value is undefined if the work item with sub-group
+    // local ID equal to the calculated index is inactive" (OpenCL C, sub_group_shuffle_up),
+    // so lane 0 may not skip the call in a branch (NVIDIA's driver then gave lane 1 a 0).
+    // Lane 0's own result (no lane below it) is not checked.
+    o[5] = sub_group_shuffle_up(x, 1u);
     o[6] = (uchar)sub_group_broadcast((uchar)x, 0u);
     o[7] = bitfield_extract_unsigned(x, 4, 8) ^ bit_reverse(x);
     o[8] = dot(as_uchar4(x), as_uchar4(x ^ 0x5a5a5a5au)) + dot_4x8packed_ss_int(x, ~x);
