@@ -663,7 +663,8 @@ pub unsafe extern "C" fn clGetCommandBufferInfoKHR(
 /// `out` — [0] `vkQueueSubmit` calls, [1] device commands recorded into Vulkan command buffers
 /// (copies, fills, dispatches), [2] secondary command buffers executed, [3] pipeline barriers
 /// recorded into secondaries by finalize, [4] staging buffers allocated from Vulkan (not reused
-/// from the pool) — all since the library was loaded — and returns how many counters exist.
+/// from the pool), [5] buffer copies made by vkcl's copy shader (`backend/vulkan/copy_kernel.rs`)
+/// — all since the library was loaded — and returns how many counters exist.
 ///
 /// # Safety
 /// `out` must be NULL or hold `n` writable `u64`s.

@@ -736,7 +736,8 @@ impl Drop for CommandBuffer {
 
 /// The debug counters of the Vulkan back end since the library was loaded:
 /// `vkQueueSubmit` calls, device commands recorded, secondaries executed, pipeline barriers
-/// finalize put into secondaries, staging buffers allocated from Vulkan.
-pub fn debug_counters() -> [u64; 5] {
+/// finalize put into secondaries, staging buffers allocated from Vulkan, buffer copies made
+/// by the copy shader.
+pub fn debug_counters() -> [u64; 6] {
     counters::snapshot()
 }

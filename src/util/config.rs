@@ -64,6 +64,10 @@ pub struct Config {
     /// queues, `clRemapCommandBufferKHR`): on unless `VKCL_COMMAND_BUFFER_MULTI_DEVICE=0` or
     /// `VKCL_COMMAND_BUFFER_REVISION=0.9.4` (whose ABI predates it).
     pub command_buffer_multi_device: bool,
+    /// `VKCL_COPY_KERNEL`: `1` copies large 16-byte-aligned buffers with vkcl's copy shader,
+    /// `0` always with `vkCmdCopyBuffer`; unset: the shader on NVIDIA's driver only
+    /// (`backend/vulkan/copy_kernel.rs`).
+    pub copy_kernel: Option<bool>,
     /// `VKCL_OPENCL_VERSION=3.0`: every device and the platform report OpenCL 3.0 even where
     /// OpenCL 3.1's requirements hold (core::version), for comparisons with 3.0 behaviour.
     pub opencl_30: bool,
@@ -230,6 +234,11 @@ impl Config {
             spirv_val,
             command_buffer_094,
             command_buffer_098,
+            copy_kernel: match var("VKCL_COPY_KERNEL").as_deref() {
+                Some("1") | Some("on") => Some(true),
+                Some("0") | Some("off") => Some(false),
+                _ => None,
+            },
             command_buffer_multi_device: !command_buffer_094
                 && !matches!(
                     var("VKCL_COMMAND_BUFFER_MULTI_DEVICE").as_deref(),

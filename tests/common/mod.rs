@@ -223,9 +223,10 @@ pub fn signed_zero_errors<T: Copy + std::fmt::Debug>(
 
 /// vkcl's debug counters (`vkcl_debug_stats`, api/command_buffer.rs): [vkQueueSubmit calls,
 /// device commands recorded, secondaries executed, pipeline barriers finalize put into
-/// secondaries, staging buffers allocated from Vulkan], since the library was loaded.
+/// secondaries, staging buffers allocated from Vulkan, buffer copies made by the copy shader],
+/// since the library was loaded.
 #[allow(dead_code)]
-pub fn debug_stats() -> [u64; 5] {
+pub fn debug_stats() -> [u64; 6] {
     static LIB: std::sync::OnceLock<libloading::Library> = std::sync::OnceLock::new();
     loader();
     // SAFETY: the same libvkcl.so the loader opened (dlopen returns the loaded instance).
@@ -233,8 +234,8 @@ pub fn debug_stats() -> [u64; 5] {
     // SAFETY: the symbol's signature is `usize vkcl_debug_stats(u64 *out, usize n)`.
     let f: libloading::Symbol<unsafe extern "C" fn(*mut u64, usize) -> usize> =
         unsafe { lib.get(b"vkcl_debug_stats\0") }.unwrap();
-    let mut out = [0u64; 5];
-    assert!(unsafe { f(out.as_mut_ptr(), 5) } >= 5);
+    let mut out = [0u64; 6];
+    assert!(unsafe { f(out.as_mut_ptr(), 6) } >= 6);
     out
 }
 

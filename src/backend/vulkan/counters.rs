@@ -16,6 +16,15 @@ static SECONDARY_BARRIERS: AtomicU64 = AtomicU64::new(0);
 /// was loaded (`backend/vulkan/staging.rs`).
 static STAGING_ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 
+/// Number of buffer copies made by vkcl's copy shader (`copy_kernel.rs`) rather than
+/// `vkCmdCopyBuffer`, since the library was loaded.
+static SHADER_COPIES: AtomicU64 = AtomicU64::new(0);
+
+/// Counts one buffer copy made by the copy shader.
+pub fn count_shader_copy() {
+    SHADER_COPIES.fetch_add(1, Ordering::Relaxed);
+}
+
 /// Counts one staging buffer allocated from Vulkan.
 pub fn count_staging_allocation() {
     STAGING_ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
@@ -43,13 +52,14 @@ pub fn count_secondary_barriers(n: u64) {
 
 /// The counters since the library was loaded: `vkQueueSubmit` calls, device commands
 /// recorded, secondaries executed, barriers recorded into secondaries, staging buffers
-/// allocated from Vulkan.
-pub fn snapshot() -> [u64; 5] {
+/// allocated from Vulkan, buffer copies made by the copy shader.
+pub fn snapshot() -> [u64; 6] {
     [
         QUEUE_SUBMITS.load(Ordering::Relaxed),
         COMMANDS_RECORDED.load(Ordering::Relaxed),
         SECONDARIES_EXECUTED.load(Ordering::Relaxed),
         SECONDARY_BARRIERS.load(Ordering::Relaxed),
         STAGING_ALLOCATIONS.load(Ordering::Relaxed),
+        SHADER_COPIES.load(Ordering::Relaxed),
     ]
 }

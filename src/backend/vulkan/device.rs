@@ -41,6 +41,9 @@ pub struct Device {
     pub samplers: Mutex<std::collections::HashMap<u32, vk::Sampler>>,
     /// The physical device's memory types (exportable allocations choose their own).
     pub memory_properties: vk::PhysicalDeviceMemoryProperties,
+    /// The buffer-copy shader, made at the first large aligned copy on a device that copies
+    /// with it ([`Device::copy_kernel`]); None there when it could not be made (logged).
+    copy_kernel: std::sync::OnceLock<Option<super::copy_kernel::CopyKernel>>,
     /// Set once the device is lost (`VK_ERROR_DEVICE_LOST` from any call, a CUDA error on a
     /// green context's stream, or [`inject_device_loss`]): from then on every wait on its
     /// timelines ends with that error and every new command fails (see [`Device::lost`]).
@@ -69,6 +72,28 @@ unsafe impl Send for Device {}
 unsafe impl Sync for Device {}
 
 impl Device {
+    /// The buffer-copy shader where this device copies large aligned buffers with it
+    /// (`super::copy_kernel::wanted`: NVIDIA's driver, or `VKCL_COPY_KERNEL`), made on first
+    /// use; None elsewhere, or when it could not be made (logged once: copies then stay
+    /// `vkCmdCopyBuffer`).
+    pub fn copy_kernel(&self) -> Option<&super::copy_kernel::CopyKernel> {
+        let setting = crate::util::config::config().copy_kernel;
+        if !super::copy_kernel::wanted(self.phys.vendor_id, setting) {
+            return None;
+        }
+        self.copy_kernel
+            .get_or_init(|| {
+                match super::copy_kernel::CopyKernel::new(&self.raw, self.pipeline_cache.raw) {
+                    Ok(k) => Some(k),
+                    Err(e) => {
+                        tracing::warn!("the buffer-copy shader could not be made ({e}): copies stay vkCmdCopyBuffer");
+                        None
+                    }
+                }
+            })
+            .as_ref()
+    }
+
     /// Creates the logical device with the features vkcl uses (those the device has).
     /// Errors: the Vulkan result of `vkCreateDevice`, or the allocator's creation.
     pub fn new(
@@ -183,6 +208,7 @@ impl Device {
         let device = Arc::new(Device {
             push_descriptor,
             samplers: Mutex::new(std::collections::HashMap::new()),
+            copy_kernel: std::sync::OnceLock::new(),
             cuda,
             semaphore_fd,
             memory_properties,

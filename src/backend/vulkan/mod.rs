@@ -1,5 +1,6 @@
 //! The Vulkan back end: the only module that names `ash` and `gpu_allocator`.
 
+pub mod copy_kernel;
 pub mod counters;
 pub mod device;
 pub mod image;

@@ -89,6 +89,22 @@ impl<'a> Recorder<'a> {
     }
     /// `vkCmdCopyBuffer`: each region is (source offset, destination offset, size), bytes.
     pub fn copy_buffer(&mut self, src: &Buffer, dst: &Buffer, regions: &[(u64, u64, u64)]) {
+        if let Some(k) = self.device.copy_kernel() {
+            let limits = &self.device.phys.limits;
+            let max = [
+                limits.max_compute_work_group_count[0],
+                limits.max_compute_work_group_count[1],
+            ];
+            let plans: Option<Vec<_>> = regions
+                .iter()
+                .map(|&(s, d, n)| {
+                    super::copy_kernel::plan(src.address + s, dst.address + d, n, max)
+                })
+                .collect();
+            if let Some(plans) = plans {
+                return self.copy_with_shader(k, &plans);
+            }
+        }
         super::counters::count_command();
         self.before(vk::PipelineStageFlags::TRANSFER);
         let r: Vec<vk::BufferCopy> = regions
@@ -105,6 +121,44 @@ impl<'a> Recorder<'a> {
                 .raw
                 .cmd_copy_buffer(self.cmd, src.raw, dst.raw, &r)
         };
+    }
+
+    /// The dispatches of the buffer-copy shader (`copy_kernel.rs`), one per region.
+    fn copy_with_shader(
+        &mut self,
+        k: &super::copy_kernel::CopyKernel,
+        plans: &[super::copy_kernel::CopyDispatch],
+    ) {
+        for p in plans {
+            super::counters::count_command();
+            super::counters::count_shader_copy();
+            self.before(vk::PipelineStageFlags::COMPUTE_SHADER);
+            if self.bound != k.raw {
+                self.bound = k.raw;
+                // SAFETY: the command buffer is recording; the pipeline lives with the device.
+                unsafe {
+                    self.device.raw.cmd_bind_pipeline(
+                        self.cmd,
+                        vk::PipelineBindPoint::COMPUTE,
+                        k.raw,
+                    )
+                };
+            }
+            // SAFETY: the layout declares exactly this push-constant range; the buffers'
+            // addresses stay valid while the job (or the secondary) keeps them.
+            unsafe {
+                self.device.raw.cmd_push_constants(
+                    self.cmd,
+                    k.layout,
+                    vk::ShaderStageFlags::COMPUTE,
+                    0,
+                    &p.push,
+                );
+                self.device
+                    .raw
+                    .cmd_dispatch(self.cmd, p.groups[0], p.groups[1], 1);
+            }
+        }
     }
 
     /// `vkCmdCopyBufferToImage` (`to_image`) or `vkCmdCopyImageToBuffer` of `regions`, the
