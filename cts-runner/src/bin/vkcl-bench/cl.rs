@@ -103,6 +103,7 @@ api! {
     clFinish: fn(Handle) -> Int;
     clEnqueueMapBuffer: fn(Handle, Handle, Uint, u64, usize, usize, Uint, *const Handle, *mut Handle, *mut Int) -> *mut c_void;
     clEnqueueUnmapMemObject: fn(Handle, Handle, *mut c_void, Uint, *const Handle, *mut Handle) -> Int;
+    clEnqueueCopyBuffer: fn(Handle, Handle, Handle, usize, usize, usize, Uint, *const Handle, *mut Handle) -> Int;
     clCreateImage: fn(Handle, u64, *const image::ImageFormat, *const image::ImageDesc, *mut c_void, *mut Int) -> Handle;
     clEnqueueWriteImage: fn(Handle, Handle, Uint, *const usize, *const usize, usize, usize, *const c_void, Uint, *const Handle, *mut Handle) -> Int;
     clEnqueueReadImage: fn(Handle, Handle, Uint, *const usize, *const usize, usize, usize, *mut c_void, Uint, *const Handle, *mut Handle) -> Int;
@@ -573,6 +574,25 @@ impl<'a> Session<'a> {
     }
 
     /// Waits for everything enqueued.
+    /// Enqueues `clEnqueueCopyBuffer` of `bytes` from the start of `src` to the start of
+    /// `dst`, without waiting.
+    pub fn copy_buffer(&self, src: &Buffer<'a>, dst: &Buffer<'a>, bytes: usize) -> ClResult<()> {
+        // SAFETY: both buffers hold `bytes`; no events.
+        check("clEnqueueCopyBuffer", unsafe {
+            (self.api.clEnqueueCopyBuffer)(
+                self.queue.raw,
+                src.raw,
+                dst.raw,
+                0,
+                0,
+                bytes,
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        })
+    }
+
     pub fn finish(&self) -> ClResult<()> {
         // SAFETY: valid queue.
         check("clFinish", unsafe { (self.api.clFinish)(self.queue.raw) })

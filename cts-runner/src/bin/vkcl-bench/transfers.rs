@@ -169,3 +169,38 @@ pub(crate) fn copy_sized(s: &Session<'_>, bytes: usize, reps: usize) -> Result<F
         ),
     })
 }
+
+/// `clEnqueueCopyBuffer` between two buffers of `--bytes` x 4 (256 MiB by default, the size
+/// issue 19 names): one untimed copy, then the median of `reps` timed copies + finish; the
+/// destination compared; bytes counted read plus written.
+pub(crate) fn copy_buffer_bandwidth(s: &Session<'_>, z: &Sizes) -> Result<Figure, String> {
+    let bytes = 4 * z.bytes;
+    let n = bytes / 4;
+    let a = s.buffer(bytes).map_err(e)?;
+    let b = s.buffer(bytes).map_err(e)?;
+    let data = pattern(n, 9);
+    s.write(&a, &data).map_err(e)?;
+    s.write(&b, &vec![0u32; n]).map_err(e)?;
+    s.copy_buffer(&a, &b, bytes).map_err(e)?;
+    s.finish().map_err(e)?;
+    let mut times = Vec::new();
+    for _ in 0..z.reps.max(1) {
+        let t = Instant::now();
+        s.copy_buffer(&a, &b, bytes).map_err(e)?;
+        s.finish().map_err(e)?;
+        times.push(t.elapsed().as_secs_f64());
+    }
+    let mut back = vec![0u32; n];
+    s.read(&b, &mut back).map_err(e)?;
+    if let Some(i) = (0..n).find(|&i| back[i] != data[i]) {
+        return Err(format!("b[{i}] = {:#x}, expected {:#x}", back[i], data[i]));
+    }
+    Ok(Figure {
+        value: 2.0 * bytes as f64 / median(times) / 1e9,
+        note: format!(
+            "clEnqueueCopyBuffer of {} MiB, 2x bytes counted, median of {}",
+            bytes >> 20,
+            z.reps.max(1)
+        ),
+    })
+}

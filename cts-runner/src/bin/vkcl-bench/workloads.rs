@@ -67,6 +67,12 @@ pub const WORKLOADS: &[Workload] = &[
         run: crate::long::copy_bandwidth_long,
     },
     Workload {
+        id: "copy_buffer_bandwidth",
+        unit: "GB/s",
+        better: Better::Higher,
+        run: crate::transfers::copy_buffer_bandwidth,
+    },
+    Workload {
         id: "image_copy_bandwidth",
         unit: "GB/s",
         better: Better::Higher,
