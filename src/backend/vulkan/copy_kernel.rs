@@ -5,7 +5,9 @@
 //! loads 16 bytes through the source's device address and stores them through the
 //! destination's (`PhysicalStorageBuffer` pointers, `Aligned 16`). Other copies, and every copy
 //! on other drivers (lavapipe's `vkCmdCopyBuffer` is a `memcpy`), stay `vkCmdCopyBuffer`.
-//! `VKCL_COPY_KERNEL=1` or `0` forces the choice (docs/settings.md).
+//! Only copies between `DEVICE_LOCAL` buffers: on a discrete GPU the host's staging buffers live
+//! in system memory, and their copies stay on the copy engine. `VKCL_COPY_KERNEL=1` or `0`
+//! forces the choice (docs/settings.md).
 //!
 //! The module is built here with rspirv (SPIR-V 1.5, `GLCompute`, 64 invocations per group);
 //! push constants: source address (u64, offset 0), destination address (u64, 8), number of

@@ -29,6 +29,10 @@ pub struct Buffer {
     /// Whether the host reads this memory through its caches (`HOST_CACHED`): false for
     /// device-local memory mapped through the PCI BAR, which the host reads at tens of MB/s.
     pub host_cached: bool,
+    /// Whether the memory is `DEVICE_LOCAL` (on a discrete GPU: not system memory, which the
+    /// GPU reaches over PCIe): only such buffers are copied by the copy shader
+    /// (`copy_kernel.rs`), so staging copies to and from system memory stay on the copy engine.
+    pub device_local: bool,
 }
 
 /// A dedicated, exportable allocation (`VK_KHR_external_memory_fd`, opaque fd).
@@ -188,6 +192,7 @@ impl Buffer {
             address,
             mapped,
             host_cached: type_flags.contains(vk::MemoryPropertyFlags::HOST_CACHED),
+            device_local: type_flags.contains(vk::MemoryPropertyFlags::DEVICE_LOCAL),
             exported: Some(Exported {
                 memory,
                 size: req.size,
@@ -263,6 +268,9 @@ impl Buffer {
             host_cached: props.memory_types[type_index as usize]
                 .property_flags
                 .contains(vk::MemoryPropertyFlags::HOST_CACHED),
+            device_local: props.memory_types[type_index as usize]
+                .property_flags
+                .contains(vk::MemoryPropertyFlags::DEVICE_LOCAL),
             exported: Some(Exported {
                 memory,
                 size: req.size,
@@ -372,6 +380,9 @@ impl Buffer {
         let host_cached = alloc
             .memory_properties()
             .contains(vk::MemoryPropertyFlags::HOST_CACHED);
+        let device_local = alloc
+            .memory_properties()
+            .contains(vk::MemoryPropertyFlags::DEVICE_LOCAL);
         let mapped = alloc
             .mapped_ptr()
             .map(|p| p.as_ptr() as *mut u8)
@@ -386,6 +397,7 @@ impl Buffer {
             mapped,
             exported: None,
             host_cached,
+            device_local,
         })
     }
 

@@ -89,7 +89,8 @@ impl<'a> Recorder<'a> {
     }
     /// `vkCmdCopyBuffer`: each region is (source offset, destination offset, size), bytes.
     pub fn copy_buffer(&mut self, src: &Buffer, dst: &Buffer, regions: &[(u64, u64, u64)]) {
-        if let Some(k) = self.device.copy_kernel() {
+        let local = src.device_local && dst.device_local;
+        if let Some(k) = local.then(|| self.device.copy_kernel()).flatten() {
             let limits = &self.device.phys.limits;
             let max = [
                 limits.max_compute_work_group_count[0],
