@@ -196,16 +196,16 @@ pub unsafe extern "C" fn clEnqueueCommandBufferKHR(
         {
             return Err(ClError(CL_INVALID_VALUE));
         }
-        let qs = if queues.is_null() {
-            cb.queues.clone()
+        // The creation queues unless others are given (no copy of the list then).
+        let given;
+        let qs: &[Arc<CommandQueue>] = if queues.is_null() {
+            &cb.queues
         } else {
             // SAFETY: queues holds num_queues handles per the API.
-            unsafe { slice_from(queues, num_queues as usize) }
-                .iter()
-                .map(|&h| lookup::<CommandQueue>(h as *const c_void))
-                .collect::<Result<Vec<_>, _>>()?
+            given = unsafe { super::command_buffer_multi::queue_list(num_queues, queues) }?;
+            &given
         };
-        for q in &qs {
+        for q in qs {
             // CL_INCOMPATIBLE_COMMAND_QUEUE_KHR if a queue has a property not in
             // CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR or lacks one of
             // CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR.
@@ -227,7 +227,7 @@ pub unsafe extern "C" fn clEnqueueCommandBufferKHR(
         }
         // SAFETY: forwarded.
         let waits = unsafe { wait_list(&qs[0], num_events, event_list) }?;
-        let ev = cb.enqueue(&qs, &waits)?;
+        let ev = cb.enqueue(qs, &waits)?;
         // SAFETY: forwarded.
         unsafe { super::event::return_event(event, ev) };
         Ok(())

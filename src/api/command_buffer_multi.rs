@@ -16,6 +16,7 @@
 
 use super::{slice_from, write_opt};
 use crate::core::command_buffer::CommandBuffer;
+use crate::core::context::Context;
 use crate::core::device::Device;
 use crate::core::error::{ClError, ClResult};
 use crate::core::kernel_command::KernelCommand;
@@ -64,25 +65,33 @@ pub(super) unsafe fn creation_queues(
         return Err(ClError(CL_INVALID_VALUE));
     }
     // SAFETY: queues holds num_queues handles per the caller.
-    let handles = unsafe { slice_from(queues, num_queues as usize) };
-    // CL_INVALID_COMMAND_QUEUE if any command-queue in queues is not a valid command-queue.
-    let list = handles
-        .iter()
-        .map(|&h| lookup::<CommandQueue>(h as *const c_void))
-        .collect::<ClResult<Vec<_>>>()?;
-    same_context_and_root(&list)?;
+    let list = unsafe { queue_list(num_queues, queues) }?;
+    same_context_and_root(&list, &list[0].context)?;
     Ok(list)
 }
 
-/// Errors: `CL_INVALID_CONTEXT` if the queues' contexts differ, then
-/// `CL_INCOMPATIBLE_COMMAND_QUEUE_KHR` if their devices' root devices do.
-fn same_context_and_root(list: &[Arc<CommandQueue>]) -> ClResult<()> {
+/// The command queues of the handle list `queues` (`num` handles).
+/// Errors: `CL_INVALID_COMMAND_QUEUE` for a handle that is not a valid command queue.
+///
+/// # Safety
+/// `queues` holds `num` handles.
+pub(super) unsafe fn queue_list(
+    num: cl_uint,
+    queues: *const cl_command_queue,
+) -> ClResult<Vec<Arc<CommandQueue>>> {
+    // SAFETY: the caller's contract.
+    unsafe { slice_from(queues, num as usize) }
+        .iter()
+        .map(|&h| lookup::<CommandQueue>(h as *const c_void))
+        .collect()
+}
+
+/// Errors: `CL_INVALID_CONTEXT` if a queue's context is not `context`, then
+/// `CL_INCOMPATIBLE_COMMAND_QUEUE_KHR` if the queues' devices have different root devices.
+fn same_context_and_root(list: &[Arc<CommandQueue>], context: &Arc<Context>) -> ClResult<()> {
     let first = &list[0];
     // CL_INVALID_CONTEXT if all the command-queues in queues do not have the same context.
-    if list
-        .iter()
-        .any(|q| !Arc::ptr_eq(&q.context, &first.context))
-    {
+    if list.iter().any(|q| !Arc::ptr_eq(&q.context, context)) {
         return Err(ClError(CL_INVALID_CONTEXT));
     }
     // CL_INCOMPATIBLE_COMMAND_QUEUE_KHR if a device cannot sync natively with the others
@@ -191,18 +200,11 @@ pub unsafe extern "C" fn clRemapCommandBufferKHR(
                 }
             })
             .collect::<ClResult<Vec<_>>>()?;
-        // SAFETY: queues holds num_queues handles per the API.
-        let handles_q = unsafe { slice_from(queues, num_queues as usize) };
         // CL_INVALID_COMMAND_QUEUE if any command-queue in queues is not valid.
-        let list = handles_q
-            .iter()
-            .map(|&h| lookup::<CommandQueue>(h as *const c_void))
-            .collect::<ClResult<Vec<_>>>()?;
+        // SAFETY: queues holds num_queues handles per the API.
+        let list = unsafe { queue_list(num_queues, queues) }?;
         // CL_INVALID_CONTEXT if command_buffer and all the queues do not have the same context.
-        if list.iter().any(|q| !Arc::ptr_eq(&q.context, &cb.context)) {
-            return Err(ClError(CL_INVALID_CONTEXT));
-        }
-        same_context_and_root(&list)?;
+        same_context_and_root(&list, &cb.context)?;
         if list[0].device.root().header().handle() != cb.queues[0].device.root().header().handle() {
             return Err(ClError(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR));
         }
