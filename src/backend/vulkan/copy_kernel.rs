@@ -165,43 +165,75 @@ pub fn spirv() -> Vec<u32> {
 impl CopyKernel {
     /// Creates the pipeline on `device` (through `cache`). Errors: Vulkan's result.
     pub fn new(device: &ash::Device, cache: vk::PipelineCache) -> Result<CopyKernel, vk::Result> {
-        let words = spirv();
-        let info = vk::ShaderModuleCreateInfo::default().code(&words);
-        // SAFETY: valid SPIR-V (spirv-val checks it in this file's unit test) on a live device.
-        let module = unsafe { device.create_shader_module(&info, None) }?;
+        let (layout, raw) = compute_pipeline(
+            device,
+            cache,
+            &spirv(),
+            &[],
+            PUSH_BYTES,
+            vk::PipelineLayout::null(),
+        )?;
+        Ok(CopyKernel { layout, raw })
+    }
+}
+
+/// A compute pipeline of vkcl's own shader `words` (entry point `main`) on `device`, through
+/// `cache`: with `layout` when it is not null, else with a new layout of `set_layouts` and
+/// `push_bytes` of push constants (compute stage), which is returned with the pipeline.
+/// Errors: Vulkan's result (what this call made is destroyed first).
+pub fn compute_pipeline(
+    device: &ash::Device,
+    cache: vk::PipelineCache,
+    words: &[u32],
+    set_layouts: &[vk::DescriptorSetLayout],
+    push_bytes: u32,
+    layout: vk::PipelineLayout,
+) -> Result<(vk::PipelineLayout, vk::Pipeline), vk::Result> {
+    let info = vk::ShaderModuleCreateInfo::default().code(words);
+    // SAFETY: valid SPIR-V (spirv-val checks each of vkcl's shaders in its file's unit test)
+    // on a live device.
+    let module = unsafe { device.create_shader_module(&info, None) }?;
+    let made_layout = layout == vk::PipelineLayout::null();
+    let layout = if made_layout {
         let ranges = [vk::PushConstantRange {
             stage_flags: vk::ShaderStageFlags::COMPUTE,
             offset: 0,
-            size: PUSH_BYTES,
+            size: push_bytes,
         }];
-        let layout_info = vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges);
+        let layout_info = vk::PipelineLayoutCreateInfo::default()
+            .set_layouts(set_layouts)
+            .push_constant_ranges(&ranges);
         // SAFETY: valid create info.
-        let layout = match unsafe { device.create_pipeline_layout(&layout_info, None) } {
+        match unsafe { device.create_pipeline_layout(&layout_info, None) } {
             Ok(l) => l,
             Err(e) => {
                 // SAFETY: unused.
                 unsafe { device.destroy_shader_module(module, None) };
                 return Err(e);
             }
-        };
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(module)
-            .name(c"main");
-        let info = [vk::ComputePipelineCreateInfo::default()
-            .stage(stage)
-            .layout(layout)];
-        // SAFETY: valid create info; the module may go once the pipeline exists.
-        let made = unsafe { device.create_compute_pipelines(cache, &info, None) };
-        // SAFETY: no longer needed.
-        unsafe { device.destroy_shader_module(module, None) };
-        match made {
-            Ok(p) => Ok(CopyKernel { layout, raw: p[0] }),
-            Err((_, e)) => {
+        }
+    } else {
+        layout
+    };
+    let stage = vk::PipelineShaderStageCreateInfo::default()
+        .stage(vk::ShaderStageFlags::COMPUTE)
+        .module(module)
+        .name(c"main");
+    let info = [vk::ComputePipelineCreateInfo::default()
+        .stage(stage)
+        .layout(layout)];
+    // SAFETY: valid create info; the module may go once the pipeline exists.
+    let made = unsafe { device.create_compute_pipelines(cache, &info, None) };
+    // SAFETY: no longer needed.
+    unsafe { device.destroy_shader_module(module, None) };
+    match made {
+        Ok(p) => Ok((layout, p[0])),
+        Err((_, e)) => {
+            if made_layout {
                 // SAFETY: unused.
                 unsafe { device.destroy_pipeline_layout(layout, None) };
-                Err(e)
             }
+            Err(e)
         }
     }
 }

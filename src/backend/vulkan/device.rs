@@ -44,6 +44,13 @@ pub struct Device {
     /// The buffer-copy shader, made at the first large aligned copy on a device that copies
     /// with it ([`Device::copy_kernel`]); None there when it could not be made (logged).
     copy_kernel: std::sync::OnceLock<Option<super::copy_kernel::CopyKernel>>,
+    /// The image-copy shaders ([`Device::image_copy_kernels`]), made at the first image copy
+    /// on a device that copies images with them; None there when they could not be made.
+    image_copy_kernels: std::sync::OnceLock<Option<super::image_copy_kernel::ImageCopyKernels>>,
+    /// `shaderStorageImageExtendedFormats` is enabled (storage images of `R8_UINT`,
+    /// `R16_UINT`, `R32G32_UINT`... in shaders: the image-copy shaders' 1-, 2- and 8-byte
+    /// texels).
+    pub storage_extended_formats: bool,
     /// Set once the device is lost (`VK_ERROR_DEVICE_LOST` from any call, a CUDA error on a
     /// green context's stream, or [`inject_device_loss`]): from then on every wait on its
     /// timelines ends with that error and every new command fails (see [`Device::lost`]).
@@ -94,6 +101,33 @@ impl Device {
             .as_ref()
     }
 
+    /// Whether this device copies images with the image-copy shaders
+    /// (`super::image_copy_kernel`): where it copies buffers with a shader
+    /// ([`super::copy_kernel::wanted`]) and has `VK_KHR_push_descriptor`. Images made on such a
+    /// device get a copy view where their format allows.
+    pub fn copies_images_with_shader(&self) -> bool {
+        let setting = crate::util::config::config().copy_kernel;
+        super::copy_kernel::wanted(self.phys.vendor_id, setting) && self.push_descriptor.is_some()
+    }
+
+    /// The image-copy shaders where [`Device::copies_images_with_shader`], made on first use;
+    /// None elsewhere, or when they could not be made (logged once: image copies then stay
+    /// `vkCmdCopyImage`).
+    pub fn image_copy_kernels(&self) -> Option<&super::image_copy_kernel::ImageCopyKernels> {
+        if !self.copies_images_with_shader() {
+            return None;
+        }
+        self.image_copy_kernels
+            .get_or_init(|| {
+                let made = super::image_copy_kernel::ImageCopyKernels::new(&self.raw);
+                made.map_err(|e| {
+                    tracing::warn!("the image-copy shaders could not be made ({e}): image copies stay vkCmdCopyImage")
+                })
+                .ok()
+            })
+            .as_ref()
+    }
+
     /// Creates the logical device with the features vkcl uses (those the device has).
     /// Errors: the Vulkan result of `vkCreateDevice`, or the allocator's creation.
     pub fn new(
@@ -113,6 +147,10 @@ impl Device {
             )
             .shader_storage_image_write_without_format(
                 available.shader_storage_image_write_without_format != 0,
+            )
+            // The image-copy shaders' views of 1-, 2- and 8-byte texels.
+            .shader_storage_image_extended_formats(
+                available.shader_storage_image_extended_formats != 0,
             )
             .shader_int16(phys.shader_int16)
             .shader_int64(phys.shader_int64)
@@ -209,6 +247,8 @@ impl Device {
             push_descriptor,
             samplers: Mutex::new(std::collections::HashMap::new()),
             copy_kernel: std::sync::OnceLock::new(),
+            image_copy_kernels: std::sync::OnceLock::new(),
+            storage_extended_formats: available.shader_storage_image_extended_formats != 0,
             cuda,
             semaphore_fd,
             memory_properties,

@@ -79,6 +79,9 @@ pub struct FormatSupport {
     /// which samples it through 8-bit channels, `((x << 3) | (x >> 2)) / 255` (0.16078 for
     /// 5 / 31 = 0.16129), far beyond OpenCL's 1.5 ulp (docs/images.md, "Formats").
     pub sampled_exact: bool,
+    /// `STORAGE_IMAGE`: a storage view of this format may be read and written by a shader
+    /// that declares the format (vkcl's image-copy shader).
+    pub storage_image: bool,
     /// `STORAGE_IMAGE` and `shaderStorageImageWriteWithoutFormat`: kernels may write it
     /// (OpenCL's SPIR-V images have an `Unknown` format).
     pub storage_write: bool,
@@ -101,6 +104,7 @@ pub fn format_support(phys: &PhysicalDevice, format: vk::Format) -> FormatSuppor
         transfer: false,
         sampled: false,
         sampled_exact: false,
+        storage_image: false,
         storage_write: false,
         storage_read_write: false,
         texel_buffer: false,
@@ -133,6 +137,7 @@ pub fn format_support(phys: &PhysicalDevice, format: vk::Format) -> FormatSuppor
         sampled: f.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE),
         sampled_exact: !(format == vk::Format::R5G6B5_UNORM_PACK16
             && phys.driver_id == vk::DriverId::MESA_LLVMPIPE),
+        storage_image: storage,
         storage_write: write,
         storage_read_write: write && read_unknown,
         texel_buffer,

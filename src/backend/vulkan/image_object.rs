@@ -70,6 +70,10 @@ pub struct Image {
     views: Mutex<Vec<(bool, bool, vk::ImageView)>>,
     /// A 1D buffer image: the texels' buffer and view (`raw` is then null).
     pub texels: Option<TexelBuffer>,
+    /// The format of the image's copy view (`super::image_copy_kernel`) where it was made
+    /// with `MUTABLE_FORMAT` for one, and that view once made ([`Image::copy_view`]).
+    copy_format: Option<vk::Format>,
+    copy_view: std::sync::OnceLock<Option<vk::ImageView>>,
 }
 
 /// Where a 1D buffer image's texels live: `width` texels from byte `offset` of `buffer` (an
@@ -103,8 +107,20 @@ impl Image {
         if support.storage_write {
             usage |= vk::ImageUsageFlags::STORAGE;
         }
+        // A storage view of the unsigned format of the texel size, for the image-copy shader.
+        let copy_format = super::image_copy_kernel::uint_format(texel_size).filter(|&f| {
+            support.storage_write
+                && device.copies_images_with_shader()
+                && format_support(&device.phys, f).storage_image
+                && (device.storage_extended_formats
+                    || !super::image_copy_kernel::needs_extended_formats(texel_size))
+        });
+        // Made for views of both formats (an image of an unsigned format is its own copy view).
+        let mutable = copy_format.filter(|&f| f != format);
+        let view_formats: Vec<vk::Format> = mutable.iter().flat_map(|&f| [format, f]).collect();
+        let mut format_list = vk::ImageFormatListCreateInfo::default().view_formats(&view_formats);
         let [w, h, d] = shape.extent;
-        let info = vk::ImageCreateInfo::default()
+        let mut info = vk::ImageCreateInfo::default()
             .image_type(match shape.dim {
                 Dim::D1 => vk::ImageType::TYPE_1D,
                 Dim::D2 => vk::ImageType::TYPE_2D,
@@ -123,7 +139,13 @@ impl Image {
             .usage(usage)
             .sharing_mode(vk::SharingMode::EXCLUSIVE)
             .initial_layout(vk::ImageLayout::UNDEFINED);
-        // SAFETY: valid create info on a live device.
+        if mutable.is_some() {
+            info = info
+                .flags(vk::ImageCreateFlags::MUTABLE_FORMAT)
+                .push_next(&mut format_list);
+        }
+        // SAFETY: valid create info on a live device (the copy view's format is of the
+        // image format's compatibility class: the same texel size, both uncompressed colour).
         let raw = unsafe { device.raw.create_image(&info, None) }?;
         // SAFETY: `raw` is an image of this device.
         let requirements = unsafe { device.raw.get_image_memory_requirements(raw) };
@@ -162,6 +184,8 @@ impl Image {
             usage,
             views: Mutex::new(Vec::new()),
             texels: None,
+            copy_format,
+            copy_view: std::sync::OnceLock::new(),
         };
         bound?;
         image.initialize(init)?;
@@ -218,6 +242,8 @@ impl Image {
             texel_size,
             usage,
             views: Mutex::new(Vec::new()),
+            copy_format: None,
+            copy_view: std::sync::OnceLock::new(),
             texels: Some(TexelBuffer {
                 buffer,
                 offset,
@@ -457,6 +483,37 @@ impl Image {
     }
 }
 
+impl Image {
+    /// The storage view of the whole image in its copy format (`super::image_copy_kernel`:
+    /// the unsigned format of its texel size, an array view for 1D and 2D images), made once
+    /// and kept with the image; None for an image made without one, or when
+    /// `vkCreateImageView` fails (logged; its copies then stay `vkCmdCopyImage`).
+    pub fn copy_view(&self) -> Option<vk::ImageView> {
+        let format = self.copy_format?;
+        *self.copy_view.get_or_init(|| {
+            let mut usage =
+                vk::ImageViewUsageCreateInfo::default().usage(vk::ImageUsageFlags::STORAGE);
+            let info = vk::ImageViewCreateInfo::default()
+                .image(self.raw)
+                .view_type(super::image_copy_kernel::view_type(self.shape.dim))
+                .format(format)
+                .subresource_range(vk::ImageSubresourceRange {
+                    aspect_mask: vk::ImageAspectFlags::COLOR,
+                    base_mip_level: 0,
+                    level_count: 1,
+                    base_array_layer: 0,
+                    layer_count: self.shape.layers,
+                })
+                .push_next(&mut usage);
+            // SAFETY: a view of this live image, made with MUTABLE_FORMAT and this format in
+            // its format list (or of this very format), with the STORAGE usage it has.
+            unsafe { self.device.raw.create_image_view(&info, None) }
+                .map_err(|e| tracing::warn!("an image's copy view could not be made ({e})"))
+                .ok()
+        })
+    }
+}
+
 impl Drop for Image {
     fn drop(&mut self) {
         if let Some(t) = self.texels.take() {
@@ -474,6 +531,9 @@ impl Drop for Image {
                 .unwrap_or_else(|e| e.into_inner())
                 .drain(..)
             {
+                self.device.raw.destroy_image_view(v, None);
+            }
+            if let Some(Some(v)) = self.copy_view.take() {
                 self.device.raw.destroy_image_view(v, None);
             }
             self.device.raw.destroy_image(self.raw, None)

@@ -4,6 +4,7 @@ pub mod copy_kernel;
 pub mod counters;
 pub mod device;
 pub mod image;
+pub mod image_copy_kernel;
 pub mod image_object;
 pub mod instance;
 pub mod memory;

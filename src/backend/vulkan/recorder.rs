@@ -264,6 +264,9 @@ impl<'a> Recorder<'a> {
             }
             (None, None) => {}
         }
+        if self.copy_image_with_shader(src, dst, regions) {
+            return;
+        }
         super::counters::count_command();
         self.before(vk::PipelineStageFlags::TRANSFER);
         let r: Vec<vk::ImageCopy> = regions.iter().map(image_copy).collect();
@@ -274,6 +277,85 @@ impl<'a> Recorder<'a> {
                 .raw
                 .cmd_copy_image(self.cmd, src.raw, general, dst.raw, general, &r)
         };
+    }
+
+    /// Records the copy of `regions` from `src` to `dst` as dispatches of the image-copy shader
+    /// (`image_copy_kernel.rs`) where the device copies images with it and both images have
+    /// copy views; false (nothing recorded) otherwise.
+    fn copy_image_with_shader(&mut self, src: &Image, dst: &Image, regions: &[ImageCopy]) -> bool {
+        let Some(k) = self.device.image_copy_kernels() else {
+            return false;
+        };
+        let (Some(pd), Some(from), Some(to)) = (
+            self.device.push_descriptor.as_ref(),
+            src.copy_view(),
+            dst.copy_view(),
+        ) else {
+            return false;
+        };
+        let max = self.device.phys.limits.max_compute_work_group_count;
+        let dim = src.shape.dim;
+        let plans: Option<Vec<_>> = regions
+            .iter()
+            .map(|c| super::image_copy_kernel::plan(dim, c, max))
+            .collect();
+        let Some(plans) = plans else {
+            return false;
+        };
+        let cache = self.device.pipeline_cache.raw;
+        let Some(pipeline) = k.pipeline(&self.device.raw, cache, dim, src.texel_size) else {
+            return false;
+        };
+        for p in &plans {
+            super::counters::count_command();
+            super::counters::count_shader_copy();
+            self.before(vk::PipelineStageFlags::COMPUTE_SHADER);
+            let infos = [from, to].map(|view| {
+                [vk::DescriptorImageInfo {
+                    sampler: vk::Sampler::null(),
+                    image_view: view,
+                    image_layout: vk::ImageLayout::GENERAL,
+                }]
+            });
+            let writes = [0, 1].map(|b| {
+                vk::WriteDescriptorSet::default()
+                    .dst_binding(b)
+                    .descriptor_type(vk::DescriptorType::STORAGE_IMAGE)
+                    .image_info(&infos[b as usize])
+            });
+            // SAFETY: the command buffer is recording; the pipeline and its layout live with
+            // the device; the views live with their images, which the job (or the
+            // secondary) keeps; the layout declares this push-constant range and set 0 of
+            // two storage images.
+            unsafe {
+                if self.bound != pipeline {
+                    self.bound = pipeline;
+                    self.device.raw.cmd_bind_pipeline(
+                        self.cmd,
+                        vk::PipelineBindPoint::COMPUTE,
+                        pipeline,
+                    );
+                }
+                pd.cmd_push_descriptor_set(
+                    self.cmd,
+                    vk::PipelineBindPoint::COMPUTE,
+                    k.layout,
+                    0,
+                    &writes,
+                );
+                self.device.raw.cmd_push_constants(
+                    self.cmd,
+                    k.layout,
+                    vk::ShaderStageFlags::COMPUTE,
+                    0,
+                    &p.push,
+                );
+                self.device
+                    .raw
+                    .cmd_dispatch(self.cmd, p.groups[0], p.groups[1], p.groups[2]);
+            }
+        }
+        true
     }
 
     /// `vkCmdFillBuffer` with a 32-bit pattern; offset and size multiples of 4.
