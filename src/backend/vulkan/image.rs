@@ -1,7 +1,8 @@
 //! Images, the runtime half (docs/images.md): the OpenCL image formats as Vulkan formats, what
 //! the physical device can do with each (`vkGetPhysicalDeviceFormatProperties`, optimal
-//! tiling) and the device's image limits. OpenCL names appear here only as the plain numbers
-//! core hands down (a channel order and a channel data type).
+//! tiling), the device's image limits, and the plain shapes and boxes image commands carry
+//! ([`ImageShape`], [`ImageRegion`], [`ImageCopy`]). OpenCL names appear here only as the plain
+//! numbers core hands down (a channel order and a channel data type).
 
 use super::instance::{Instance, PhysicalDevice};
 use ash::vk;
@@ -201,4 +202,45 @@ pub fn texel_size(format: vk::Format) -> Option<usize> {
         F::R32G32B32A32_SINT | F::R32G32B32A32_UINT | F::R32G32B32A32_SFLOAT => 16,
         _ => return None,
     })
+}
+
+/// The dimensionality of a Vulkan image (`VK_IMAGE_TYPE_1D`, `2D`, `3D`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dim {
+    D1,
+    D2,
+    D3,
+}
+
+/// The Vulkan shape of an image: its type, its extent in texels (height and depth 1 where
+/// the type has none) and its array layers (1 for non-arrays).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageShape {
+    pub dim: Dim,
+    pub extent: [u32; 3],
+    pub layers: u32,
+}
+
+/// A box of an image and where its texels lie in a buffer, tightly packed from
+/// `buffer_offset` (bytes; a multiple of the texel size): rows of `extent[0]` texels, then
+/// `extent[1]` rows per slice, slices of a 3D box then layers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageRegion {
+    pub buffer_offset: u64,
+    pub offset: [u32; 3],
+    pub extent: [u32; 3],
+    pub base_layer: u32,
+    pub layers: u32,
+}
+
+/// A box copied between two images of one format: source and destination offsets and first
+/// layers, and the extent and layer count both share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageCopy {
+    pub src_offset: [u32; 3],
+    pub src_layer: u32,
+    pub dst_offset: [u32; 3],
+    pub dst_layer: u32,
+    pub extent: [u32; 3],
+    pub layers: u32,
 }

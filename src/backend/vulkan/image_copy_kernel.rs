@@ -22,7 +22,7 @@
 //! or layer in z.
 
 use super::copy_kernel::compute_pipeline;
-use super::image_object::{Dim, ImageCopy};
+use super::image::{Dim, ImageCopy};
 use ash::vk;
 use rspirv::binary::Assemble;
 use rspirv::dr::{Builder, Operand};

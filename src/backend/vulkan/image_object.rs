@@ -7,53 +7,13 @@
 
 use super::device::Device;
 use super::image::{format_support, vk_format};
+pub use super::image::{Dim, ImageCopy, ImageRegion, ImageShape};
 use super::memory::Buffer;
 use crate::backend::error::BackendError;
 use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use gpu_allocator::MemoryLocation;
 use std::sync::{Arc, Mutex};
-
-/// The dimensionality of a Vulkan image (`VK_IMAGE_TYPE_1D`, `2D`, `3D`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dim {
-    D1,
-    D2,
-    D3,
-}
-
-/// The Vulkan shape of an image: its type, its extent in texels (height and depth 1 where
-/// the type has none) and its array layers (1 for non-arrays).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ImageShape {
-    pub dim: Dim,
-    pub extent: [u32; 3],
-    pub layers: u32,
-}
-
-/// A box of an image and where its texels lie in a buffer, tightly packed from
-/// `buffer_offset` (bytes; a multiple of the texel size): rows of `extent[0]` texels, then
-/// `extent[1]` rows per slice, slices of a 3D box then layers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ImageRegion {
-    pub buffer_offset: u64,
-    pub offset: [u32; 3],
-    pub extent: [u32; 3],
-    pub base_layer: u32,
-    pub layers: u32,
-}
-
-/// A box copied between two images of one format: source and destination offsets and first
-/// layers, and the extent and layer count both share.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ImageCopy {
-    pub src_offset: [u32; 3],
-    pub src_layer: u32,
-    pub dst_offset: [u32; 3],
-    pub dst_layer: u32,
-    pub extent: [u32; 3],
-    pub layers: u32,
-}
 
 /// An image: the `VkImage`, its memory and what it was made with.
 pub struct Image {
