@@ -68,6 +68,11 @@ pub struct Config {
     /// `0` always with `vkCmdCopyBuffer`; unset: the shader on NVIDIA's driver only
     /// (`backend/vulkan/copy_kernel.rs`).
     pub copy_kernel: Option<bool>,
+    /// `VKCL_GPU_TIMEOUT_MS`: a wait for a device command that has not ended after this long
+    /// marks the device lost (its commands fail with `CL_OUT_OF_RESOURCES`), as a display
+    /// driver's watchdog would; None (unset or 0): no limit. For GPUs whose driver reports no
+    /// device loss after a fault (NVIDIA's, docs/devices.md "GPU faults").
+    pub gpu_timeout: Option<std::time::Duration>,
     /// `VKCL_OPENCL_VERSION=3.0`: every device and the platform report OpenCL 3.0 even where
     /// OpenCL 3.1's requirements hold (core::version), for comparisons with 3.0 behaviour.
     pub opencl_30: bool,
@@ -244,6 +249,10 @@ impl Config {
                     var("VKCL_COMMAND_BUFFER_MULTI_DEVICE").as_deref(),
                     Some("0") | Some("off")
                 ),
+            gpu_timeout: var("VKCL_GPU_TIMEOUT_MS")
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .filter(|&ms| ms > 0)
+                .map(std::time::Duration::from_millis),
             opencl_30: var("VKCL_OPENCL_VERSION").as_deref() == Some("3.0"),
             subdevice_dispatch,
             staged_reads: var("VKCL_STAGED_READS").as_deref() == Some("1"),

@@ -125,7 +125,9 @@ impl Timeline {
     /// [`CHECK_WAIT`] timeout, where the driver reports `VK_ERROR_DEVICE_LOST`), looks at the
     /// device's lost flag (set by any call that saw the loss, on any thread) and runs `probe`
     /// (foreign work's own error check: a CUDA error on a green context's stream), which
-    /// marks the device lost when it fails. No time limit: a long kernel is no fault.
+    /// marks the device lost when it fails. No time limit by default (a long kernel is no
+    /// fault): with `VKCL_GPU_TIMEOUT_MS` a wait still unfinished after that long marks the
+    /// device lost (NVIDIA's driver reports nothing after a GPU fault: `examples/fault_probe.rs`).
     /// Errors: `VK_ERROR_DEVICE_LOST` as said; other errors of the Vulkan calls.
     pub fn wait_probed(&self, value: u64, probe: Option<&Probe>) -> Result<(), vk::Result> {
         let dev = &self.device;
@@ -147,6 +149,7 @@ impl Timeline {
                 "vkWaitSemaphores",
             )
         };
+        let start = std::time::Instant::now();
         // The checks made every CHECK: Ok(true) when the value was reached meanwhile.
         let check = || -> Result<bool, vk::Result> {
             match blocking(CHECK_WAIT) {
@@ -157,6 +160,14 @@ impl Timeline {
             if let Some(Err(why)) = probe.map(|p| p()) {
                 dev.mark_lost(&why);
             }
+            if let Some(limit) = crate::util::config::config().gpu_timeout {
+                if start.elapsed() >= limit {
+                    dev.mark_lost(&format!(
+                        "a command did not end within VKCL_GPU_TIMEOUT_MS = {} ms",
+                        limit.as_millis()
+                    ));
+                }
+            }
             if dev.is_lost() {
                 return if counter()? >= value {
                     Ok(true)
@@ -166,7 +177,6 @@ impl Timeline {
             }
             Ok(false)
         };
-        let start = std::time::Instant::now();
         let mut next_check = CHECK;
         if dev.phys.device_type != vk::PhysicalDeviceType::CPU {
             loop {
