@@ -49,17 +49,7 @@ fn a_command_past_the_limit_loses_the_device_and_nothing_hangs() {
     let mut ev = null_mut();
     let one = 1usize;
     ok(unsafe {
-        cl!(clEnqueueNDRangeKernel)(
-            env.queue,
-            slow,
-            1,
-            null(),
-            &one,
-            null(),
-            0,
-            null(),
-            &mut ev,
-        )
+        cl!(clEnqueueNDRangeKernel)(env.queue, slow, 1, null(), &one, null(), 0, null(), &mut ev)
     });
     let r = unsafe { cl!(clFinish)(env.queue) };
     let elapsed = t0.elapsed();
