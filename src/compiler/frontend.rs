@@ -348,12 +348,19 @@ pub(crate) fn compile_il(
 ///
 /// Every call of the program's own functions must be inlined (see
 /// [`super::lower`]'s `calls` pass for why vkcl does not emit calls). The O2 pipeline with a
-/// huge threshold inlines nearly all; the functions it leaves called (`noinline` ones, or a
-/// callee too large even for that threshold) are found in the SPIR-V ([`not_inlined`]) and
-/// the module goes through opt once more with those functions made `alwaysinline` (and
-/// their `noinline` and `optnone` removed), which costs a second opt and llvm-spirv run only
-/// for such programs. What is still called after that (a recursive function) is reported by
-/// the lowering with the function's name.
+/// huge threshold inlines nearly all; the functions it leaves called (`noinline` ones, a
+/// callee too large even for that threshold, or one called where the branch weights make the
+/// call cold: LLVM gives such call sites its own threshold, `-inline-cold-callsite-threshold`,
+/// 45) are found in the SPIR-V ([`not_inlined`]) and the module goes through opt once more
+/// with those functions made `alwaysinline` (and their `noinline` and `optnone` removed),
+/// which costs a second opt and llvm-spirv run only for such programs. That run can leave a
+/// call that the first one inlined: a function that called one of them grew by inlining it
+/// and now exceeds a threshold where it is called (pyopencl's `bessel_jv`: inlined into its
+/// kernel by the first run; of cost 3.2 million against the limit of 1 million in the
+/// second). So the runs repeat, each forcing every function found so far, until no new
+/// function is left called; the set only grows and the module's functions are finite, so
+/// this ends. What is still called then (a recursive function) is reported by the lowering
+/// with the function's name.
 fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, BuildFailure> {
     // LLVM 15's InstCombine miscompiles some loop-carried vectors: see `phiguard`. The math
     // library joins after the guard: its loops carry vectors only through `insertelement`.
@@ -373,17 +380,24 @@ fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, Build
             ))),
         }
     };
-    let words = optimize_and_translate(tools, dir, input, &[])?;
-    let left = not_inlined(&words);
-    if left.is_empty() {
-        return unguard(words);
+    let mut words = optimize_and_translate(tools, dir, input, &[])?;
+    let mut forced: Vec<String> = Vec::new();
+    loop {
+        let left: Vec<String> = not_inlined(&words)
+            .into_iter()
+            .filter(|f| !forced.contains(f))
+            .collect();
+        if left.is_empty() {
+            return unguard(words);
+        }
+        tracing::debug!(
+            "{} functions not inlined by opt, inlined by force: {}",
+            left.len(),
+            left.join(", ")
+        );
+        forced.extend(left);
+        words = optimize_and_translate(tools, dir, input, &forced)?;
     }
-    tracing::debug!(
-        "{} functions not inlined by opt, inlined by force: {}",
-        left.len(),
-        left.join(", ")
-    );
-    unguard(optimize_and_translate(tools, dir, input, &left)?)
 }
 
 /// The module of `bc` (bitcode, or text IR when it ends in `.ll`) with `phiguard::guard`
