@@ -66,29 +66,6 @@ fn every_type_round_trips_with_pitches() {
     }
 }
 
-fn copy_image(
-    env: &Env,
-    s: &Img,
-    d: &Img,
-    so: [usize; 3],
-    dso: [usize; 3],
-    r: [usize; 3],
-) -> cl_int {
-    unsafe {
-        cl!(clEnqueueCopyImage)(
-            env.queue,
-            s.mem,
-            d.mem,
-            so.as_ptr(),
-            dso.as_ptr(),
-            r.as_ptr(),
-            0,
-            null(),
-            null_mut(),
-        )
-    }
-}
-
 #[test]
 fn copies_between_images() {
     let env = env();

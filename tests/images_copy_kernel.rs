@@ -19,19 +19,7 @@ fn shader_copies() -> u64 {
 }
 
 fn copy(env: &Env, s: &Img, d: &Img, so: [usize; 3], dso: [usize; 3], r: [usize; 3]) {
-    ok(unsafe {
-        cl!(clEnqueueCopyImage)(
-            env.queue,
-            s.mem,
-            d.mem,
-            so.as_ptr(),
-            dso.as_ptr(),
-            r.as_ptr(),
-            0,
-            null(),
-            null_mut(),
-        )
-    });
+    ok(copy_image(env, s, d, so, dso, r));
 }
 
 #[test]

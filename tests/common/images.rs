@@ -186,6 +186,30 @@ pub fn write_image(
     }
 }
 
+/// clEnqueueCopyImage of the box at `so` of `s` (region `r`) to `dso` of `d`, its error code.
+pub fn copy_image(
+    env: &Env,
+    s: &Img,
+    d: &Img,
+    so: [usize; 3],
+    dso: [usize; 3],
+    r: [usize; 3],
+) -> cl_int {
+    unsafe {
+        cl!(clEnqueueCopyImage)(
+            env.queue,
+            s.mem,
+            d.mem,
+            so.as_ptr(),
+            dso.as_ptr(),
+            r.as_ptr(),
+            0,
+            null(),
+            null_mut(),
+        )
+    }
+}
+
 pub const RGBA8: (u32, u32) = (CL_RGBA, CL_UNORM_INT8);
 pub const R32F: (u32, u32) = (CL_R, CL_FLOAT);
 

@@ -47,7 +47,7 @@ pub struct CopyDispatch {
 /// [`MIN_BYTES`], more 16-byte words than a u32 counts, or more groups than `max_groups`
 /// allows in two dimensions).
 pub fn plan(src: u64, dst: u64, size: u64, max_groups: [u32; 2]) -> Option<CopyDispatch> {
-    if size < MIN_BYTES || (src | dst | size) % 16 != 0 {
+    if size < MIN_BYTES || !(src | dst | size).is_multiple_of(16) {
         return None;
     }
     let words = u32::try_from(size / 16).ok()?;
@@ -238,6 +238,30 @@ pub fn compute_pipeline(
     }
 }
 
+/// Checks one of vkcl's own shaders with `spirv-val` (Vulkan 1.2 rules), panicking with its
+/// message when invalid; where spirv-val is missing, says so and returns (unit tests).
+#[cfg(test)]
+pub(crate) fn assert_valid_spirv(words: &[u32], name: &str) {
+    assert_eq!(words[0], 0x0723_0203, "{name}: SPIR-V magic");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(format!("{name}.spv"));
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&path, bytes).unwrap();
+    let Ok(out) = std::process::Command::new("spirv-val")
+        .args(["--target-env", "vulkan1.2"])
+        .arg(&path)
+        .output()
+    else {
+        eprintln!("{name}: skipped, no spirv-val");
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,25 +303,6 @@ mod tests {
 
     #[test]
     fn the_shader_is_valid_vulkan_spirv() {
-        let words = spirv();
-        assert_eq!(words[0], 0x0723_0203, "SPIR-V magic");
-        let dir = std::env::temp_dir().join(format!("vkcl-copy-kernel-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("copy.spv");
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        std::fs::write(&path, bytes).unwrap();
-        let Ok(out) = std::process::Command::new("spirv-val")
-            .args(["--target-env", "vulkan1.2"])
-            .arg(&path)
-            .output()
-        else {
-            eprintln!("skipped: no spirv-val");
-            return;
-        };
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_valid_spirv(&spirv(), "copy");
     }
 }

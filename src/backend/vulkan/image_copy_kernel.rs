@@ -354,30 +354,12 @@ mod tests {
 
     #[test]
     fn the_shaders_are_valid_vulkan_spirv() {
-        let dir = std::env::temp_dir().join(format!("vkcl-image-copy-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
         for (dim, size) in [Dim::D1, Dim::D2, Dim::D3]
             .into_iter()
             .flat_map(|d| [1, 2, 4, 8, 16].map(|s| (d, s)))
         {
-            let words = spirv(dim, size);
-            assert_eq!(words[0], 0x0723_0203, "SPIR-V magic");
-            let path = dir.join(format!("copy-{dim:?}-{size}.spv"));
-            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-            std::fs::write(&path, bytes).unwrap();
-            let Ok(out) = std::process::Command::new("spirv-val")
-                .args(["--target-env", "vulkan1.2"])
-                .arg(&path)
-                .output()
-            else {
-                eprintln!("skipped: no spirv-val");
-                return;
-            };
-            assert!(
-                out.status.success(),
-                "{dim:?}, {size} bytes: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            let name = format!("image-copy-{dim:?}-{size}");
+            super::super::copy_kernel::assert_valid_spirv(&spirv(dim, size), &name);
         }
     }
 }
