@@ -71,7 +71,7 @@ pub struct Config {
     /// `VKCL_GPU_TIMEOUT_MS`: a wait for a device command that has not ended after this long
     /// marks the device lost (its commands fail with `CL_OUT_OF_RESOURCES`), as a display
     /// driver's watchdog would; None (unset or 0): no limit. For GPUs whose driver reports no
-    /// device loss after a fault (NVIDIA's, docs/devices.md "GPU faults").
+    /// device loss after a fault (NVIDIA's, docs/features.md).
     pub gpu_timeout: Option<std::time::Duration>,
     /// `VKCL_OPENCL_VERSION=3.0`: every device and the platform report OpenCL 3.0 even where
     /// OpenCL 3.1's requirements hold (core::version), for comparisons with 3.0 behaviour.
