@@ -419,25 +419,12 @@ impl Image {
             (Dim::D2, true) => vk::ImageViewType::TYPE_2D_ARRAY,
             (Dim::D3, _) => vk::ImageViewType::TYPE_3D,
         };
-        let mut usage = vk::ImageViewUsageCreateInfo::default().usage(if storage {
+        let usage = if storage {
             vk::ImageUsageFlags::STORAGE
         } else {
             vk::ImageUsageFlags::SAMPLED
-        });
-        let info = vk::ImageViewCreateInfo::default()
-            .image(self.raw)
-            .view_type(view_type)
-            .format(self.format)
-            .subresource_range(vk::ImageSubresourceRange {
-                aspect_mask: vk::ImageAspectFlags::COLOR,
-                base_mip_level: 0,
-                level_count: 1,
-                base_array_layer: 0,
-                layer_count: self.shape.layers,
-            })
-            .push_next(&mut usage);
-        // SAFETY: a view of this live image with a usage it was created with.
-        let v = unsafe { self.device.raw.create_image_view(&info, None) }?;
+        };
+        let v = self.make_view(view_type, self.format, usage)?;
         views.push((storage, arrayed, v));
         Ok(v)
     }
@@ -451,26 +438,41 @@ impl Image {
     pub fn copy_view(&self) -> Option<vk::ImageView> {
         let format = self.copy_format?;
         *self.copy_view.get_or_init(|| {
-            let mut usage =
-                vk::ImageViewUsageCreateInfo::default().usage(vk::ImageUsageFlags::STORAGE);
-            let info = vk::ImageViewCreateInfo::default()
-                .image(self.raw)
-                .view_type(super::image_copy_kernel::view_type(self.shape.dim))
-                .format(format)
-                .subresource_range(vk::ImageSubresourceRange {
-                    aspect_mask: vk::ImageAspectFlags::COLOR,
-                    base_mip_level: 0,
-                    level_count: 1,
-                    base_array_layer: 0,
-                    layer_count: self.shape.layers,
-                })
-                .push_next(&mut usage);
-            // SAFETY: a view of this live image, made with MUTABLE_FORMAT and this format in
-            // its format list (or of this very format), with the STORAGE usage it has.
-            unsafe { self.device.raw.create_image_view(&info, None) }
+            let view_type = super::image_copy_kernel::view_type(self.shape.dim);
+            self.make_view(view_type, format, vk::ImageUsageFlags::STORAGE)
                 .map_err(|e| tracing::warn!("an image's copy view could not be made ({e})"))
                 .ok()
         })
+    }
+}
+
+impl Image {
+    /// A view of the whole image (every layer, the one level) of `view_type` and `format`
+    /// with the one `usage`. The caller picks a format the image can be viewed as (its own, or
+    /// one of its `MUTABLE_FORMAT` format list) and a usage it was made with.
+    /// Errors: `vkCreateImageView`'s result.
+    fn make_view(
+        &self,
+        view_type: vk::ImageViewType,
+        format: vk::Format,
+        usage: vk::ImageUsageFlags,
+    ) -> Result<vk::ImageView, vk::Result> {
+        let mut usage = vk::ImageViewUsageCreateInfo::default().usage(usage);
+        let info = vk::ImageViewCreateInfo::default()
+            .image(self.raw)
+            .view_type(view_type)
+            .format(format)
+            .subresource_range(vk::ImageSubresourceRange {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                base_mip_level: 0,
+                level_count: 1,
+                base_array_layer: 0,
+                layer_count: self.shape.layers,
+            })
+            .push_next(&mut usage);
+        // SAFETY: a view of this live image in a format and with a usage it allows (the
+        // caller's duty, see above).
+        unsafe { self.device.raw.create_image_view(&info, None) }
     }
 }
 
