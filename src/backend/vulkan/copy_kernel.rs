@@ -75,6 +75,36 @@ pub fn wanted(vendor_id: u32, setting: Option<bool>) -> bool {
     setting.unwrap_or(vendor_id == 0x10DE)
 }
 
+/// Declares the interface every vkcl compute shader has: a `Block` struct of `members`
+/// (type id, byte offset) as a push-constant variable, and the `GlobalInvocationId` input of
+/// type `uvec3` (`v3`). Returns (push-constant variable, invocation-id variable).
+pub(super) fn push_block_and_invocation_id(
+    b: &mut Builder,
+    members: &[(u32, u32)],
+    v3: u32,
+) -> (u32, u32) {
+    let block = b.type_struct(members.iter().map(|m| m.0).collect::<Vec<_>>());
+    b.decorate(block, Decoration::Block, vec![]);
+    for (i, &(_, offset)) in members.iter().enumerate() {
+        b.member_decorate(
+            block,
+            i as u32,
+            Decoration::Offset,
+            vec![Operand::LiteralBit32(offset)],
+        );
+    }
+    let pc_ptr = b.type_pointer(None, StorageClass::PushConstant, block);
+    let pc = b.variable(pc_ptr, None, StorageClass::PushConstant, None);
+    let in_ptr = b.type_pointer(None, StorageClass::Input, v3);
+    let gid = b.variable(in_ptr, None, StorageClass::Input, None);
+    b.decorate(
+        gid,
+        Decoration::BuiltIn,
+        vec![Operand::BuiltIn(BuiltIn::GlobalInvocationId)],
+    );
+    (pc, gid)
+}
+
 /// The SPIR-V words of the copy shader.
 pub fn spirv() -> Vec<u32> {
     let mut b = Builder::new();
@@ -93,24 +123,10 @@ pub fn spirv() -> Vec<u32> {
     let bool_t = b.type_bool();
     let v3 = b.type_vector(u32_t, 3);
     let v4 = b.type_vector(u32_t, 4);
-    let block = b.type_struct(vec![u64_t, u64_t, u32_t, u32_t]);
-    b.decorate(block, Decoration::Block, vec![]);
-    for (m, off) in [0u32, 8, 16, 20].into_iter().enumerate() {
-        b.member_decorate(
-            block,
-            m as u32,
-            Decoration::Offset,
-            vec![Operand::LiteralBit32(off)],
-        );
-    }
-    let pc_ptr = b.type_pointer(None, StorageClass::PushConstant, block);
-    let pc = b.variable(pc_ptr, None, StorageClass::PushConstant, None);
-    let in_ptr = b.type_pointer(None, StorageClass::Input, v3);
-    let gid = b.variable(in_ptr, None, StorageClass::Input, None);
-    b.decorate(
-        gid,
-        Decoration::BuiltIn,
-        vec![Operand::BuiltIn(BuiltIn::GlobalInvocationId)],
+    let (pc, gid) = push_block_and_invocation_id(
+        &mut b,
+        &[(u64_t, 0), (u64_t, 8), (u32_t, 16), (u32_t, 20)],
+        v3,
     );
     let word_ptr = b.type_pointer(None, StorageClass::PhysicalStorageBuffer, v4);
     let pc_u64 = b.type_pointer(None, StorageClass::PushConstant, u64_t);

@@ -16,11 +16,12 @@ static SECONDARY_BARRIERS: AtomicU64 = AtomicU64::new(0);
 /// was loaded (`backend/vulkan/staging.rs`).
 static STAGING_ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 
-/// Number of buffer copies made by vkcl's copy shader (`copy_kernel.rs`) rather than
-/// `vkCmdCopyBuffer`, since the library was loaded.
+/// Number of copies made by vkcl's copy shaders (buffers: `copy_kernel.rs`, images:
+/// `image_copy_kernel.rs`) rather than `vkCmdCopyBuffer` / `vkCmdCopyImage`, one per region,
+/// since the library was loaded.
 static SHADER_COPIES: AtomicU64 = AtomicU64::new(0);
 
-/// Counts one buffer copy made by the copy shader.
+/// Counts one region copied by a copy shader.
 pub fn count_shader_copy() {
     SHADER_COPIES.fetch_add(1, Ordering::Relaxed);
 }
@@ -52,7 +53,7 @@ pub fn count_secondary_barriers(n: u64) {
 
 /// The counters since the library was loaded: `vkQueueSubmit` calls, device commands
 /// recorded, secondaries executed, barriers recorded into secondaries, staging buffers
-/// allocated from Vulkan, buffer copies made by the copy shader.
+/// allocated from Vulkan, regions copied by the copy shaders.
 pub fn snapshot() -> [u64; 6] {
     [
         QUEUE_SUBMITS.load(Ordering::Relaxed),

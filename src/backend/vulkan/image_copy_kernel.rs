@@ -21,14 +21,14 @@
 //! (x, y, z) when x and y are inside the extent; the dispatch has exactly one group per slice
 //! or layer in z.
 
-use super::copy_kernel::compute_pipeline;
+use super::copy_kernel::{compute_pipeline, push_block_and_invocation_id};
 use super::image::{Dim, ImageCopy};
 use ash::vk;
 use rspirv::binary::Assemble;
 use rspirv::dr::{Builder, Operand};
 use rspirv::spirv::{
-    self, AddressingModel, BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel,
-    FunctionControl, ImageFormat, MemoryModel, SelectionControl, StorageClass,
+    self, AddressingModel, Capability, Decoration, ExecutionMode, ExecutionModel, FunctionControl,
+    ImageFormat, MemoryModel, SelectionControl, StorageClass,
 };
 
 /// Invocations per work-group in x and y.
@@ -173,25 +173,8 @@ pub fn spirv(dim: Dim, texel_size: u64) -> Vec<u32> {
     }
     b.decorate(src, Decoration::NonWritable, vec![]);
     b.decorate(dst, Decoration::NonReadable, vec![]);
-    let block = b.type_struct(vec![u32_t; 9]);
-    b.decorate(block, Decoration::Block, vec![]);
-    for m in 0..9u32 {
-        b.member_decorate(
-            block,
-            m,
-            Decoration::Offset,
-            vec![Operand::LiteralBit32(m * 4)],
-        );
-    }
-    let pc_ptr = b.type_pointer(None, StorageClass::PushConstant, block);
-    let pc = b.variable(pc_ptr, None, StorageClass::PushConstant, None);
-    let in_ptr = b.type_pointer(None, StorageClass::Input, v3);
-    let gid = b.variable(in_ptr, None, StorageClass::Input, None);
-    b.decorate(
-        gid,
-        Decoration::BuiltIn,
-        vec![Operand::BuiltIn(BuiltIn::GlobalInvocationId)],
-    );
+    let members: Vec<(u32, u32)> = (0..9).map(|m| (u32_t, m * 4)).collect();
+    let (pc, gid) = push_block_and_invocation_id(&mut b, &members, v3);
     let pc_u32 = b.type_pointer(None, StorageClass::PushConstant, u32_t);
     let member: Vec<u32> = (0..9).map(|v| b.constant_bit32(u32_t, v)).collect();
     let main = b

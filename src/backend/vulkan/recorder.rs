@@ -131,34 +131,9 @@ impl<'a> Recorder<'a> {
         plans: &[super::copy_kernel::CopyDispatch],
     ) {
         for p in plans {
-            super::counters::count_command();
             super::counters::count_shader_copy();
-            self.before(vk::PipelineStageFlags::COMPUTE_SHADER);
-            if self.bound != k.raw {
-                self.bound = k.raw;
-                // SAFETY: the command buffer is recording; the pipeline lives with the device.
-                unsafe {
-                    self.device.raw.cmd_bind_pipeline(
-                        self.cmd,
-                        vk::PipelineBindPoint::COMPUTE,
-                        k.raw,
-                    )
-                };
-            }
-            // SAFETY: the layout declares exactly this push-constant range; the buffers'
-            // addresses stay valid while the job (or the secondary) keeps them.
-            unsafe {
-                self.device.raw.cmd_push_constants(
-                    self.cmd,
-                    k.layout,
-                    vk::ShaderStageFlags::COMPUTE,
-                    0,
-                    &p.push,
-                );
-                self.device
-                    .raw
-                    .cmd_dispatch(self.cmd, p.groups[0], p.groups[1], 1);
-            }
+            // The buffers' addresses stay valid while the job (or the secondary) keeps them.
+            self.dispatch_raw(k.raw, k.layout, &p.push, [p.groups[0], p.groups[1], 1]);
         }
     }
 
@@ -306,54 +281,35 @@ impl<'a> Recorder<'a> {
         let Some(pipeline) = k.pipeline(&self.device.raw, cache, dim, src.texel_size) else {
             return false;
         };
+        let infos = [from, to].map(|view| {
+            [vk::DescriptorImageInfo {
+                sampler: vk::Sampler::null(),
+                image_view: view,
+                image_layout: vk::ImageLayout::GENERAL,
+            }]
+        });
+        let writes = [0, 1].map(|b| {
+            vk::WriteDescriptorSet::default()
+                .dst_binding(b)
+                .descriptor_type(vk::DescriptorType::STORAGE_IMAGE)
+                .image_info(&infos[b as usize])
+        });
+        // SAFETY: the command buffer is recording; the layout lives with the device and
+        // declares set 0 of two storage images; the views live with their images, which the
+        // job (or the secondary) keeps. Pushed once (before the pipeline is bound, which
+        // Vulkan allows): every region copies between the same two.
+        unsafe {
+            pd.cmd_push_descriptor_set(
+                self.cmd,
+                vk::PipelineBindPoint::COMPUTE,
+                k.layout,
+                0,
+                &writes,
+            )
+        };
         for p in &plans {
-            super::counters::count_command();
             super::counters::count_shader_copy();
-            self.before(vk::PipelineStageFlags::COMPUTE_SHADER);
-            let infos = [from, to].map(|view| {
-                [vk::DescriptorImageInfo {
-                    sampler: vk::Sampler::null(),
-                    image_view: view,
-                    image_layout: vk::ImageLayout::GENERAL,
-                }]
-            });
-            let writes = [0, 1].map(|b| {
-                vk::WriteDescriptorSet::default()
-                    .dst_binding(b)
-                    .descriptor_type(vk::DescriptorType::STORAGE_IMAGE)
-                    .image_info(&infos[b as usize])
-            });
-            // SAFETY: the command buffer is recording; the pipeline and its layout live with
-            // the device; the views live with their images, which the job (or the
-            // secondary) keeps; the layout declares this push-constant range and set 0 of
-            // two storage images.
-            unsafe {
-                if self.bound != pipeline {
-                    self.bound = pipeline;
-                    self.device.raw.cmd_bind_pipeline(
-                        self.cmd,
-                        vk::PipelineBindPoint::COMPUTE,
-                        pipeline,
-                    );
-                }
-                pd.cmd_push_descriptor_set(
-                    self.cmd,
-                    vk::PipelineBindPoint::COMPUTE,
-                    k.layout,
-                    0,
-                    &writes,
-                );
-                self.device.raw.cmd_push_constants(
-                    self.cmd,
-                    k.layout,
-                    vk::ShaderStageFlags::COMPUTE,
-                    0,
-                    &p.push,
-                );
-                self.device
-                    .raw
-                    .cmd_dispatch(self.cmd, p.groups[0], p.groups[1], p.groups[2]);
-            }
+            self.dispatch_raw(pipeline, k.layout, &p.push, p.groups);
         }
         true
     }
@@ -372,14 +328,27 @@ impl<'a> Recorder<'a> {
 
     /// Binds `pipeline`, pushes the 32-byte constant block and dispatches `groups` work-groups.
     pub fn dispatch(&mut self, pipeline: &Pipeline, push: &[u8; 32], groups: [u32; 3]) {
+        self.dispatch_raw(pipeline.raw, pipeline.layout, push, groups);
+    }
+
+    /// [`Recorder::dispatch`] of any pipeline (a kernel's, or vkcl's own copy shaders) whose
+    /// `layout` declares exactly `push`'s push-constant range at offset 0.
+    fn dispatch_raw(
+        &mut self,
+        pipeline: vk::Pipeline,
+        layout: vk::PipelineLayout,
+        push: &[u8],
+        groups: [u32; 3],
+    ) {
         super::counters::count_command();
         self.before(vk::PipelineStageFlags::COMPUTE_SHADER);
-        self.bind(pipeline);
-        // SAFETY: as above; the pipeline's layout declares exactly this push-constant range.
+        self.bind_raw(pipeline);
+        // SAFETY: the command buffer is recording; the layout declares exactly this
+        // push-constant range (the caller's duty); the pipeline is alive (see bind_raw).
         unsafe {
             self.device.raw.cmd_push_constants(
                 self.cmd,
-                pipeline.layout,
+                layout,
                 vk::ShaderStageFlags::COMPUTE,
                 0,
                 push,
@@ -442,18 +411,22 @@ impl<'a> Recorder<'a> {
     /// Binds `pipeline` for compute unless it is the one bound last: consecutive launches of
     /// one kernel (waves, split grids, command-buffer chains) bind it once.
     pub fn bind(&mut self, pipeline: &Pipeline) {
-        if self.bound == pipeline.raw {
+        self.bind_raw(pipeline.raw);
+    }
+
+    /// [`Recorder::bind`] of a pipeline vkcl made itself (its copy shaders), alive as long as
+    /// the device.
+    fn bind_raw(&mut self, pipeline: vk::Pipeline) {
+        if self.bound == pipeline {
             return;
         }
-        self.bound = pipeline.raw;
+        self.bound = pipeline;
         // SAFETY: the command buffer is recording; the pipeline is alive (the job or the
-        // secondary keeps it).
+        // secondary keeps a kernel's; vkcl's own live with the device).
         unsafe {
-            self.device.raw.cmd_bind_pipeline(
-                self.cmd,
-                vk::PipelineBindPoint::COMPUTE,
-                pipeline.raw,
-            )
+            self.device
+                .raw
+                .cmd_bind_pipeline(self.cmd, vk::PipelineBindPoint::COMPUTE, pipeline)
         };
     }
 
