@@ -64,9 +64,10 @@ pub struct Config {
     /// queues, `clRemapCommandBufferKHR`): on unless `VKCL_COMMAND_BUFFER_MULTI_DEVICE=0` or
     /// `VKCL_COMMAND_BUFFER_REVISION=0.9.4` (whose ABI predates it).
     pub command_buffer_multi_device: bool,
-    /// `VKCL_COPY_KERNEL`: `1` copies large 16-byte-aligned buffers with vkcl's copy shader,
-    /// `0` always with `vkCmdCopyBuffer`; unset: the shader on NVIDIA's driver only
-    /// (`backend/vulkan/copy_kernel.rs`).
+    /// `VKCL_COPY_KERNEL`: `1` copies large 16-byte-aligned buffers and images of one type
+    /// with vkcl's copy shaders, `0` always with `vkCmdCopyBuffer` / `vkCmdCopyImage`; unset:
+    /// the shaders on NVIDIA's driver only (`backend/vulkan/copy_kernel.rs`,
+    /// `image_copy_kernel.rs`).
     pub copy_kernel: Option<bool>,
     /// `VKCL_GPU_TIMEOUT_MS`: a wait for a device command that has not ended after this long
     /// marks the device lost (its commands fail with `CL_OUT_OF_RESOURCES`), as a display
@@ -148,6 +149,12 @@ pub struct CudaSync {
 impl Config {
     fn from_env() -> Config {
         let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        // An on/off setting: `1`, `on`, `true` / `0`, `off`, `false`; None when unset or other.
+        let switch = |k: &str| match var(k).as_deref() {
+            Some("1") | Some("on") | Some("true") => Some(true),
+            Some("0") | Some("off") | Some("false") => Some(false),
+            _ => None,
+        };
         let validation = match var("VKCL_VALIDATION").as_deref() {
             None | Some("0") | Some("off") => Validation::Off,
             Some("fatal") => Validation::Fatal,
@@ -201,20 +208,9 @@ impl Config {
             _ => None,
         };
         let handoff_spin_us = var("VKCL_HANDOFF_SPIN_US").and_then(|v| v.parse::<u64>().ok());
-        let fp64 = match var("VKCL_FP64").as_deref() {
-            Some("1") | Some("on") | Some("true") => true,
-            Some("0") | Some("off") | Some("false") => false,
-            _ => FP64_DEFAULT,
-        };
-        let fp16 = match var("VKCL_FP16").as_deref() {
-            Some("1") | Some("on") | Some("true") => Some(true),
-            Some("0") | Some("off") | Some("false") => Some(false),
-            _ => None,
-        };
-        let bounds_check = matches!(
-            var("VKCL_BOUNDS_CHECK").as_deref(),
-            Some("1") | Some("on") | Some("true")
-        );
+        let fp64 = switch("VKCL_FP64").unwrap_or(FP64_DEFAULT);
+        let fp16 = switch("VKCL_FP16");
+        let bounds_check = switch("VKCL_BOUNDS_CHECK") == Some(true);
         Config {
             bounds_check,
             fp64,
@@ -230,20 +226,12 @@ impl Config {
             ),
             log: var("VKCL_LOG"),
             dump_spirv: var("VKCL_DUMP_SPIRV").map(std::path::PathBuf::from),
-            undef_as_null: match var("VKCL_UNDEF_AS_NULL").as_deref() {
-                Some("1") | Some("on") => Some(true),
-                Some("0") | Some("off") => Some(false),
-                _ => None,
-            },
+            undef_as_null: switch("VKCL_UNDEF_AS_NULL"),
             validation,
             spirv_val,
             command_buffer_094,
             command_buffer_098,
-            copy_kernel: match var("VKCL_COPY_KERNEL").as_deref() {
-                Some("1") | Some("on") => Some(true),
-                Some("0") | Some("off") => Some(false),
-                _ => None,
-            },
+            copy_kernel: switch("VKCL_COPY_KERNEL"),
             command_buffer_multi_device: !command_buffer_094
                 && !matches!(
                     var("VKCL_COMMAND_BUFFER_MULTI_DEVICE").as_deref(),
