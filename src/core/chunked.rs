@@ -1,5 +1,5 @@
 //! Large staged reads, chunked and pipelined (issue 19): a clEnqueueReadBuffer of more than
-//! [`CHUNK`] bytes from a staged buffer ([`Mem::staged`]) becomes one engine job per chunk,
+//! [`chunk`] bytes from a staged buffer ([`Mem::staged`]) becomes one engine job per chunk,
 //! each a device copy of its chunk into one of `BUFFERS` (3) pooled staging buffers whose
 //! completion hook copies the chunk out to the application's memory. The device copies chunk
 //! k + 1 while the completion thread copies chunk k out; chunk k + `BUFFERS` waits for
@@ -19,13 +19,21 @@ use opencl_sys::*;
 use std::sync::atomic::{AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
-/// Bytes per chunk of a pipelined read; reads up to this size are one job.
-pub const CHUNK: usize = 8 << 20;
+/// Bytes per chunk of a pipelined read (`VKCL_READ_CHUNK_MB`, default 8 MiB); reads up to
+/// this size are one job. None: reads are never chunked (`VKCL_READ_CHUNK_MB=0`).
+pub fn chunk() -> Option<usize> {
+    Some(crate::util::config::config().read_chunk_bytes).filter(|&c| c > 0)
+}
+
+/// Whether a staged read of `size` bytes is split into chunks ([`read_jobs`]).
+pub fn chunked(size: usize) -> bool {
+    chunk().is_some_and(|c| size > c)
+}
 
 /// Staging buffers of a pipelined read, used in turn.
 const BUFFERS: usize = 3;
 
-/// The jobs of a read of `size` bytes (more than [`CHUNK`]) at `offset` of the staged buffer
+/// The jobs of a read of `size` bytes (more than [`chunk`]) at `offset` of the staged buffer
 /// `mem` into host `ptr` after `wait_list`, reporting to `event` (the read's, of its queue),
 /// their device copies made into work by `work` (the queue's executor). `keep` (the command's
 /// objects) stays alive until every chunk completed. The caller submits the jobs as
@@ -38,10 +46,11 @@ pub fn read_jobs(
     (mem, offset, size, ptr): (&Arc<Mem>, usize, usize, UserPtr),
     work: impl Fn(Vec<DeviceCommand>) -> Work,
 ) -> ClResult<Vec<Job>> {
-    let n = size.div_ceil(CHUNK);
+    let chunk = chunk().unwrap_or(size).max(1);
+    let n = size.div_ceil(chunk);
     let leases = (0..BUFFERS.min(n))
         .map(|_| {
-            Staging::lease(mem.storage().device(), CHUNK as u64)
+            Staging::lease(mem.storage().device(), chunk as u64)
                 .map(Arc::new)
                 .map_err(|e| refused(format_args!("staging of a read of {size} bytes"), e))
         })
@@ -55,8 +64,8 @@ pub fn read_jobs(
     let done: Vec<Arc<ChunkDone>> = (0..n).map(|_| Arc::new(ChunkDone::default())).collect();
     let mut jobs = Vec::with_capacity(n);
     for k in 0..n {
-        let at = k * CHUNK;
-        let len = CHUNK.min(size - at);
+        let at = k * chunk;
+        let len = chunk.min(size - at);
         let staging = leases[k % BUFFERS].clone();
         let copy = DeviceCommand::Copy {
             src: mem.storage().clone(),
@@ -157,7 +166,7 @@ impl JobObserver for Chunk {
             // SAFETY: the staging buffer holds the chunk (its device copy completed); the
             // application keeps `ptr` valid for the read's size until the read completes.
             unsafe {
-                std::ptr::copy_nonoverlapping(from.get() as *const u8, to.get() as *mut u8, len)
+                crate::util::host_copy::copy(from.get() as *const u8, to.get() as *mut u8, len)
             };
         }
         {

@@ -137,7 +137,7 @@ impl CommandQueue {
                 offset,
                 size,
                 ptr,
-            } if size > chunked::CHUNK && mem.staged() => {
+            } if chunked::chunked(size) && mem.staged() => {
                 let q: Arc<dyn EventQueue> = self.clone();
                 let event = Arc::new(Event::new_command(self.context.clone(), q, ty));
                 let read = (&mem, offset, size, ptr);
@@ -669,7 +669,7 @@ fn host_work(f: impl FnOnce() + Send + 'static) -> Work {
 /// Both ranges valid for `size` bytes and not overlapping.
 unsafe fn host_copy(from: UserPtr, to: UserPtr, size: usize) {
     // SAFETY: the caller's contract.
-    unsafe { std::ptr::copy_nonoverlapping(from.get() as *const u8, to.get() as *mut u8, size) };
+    unsafe { crate::util::host_copy::copy(from.get() as *const u8, to.get() as *mut u8, size) };
 }
 
 /// A completion hook: runs when the job completed successfully; its result (`CL_SUCCESS` or

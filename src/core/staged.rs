@@ -59,7 +59,7 @@ fn lease(mem: &Mem, size: usize, what: &str) -> ClResult<Arc<Staging>> {
 /// Both ranges valid for `len` bytes and not overlapping.
 unsafe fn copy(from: *const u8, to: *mut u8, len: usize) {
     // SAFETY: the caller's contract.
-    unsafe { std::ptr::copy_nonoverlapping(from, to, len) };
+    unsafe { crate::util::host_copy::copy(from, to, len) };
 }
 
 /// clEnqueueReadBuffer of `size` (> 0) bytes at `offset` of `mem` into host `ptr`: the range

@@ -86,6 +86,12 @@ pub struct Config {
     /// `VKCL_STAGING_POOL_MB` (default 256): how many MiB of idle staging buffers each Vulkan
     /// device keeps for reuse; larger staging buffers are freed after use.
     pub staging_pool_bytes: u64,
+    /// `VKCL_READ_CHUNK_MB` (default 8): staged reads larger than this many MiB are split into
+    /// pipelined chunks of it (`core/chunked.rs`); `0`: one staged copy for the whole read.
+    pub read_chunk_bytes: usize,
+    /// `VKCL_HOST_COPY_THREADS`: threads that copy large staged data out to the application
+    /// (`util/host_copy.rs`); default half the CPUs, at most 4 and at least 1.
+    pub host_copy_threads: usize,
     /// `VKCL_DEVICE_LOCAL`: `1` puts buffers (not `CL_MEM_ALLOC_HOST_PTR` ones, not those of
     /// contexts with green-context sub-devices) in device-local memory the host does not map,
     /// on discrete GPUs; `force` on every device; unset or `0`: host-visible memory.
@@ -253,6 +259,17 @@ impl Config {
                 .and_then(|v| v.trim().parse::<u64>().ok())
                 .unwrap_or(256)
                 .saturating_mul(1 << 20),
+            read_chunk_bytes: var("VKCL_READ_CHUNK_MB")
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .unwrap_or(8)
+                .saturating_mul(1 << 20),
+            host_copy_threads: var("VKCL_HOST_COPY_THREADS")
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .unwrap_or_else(|| {
+                    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+                    (cpus / 2).clamp(1, 4)
+                })
+                .max(1),
             images: var("VKCL_IMAGES").as_deref() == Some("1"),
         }
     }

@@ -3,3 +3,4 @@
 pub mod cache_file;
 pub mod config;
 pub mod cstdio;
+pub mod host_copy;

@@ -52,19 +52,36 @@ unsafe impl Sync for Buffer {}
 /// of a part of the allocator's shared blocks.
 const DEDICATED_BYTES: u64 = 4 << 20;
 
+/// Whether `device` is a discrete GPU whose device-local memory is host-visible as a whole (a
+/// memory type `DEVICE_LOCAL | HOST_VISIBLE` on a heap of at least 90% of the largest
+/// device-local heap: a resizable BAR), where OpenCL buffers, which live in such memory,
+/// must never spill into system memory.
+fn whole_vram_mappable(device: &Device) -> bool {
+    let props = &device.memory_properties;
+    let both = vk::MemoryPropertyFlags::DEVICE_LOCAL | vk::MemoryPropertyFlags::HOST_VISIBLE;
+    device.phys.device_type == vk::PhysicalDeviceType::DISCRETE_GPU
+        && props.memory_types[..props.memory_type_count as usize]
+            .iter()
+            .filter(|t| t.property_flags.contains(both))
+            .any(|t| {
+                props.memory_heaps[t.heap_index as usize].size
+                    >= device.phys.device_local_heap / 10 * 9
+            })
+}
+
 impl Buffer {
     /// Allocates `size` bytes (> 0) of host-visible device memory (suballocated below
     /// [`DEDICATED_BYTES`], dedicated from there).
     /// Errors: [`BackendError`] when Vulkan or the allocator refuse (out of memory).
     pub fn new(device: &Arc<Device>, size: u64) -> Result<Buffer, BackendError> {
-        Buffer::new_suballocated(device, size, MemoryLocation::CpuToGpu)
+        Buffer::new_suballocated(device, size, MemoryLocation::CpuToGpu, size >= DEDICATED_BYTES)
     }
 
     /// Allocates `size` bytes (> 0) of host-cached memory, the staging area of device-to-host
     /// copies out of memory the host reads slowly ([`Buffer::host_cached`] false).
     /// Errors: as [`Buffer::new`].
     pub fn readback(device: &Arc<Device>, size: u64) -> Result<Buffer, BackendError> {
-        Buffer::new_suballocated(device, size, MemoryLocation::GpuToCpu)
+        Buffer::new_suballocated(device, size, MemoryLocation::GpuToCpu, false)
     }
 
     /// As [`Buffer::new`], for an OpenCL buffer; `export`: CUDA kernels may use it too (its
@@ -77,7 +94,11 @@ impl Buffer {
     /// `device_local`: the buffer may live in device-local memory the host does not map, which
     /// it does under `VKCL_DEVICE_LOCAL=1` on discrete GPUs (`force`: on every device) unless
     /// `export` applies; such a buffer's [`Buffer::mapped`] is null and every host access
-    /// goes through staging ([`super::upload::upload`], `core/staged.rs`).
+    /// goes through staging ([`super::upload::upload`], `core/staged.rs`). Without it
+    /// (`CL_MEM_ALLOC_HOST_PTR`) a discrete GPU's buffer is host-cached system memory.
+    /// Otherwise the buffer is host-visible device-local memory where the driver has it (the
+    /// BAR); on a GPU whose whole device memory is host-visible, never system memory instead
+    /// (`ERROR_OUT_OF_DEVICE_MEMORY` once device memory is full).
     pub fn new_shared(
         device: &Arc<Device>,
         size: u64,
@@ -99,13 +120,45 @@ impl Buffer {
             DeviceLocal::Force => true,
         };
         if device_local && placed && !export {
-            let mut b = Buffer::new_suballocated(device, size, MemoryLocation::GpuOnly)?;
+            let mut b = Buffer::new_suballocated(
+                device,
+                size,
+                MemoryLocation::GpuOnly,
+                size >= DEDICATED_BYTES,
+            )?;
             // Never touched by the host, even where the memory type is host-visible (lavapipe).
             b.mapped = std::ptr::null_mut();
             b.host_cached = false;
             return Ok(b);
         }
-        Buffer::new_suballocated(device, size, MemoryLocation::CpuToGpu)
+        if !device_local && device.phys.device_type == vk::PhysicalDeviceType::DISCRETE_GPU {
+            // CL_MEM_ALLOC_HOST_PTR on a discrete GPU: host-cached system memory, which the
+            // host maps, reads and writes at memory speed (no staging) and kernels reach
+            // over the bus.
+            return Buffer::new_suballocated(
+                device,
+                size,
+                MemoryLocation::GpuToCpu,
+                size >= DEDICATED_BYTES,
+            );
+        }
+        let b = Buffer::new_suballocated(
+            device,
+            size,
+            MemoryLocation::CpuToGpu,
+            size >= DEDICATED_BYTES,
+        )?;
+        if !b.device_local && whole_vram_mappable(device) {
+            // The allocator falls back to system memory when device-local memory is full; on a
+            // GPU whose whole memory is host-visible (resizable BAR) that would hand out more
+            // than CL_DEVICE_GLOBAL_MEM_SIZE, silently at bus speed for kernels: refused.
+            tracing::warn!(
+                "buffer of {size} bytes: device-local memory is full (the allocator offered \
+                 system memory, refused)"
+            );
+            return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY.into());
+        }
+        Ok(b)
     }
 
     /// The usages of every buffer ([`super::instance::buffer_usage`]).
@@ -317,6 +370,7 @@ impl Buffer {
         device: &Arc<Device>,
         size: u64,
         location: MemoryLocation,
+        dedicated: bool,
     ) -> Result<Buffer, BackendError> {
         let info = vk::BufferCreateInfo::default()
             .size(size)
@@ -342,9 +396,7 @@ impl Buffer {
                 // about 1 ms per launch on the H200.
                 // (Readback staging keeps the shared blocks: the allocator keeps its last block,
                 // which a dedicated allocation would give back after every read.)
-                allocation_scheme: if size >= DEDICATED_BYTES
-                    && location != MemoryLocation::GpuToCpu
-                {
+                allocation_scheme: if dedicated {
                     AllocationScheme::DedicatedBuffer(raw)
                 } else {
                     AllocationScheme::GpuAllocatorManaged
