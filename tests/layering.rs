@@ -21,7 +21,7 @@ const LAYERS: &[(&str, &[&str])] = &[
 ];
 
 /// The device crates: named only by files of `backend/`.
-const DEVICE_CRATES: &[&str] = &["ash", "gpu_allocator", "cudarc"];
+const DEVICE_CRATES: &[&str] = &["ash", "gpu_allocator", "cudarc", "nvml_wrapper"];
 
 /// Arrows that break the rules today: (file, the layer or device crate it names). `api/device.rs`
 /// names the back end's `SplitMethod` (re-exported by `core/device.rs`); `core/device.rs` and

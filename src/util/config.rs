@@ -74,6 +74,10 @@ pub struct Config {
     /// driver's watchdog would; None (unset or 0): no limit. For GPUs whose driver reports no
     /// device loss after a fault (NVIDIA's, docs/features.md).
     pub gpu_timeout: Option<std::time::Duration>,
+    /// `VKCL_GPU_FAULT_WATCH` (default on; `0`: off): on NVIDIA GPUs, NVML's critical Xid
+    /// events end the waits of commands that make no progress after a GPU fault
+    /// (`backend/vulkan/xid.rs`).
+    pub gpu_fault_watch: bool,
     /// `VKCL_OPENCL_VERSION=3.0`: every device and the platform report OpenCL 3.0 even where
     /// OpenCL 3.1's requirements hold (core::version), for comparisons with 3.0 behaviour.
     pub opencl_30: bool,
@@ -243,6 +247,7 @@ impl Config {
                     var("VKCL_COMMAND_BUFFER_MULTI_DEVICE").as_deref(),
                     Some("0") | Some("off")
                 ),
+            gpu_fault_watch: switch("VKCL_GPU_FAULT_WATCH") != Some(false),
             gpu_timeout: var("VKCL_GPU_TIMEOUT_MS")
                 .and_then(|v| v.trim().parse::<u64>().ok())
                 .filter(|&ms| ms > 0)

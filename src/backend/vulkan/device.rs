@@ -55,6 +55,9 @@ pub struct Device {
     /// green context's stream, or [`inject_device_loss`]): from then on every wait on its
     /// timelines ends with that error and every new command fails (see [`Device::lost`]).
     lost: std::sync::atomic::AtomicBool,
+    /// NVML's critical Xid events of this GPU (NVIDIA devices, `VKCL_GPU_FAULT_WATCH` not 0):
+    /// filled by a thread started with the device; see [`Device::xid_seen`].
+    xid: Option<Arc<std::sync::OnceLock<Option<super::xid::XidWatch>>>>,
 }
 
 /// Debug fault injection (`vkcl_debug_inject_device_loss`): the next device submission of any
@@ -243,6 +246,7 @@ impl Device {
             .then(|| ash::khr::external_semaphore_fd::Device::new(&instance.raw, &raw));
         let push_descriptor =
             push_descriptor.then(|| ash::khr::push_descriptor::Device::new(&instance.raw, &raw));
+        let (phys_vendor, phys_uuid) = (phys.vendor_id, phys.device_uuid);
         let device = Arc::new(Device {
             push_descriptor,
             samplers: Mutex::new(std::collections::HashMap::new()),
@@ -260,6 +264,8 @@ impl Device {
             enabled_extensions,
             pipeline_cache,
             lost: std::sync::atomic::AtomicBool::new(false),
+            xid: (phys_vendor == 0x10DE && crate::util::config::config().gpu_fault_watch)
+                .then(|| super::xid::start(phys_uuid)),
         });
         Ok(device)
     }
@@ -268,6 +274,13 @@ impl Device {
     /// `CL_OUT_OF_RESOURCES` and `CL_DEVICE_AVAILABLE` is false.
     pub fn is_lost(&self) -> bool {
         self.lost.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// The first critical Xid (a GPU fault the kernel driver logged: when vkcl saw it, its
+    /// number) that NVML delivered for this GPU since the device was made; None where no
+    /// fault was reported or there is no watch (not NVIDIA, no NVML, `VKCL_GPU_FAULT_WATCH=0`).
+    pub fn xid_seen(&self) -> Option<(std::time::Instant, u64)> {
+        self.xid.as_ref()?.get()?.as_ref()?.seen()
     }
 
     /// Marks the device lost (logged once, naming `why`).

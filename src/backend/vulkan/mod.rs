@@ -18,6 +18,7 @@ pub mod secondary;
 pub mod staging;
 pub mod timeline;
 pub mod upload;
+pub mod xid;
 
 pub use device::Device;
 pub use instance::{Instance, PhysicalDevice, SubgroupOperations};

@@ -128,6 +128,8 @@ impl Timeline {
     /// marks the device lost when it fails. No time limit by default (a long kernel is no
     /// fault): with `VKCL_GPU_TIMEOUT_MS` a wait still unfinished after that long marks the
     /// device lost (NVIDIA's driver reports nothing after a GPU fault: `examples/fault_probe.rs`).
+    /// On NVIDIA, a GPU fault that NVML reports (`xid.rs`) marks the device lost once this
+    /// wait's counter has stayed for [`super::xid::GRACE`] after the report.
     /// Errors: `VK_ERROR_DEVICE_LOST` as said; other errors of the Vulkan calls.
     pub fn wait_probed(&self, value: u64, probe: Option<&Probe>) -> Result<(), vk::Result> {
         let dev = &self.device;
@@ -150,6 +152,8 @@ impl Timeline {
             )
         };
         let start = std::time::Instant::now();
+        // The counter when this wait first saw a GPU fault reported, and since when it stays.
+        let xid_since = std::cell::Cell::new(None::<(u64, std::time::Instant)>);
         // The checks made every CHECK: Ok(true) when the value was reached meanwhile.
         let check = || -> Result<bool, vk::Result> {
             match blocking(CHECK_WAIT) {
@@ -166,6 +170,24 @@ impl Timeline {
                         "a command did not end within VKCL_GPU_TIMEOUT_MS = {} ms",
                         limit.as_millis()
                     ));
+                }
+            }
+            let fault = dev.xid_seen();
+            if let Some((_, xid)) = fault.filter(|&(seen, _)| start <= seen + super::xid::GRACE) {
+                // A GPU fault on this GPU while this wait ran (or just before it began): lost
+                // once this command makes no progress (its timeline's counter stays) for
+                // GRACE after this wait first saw it. Waits begun later ignore it.
+                let now = counter()?;
+                match xid_since.get() {
+                    Some((at, when)) if at == now && when.elapsed() >= super::xid::GRACE => {
+                        dev.mark_lost(&format!(
+                            "NVML reported Xid {xid} (a GPU fault) and a command made no \
+                             progress for {} s after it",
+                            super::xid::GRACE.as_secs()
+                        ));
+                    }
+                    Some((at, _)) if at == now => {}
+                    _ => xid_since.set(Some((now, std::time::Instant::now()))),
                 }
             }
             if dev.is_lost() {
