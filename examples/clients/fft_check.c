@@ -4,6 +4,7 @@
  * Prints, per length, the time clfftBakePlan took (clFFT builds its OpenCL program there),
  * the transform's time and the largest error against an O(n^2) DFT in double precision,
  * relative to the largest output magnitude; exits 1 if any error exceeds 1e-4.
+ * Lengths may be given as arguments instead of the default list.
  * Build: cc -O2 -o fft_check fft_check.c -lclFFT -lOpenCL -lm */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <clFFT.h>
@@ -27,9 +28,13 @@ static double now(void) {
         }                                                                        \
     } while (0)
 
-int main(void) {
-    const size_t lengths[] = {16, 256, 1000, 2187, 3125, 4096, 2401, 6000};
-    const int count = sizeof lengths / sizeof lengths[0];
+int main(int argc, char **argv) {
+    size_t lengths[64] = {16, 256, 1000, 2187, 3125, 4096, 2401, 6000};
+    int count = 8;
+    if (argc > 1) {
+        count = 0;
+        for (int i = 1; i < argc && count < 64; i++) lengths[count++] = strtoul(argv[i], NULL, 10);
+    }
     double t_start = now();
     cl_platform_id platform;
     cl_device_id device;
