@@ -305,6 +305,16 @@ impl Engine {
         self.spin
     }
 
+    /// How many queued jobs have not completed yet.
+    pub fn pending(&self) -> u64 {
+        let st = self
+            .progress
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        st.0 - st.1
+    }
+
     /// The value of the last job queued (0 if none).
     pub fn last_value(&self) -> u64 {
         self.progress
