@@ -180,10 +180,22 @@ fn held_command_holds_only_its_dependants() {
     set(user, CL_COMPLETE);
     ok(unsafe { cl!(clFinish)(q) });
     for e in [held, after_held, all_marker, free, chained] {
-        assert_eq!(status(e), CL_COMPLETE, "clFinish returned before every command");
+        assert_eq!(
+            status(e),
+            CL_COMPLETE,
+            "clFinish returned before every command"
+        );
     }
     assert_eq!(read(q, a), vec![(1 + 5) * 3; N]);
-    release(&[user, held, after_held, free, free_marker, all_marker, chained]);
+    release(&[
+        user,
+        held,
+        after_held,
+        free,
+        free_marker,
+        all_marker,
+        chained,
+    ]);
     ok(unsafe { cl!(clReleaseCommandQueue)(q) });
 }
 
@@ -287,7 +299,10 @@ fn in_order_queues_do_not_hold_each_other() {
         completes_within(free2, PATIENCE),
         "a held kernel of one in-order queue held another queue"
     );
-    assert!(status(behind) > CL_COMPLETE, "an in-order queue ran out of order");
+    assert!(
+        status(behind) > CL_COMPLETE,
+        "an in-order queue ran out of order"
+    );
     set(user, CL_COMPLETE);
     ok(unsafe { cl!(clFinish)(q1) });
     assert_eq!(read(q1, a), vec![(1 + 4) * 5; N]);
@@ -311,7 +326,10 @@ fn failed_dependency_fails_only_its_dependants() {
     assert!(completes_within(free, PATIENCE));
     set(user, -1);
     let _ = unsafe { cl!(clFinish)(q) };
-    assert!(status(doomed) < 0, "a command of a failed wait list completed");
+    assert!(
+        status(doomed) < 0,
+        "a command of a failed wait list completed"
+    );
     assert_eq!(read(q, a), vec![1; N]);
     assert_eq!(read(q, b), vec![7; N]);
     release(&[user, doomed, free]);

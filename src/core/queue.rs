@@ -750,6 +750,9 @@ impl JobObserver for Then {
         // waits for the whole of it (complete) rather than for the device's signal.
         self.inner.submitted(ns, false);
     }
+    fn batched(&self, signal: u64) {
+        self.inner.batched(signal);
+    }
     fn running(&self, ns: u64) {
         self.inner.running(ns);
     }
