@@ -1,8 +1,9 @@
 //! Out-of-order queues run commands without a dependency at once (`core/queue_lanes.rs`,
 //! issue 17): a command held by a user event holds only the commands that wait for it, while
 //! markers, barriers, wait lists and clFinish keep their order. Also two in-order queues of
-//! one device: a held command of one does not hold the other. Every result is checked
-//! against the host.
+//! one device: a held command of one does not hold the other; and an in-order queue whose
+//! launches go to the device in batches (`backend/vulkan/queue.rs`) keeps their order. Every
+//! result is checked against the host.
 mod common;
 use common::*;
 use std::ffi::c_void;
@@ -334,4 +335,47 @@ fn failed_dependency_fails_only_its_dependants() {
     assert_eq!(read(q, b), vec![7; N]);
     release(&[user, doomed, free]);
     ok(unsafe { cl!(clReleaseCommandQueue)(q) });
+}
+
+/// 300 launches of `a = a * m + c` with changing `m` and `c` on an in-order queue, enqueued
+/// faster than lavapipe runs them (so they reach the device in batches, one submission each):
+/// the result is the host's composition in enqueue order, which any lost, repeated or
+/// reordered launch changes.
+#[test]
+fn batched_launches_keep_queue_order() {
+    let env = Env::new();
+    let p = env.build(
+        "__kernel void affine(__global uint *a, uint m, uint c) {\n\
+         size_t i = get_global_id(0); a[i] = a[i] * m + c; }\n",
+    );
+    let k = env.kernel(p, "affine");
+    let init: Vec<u32> = (0..N as u32).collect();
+    let m = env.buffer(CL_MEM_READ_WRITE, N * 4, Some(bytes(&init)));
+    set_arg(k, 0, &m);
+    let mut want = init.clone();
+    let mut rng = Rng(0x5eed);
+    for _ in 0..300 {
+        let (mul, add) = (rng.next_u32() | 1, rng.next_u32());
+        set_arg(k, 1, &mul);
+        set_arg(k, 2, &add);
+        let global = N;
+        ok(unsafe {
+            cl!(clEnqueueNDRangeKernel)(
+                env.queue,
+                k,
+                1,
+                null(),
+                &global,
+                null(),
+                0,
+                null(),
+                null_mut(),
+            )
+        });
+        for w in &mut want {
+            *w = w.wrapping_mul(mul).wrapping_add(add);
+        }
+    }
+    env.finish();
+    assert_eq!(env.read::<u32>(m, N), want);
 }

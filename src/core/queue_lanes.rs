@@ -17,7 +17,7 @@ use crate::backend::error::BackendError;
 use crate::backend::vulkan::device::{Device, QueueLease};
 use crate::backend::vulkan::queue::{Engine, Job};
 use opencl_sys::CL_COMPLETE;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 /// The most lanes of one out-of-order queue (each is an engine with two threads).
@@ -42,14 +42,14 @@ pub enum Order {
 struct Lane {
     engine: Arc<Engine>,
     _lease: QueueLease,
-    /// The last command submitted to the lane.
-    last: Option<Arc<Event>>,
+    /// The last command submitted to the lane. (Weak: an event holds its queue.)
+    last: Weak<Event>,
 }
 
 struct State {
     lanes: Vec<Lane>,
     /// The last barrier of an out-of-order queue, which every later command waits for.
-    fence: Option<Arc<Event>>,
+    fence: Weak<Event>,
 }
 
 /// The lanes of one command queue.
@@ -62,9 +62,11 @@ pub struct Lanes {
     state: Mutex<State>,
 }
 
-/// Whether `e` has not completed yet (nor failed).
-fn live(e: &Arc<Event>) -> bool {
-    e.status() > CL_COMPLETE
+/// The event `e` while its command has not completed (nor failed); None once it has, or once
+/// the event is gone (released by the application after its command completed: a pending
+/// command's job holds its event).
+fn pending(e: &Weak<Event>) -> Option<Arc<Event>> {
+    e.upgrade().filter(|e| e.status() > CL_COMPLETE)
 }
 
 impl Lanes {
@@ -78,7 +80,7 @@ impl Lanes {
             spin: first.engine.handoff_spin(),
             state: Mutex::new(State {
                 lanes: vec![first],
-                fence: None,
+                fence: Weak::new(),
             }),
         })
     }
@@ -89,7 +91,7 @@ impl Lanes {
         Ok(Lane {
             engine,
             _lease: lease,
-            last: None,
+            last: Weak::new(),
         })
     }
 
@@ -116,11 +118,11 @@ impl Lanes {
         let lasts = |st: &State, from: usize| -> Vec<Arc<Event>> {
             st.lanes[from..]
                 .iter()
-                .filter_map(|l| l.last.clone().filter(live))
+                .filter_map(|l| pending(&l.last))
                 .collect()
         };
         let lane = if out_of_order {
-            waits.extend(st.fence.clone().filter(live));
+            waits.extend(pending(&st.fence));
             let all = match order {
                 Order::Plain => false,
                 Order::All | Order::Full => true,
@@ -138,9 +140,9 @@ impl Lanes {
         let jobs = make(waits)?;
         let lane_state = &mut st.lanes[lane];
         lane_state.engine.submit_all(jobs);
-        lane_state.last = Some(event.clone());
+        lane_state.last = Arc::downgrade(event);
         if out_of_order && matches!(order, Order::Barrier | Order::Full) {
-            st.fence = Some(event.clone());
+            st.fence = Arc::downgrade(event);
         }
         Ok(())
     }
@@ -148,18 +150,12 @@ impl Lanes {
     /// The lane of a new command of an out-of-order queue that lists `wait_list`.
     fn pick(&self, st: &mut State, wait_list: &[Arc<Event>]) -> usize {
         let listed = |l: &Lane| {
-            l.last
-                .as_ref()
-                .is_some_and(|e| live(e) && wait_list.iter().any(|w| Arc::ptr_eq(w, e)))
+            pending(&l.last).is_some_and(|e| wait_list.iter().any(|w| Arc::ptr_eq(w, &e)))
         };
         if let Some(i) = st.lanes.iter().position(listed) {
             return i;
         }
-        if let Some(i) = st
-            .lanes
-            .iter()
-            .position(|l| !l.last.as_ref().is_some_and(live))
-        {
+        if let Some(i) = st.lanes.iter().position(|l| pending(&l.last).is_none()) {
             return i;
         }
         if st.lanes.len() < MAX_LANES {
