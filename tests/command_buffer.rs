@@ -389,7 +389,12 @@ fn enqueue_is_one_submission_recording_nothing() {
     }
     env.finish();
     let end = stats();
-    assert_eq!(end[0] - start[0], RUNS, "one vkQueueSubmit per enqueue");
+    // Runs already queued when the queue's worker takes one share its submission.
+    let submits = end[0] - start[0];
+    assert!(
+        (1..=RUNS).contains(&submits),
+        "at most one vkQueueSubmit per enqueue: {submits} for {RUNS}"
+    );
     assert_eq!(end[1] - start[1], 0, "no command recorded again");
     assert_eq!(
         end[2] - start[2],

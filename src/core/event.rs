@@ -7,7 +7,7 @@ use super::object::{ClObject, Header, Kind};
 use super::UserPtr;
 use crate::backend::vulkan::queue::{JobDependency, JobObserver, TimelinePoint};
 use opencl_sys::*;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 /// Host time in nanoseconds (CLOCK_MONOTONIC): the time base of every profiling value and of
@@ -51,6 +51,9 @@ pub struct Event {
     /// Whether the timeline value is signalled by a device submission already made (so a
     /// dependant may wait on it from the device); false for host-run commands.
     device_signal: AtomicBool,
+    /// The value of the point's timeline that the command's submission signals, when above
+    /// the point's own (a batch of jobs, `JobObserver::batched`); 0 otherwise.
+    signal: AtomicU64,
     state: Mutex<State>,
     cond: Condvar,
 }
@@ -92,6 +95,7 @@ impl Event {
             command_type,
             point: OnceLock::new(),
             device_signal: AtomicBool::new(false),
+            signal: AtomicU64::new(0),
             state: Mutex::new(State {
                 status,
                 callbacks: Vec::new(),
@@ -224,6 +228,9 @@ impl JobObserver for EventLink {
     fn assigned(&self, point: TimelinePoint) {
         let _ = self.0.point.set(point);
     }
+    fn batched(&self, signal: u64) {
+        self.0.signal.store(signal, Ordering::Release);
+    }
     fn submitted(&self, ns: u64, device_signal: bool) {
         self.0.device_signal.store(device_signal, Ordering::Release);
         self.0.lock().times[1] = ns;
@@ -271,7 +278,8 @@ impl JobDependency for EventLink {
         if st.status == CL_COMPLETE {
             return Ok(None);
         }
-        Ok(ev.point.get().cloned())
+        let signal = ev.signal.load(Ordering::Acquire);
+        Ok(ev.point.get().map(|(t, v)| (t.clone(), (*v).max(signal))))
     }
 }
 

@@ -27,6 +27,7 @@ pub mod platform;
 pub mod printf;
 pub mod program;
 pub mod queue;
+pub mod queue_lanes;
 pub mod rect;
 pub mod sampler;
 pub mod semaphore;

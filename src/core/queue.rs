@@ -9,13 +9,13 @@ use super::event::{Event, EventLink, EventQueue, OrderLink};
 use super::image_desc::copy_box;
 use super::memory::Mapping;
 use super::object::{ClObject, Header, Kind};
+use super::queue_lanes::{Lanes, Order};
 use super::staged::{self, Staged};
 use super::transfer::FillPlan;
 use super::UserPtr;
 use crate::backend::executor::Executor;
-use crate::backend::vulkan::device::QueueLease;
 use crate::backend::vulkan::memory::Buffer;
-use crate::backend::vulkan::queue::{Engine, Job, JobDependency, JobObserver, TimelinePoint, Work};
+use crate::backend::vulkan::queue::{Job, JobDependency, JobObserver, TimelinePoint, Work};
 use crate::backend::vulkan::record::DeviceCommand;
 use opencl_sys::*;
 use std::any::Any;
@@ -23,9 +23,10 @@ use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// A command queue: one submission engine (timeline, worker, completion thread) on a Vulkan
-/// queue of its device, and the executor that lowers its device commands (CUDA on a
-/// green-context sub-device, Vulkan otherwise).
+/// A command queue: its lanes (`core/queue_lanes.rs`: submission engines, each a timeline, a
+/// worker and a completion thread on a Vulkan queue of its device; one for an in-order queue,
+/// more as an out-of-order queue runs independent commands at once), and the executor that
+/// lowers its device commands (CUDA on a green-context sub-device, Vulkan otherwise).
 pub struct CommandQueue {
     header: Header,
     pub context: Arc<Context>,
@@ -34,11 +35,9 @@ pub struct CommandQueue {
     pub properties: AtomicU64,
     /// `CL_QUEUE_PROPERTIES_ARRAY`: the list given to clCreateCommandQueueWithProperties.
     pub properties_array: Vec<cl_queue_properties>,
-    engine: Engine,
+    lanes: Lanes,
     /// How the queue runs device commands, chosen at creation.
     pub executor: Executor,
-    /// The Vulkan queue this queue submits to (its own where the family has spare queues).
-    pub vk_queue: QueueLease,
 }
 
 impl ClObject for CommandQueue {
@@ -57,7 +56,7 @@ impl EventQueue for CommandQueue {
         self.header.handle()
     }
     fn handoff_spin(&self) -> std::time::Duration {
-        self.engine.handoff_spin()
+        self.lanes.handoff_spin()
     }
 }
 
@@ -71,14 +70,12 @@ impl CommandQueue {
         properties_array: Vec<cl_queue_properties>,
     ) -> ClResult<CommandQueue> {
         let vk = device.vk()?;
-        let vk_queue = vk.lease_queue();
         let executor = match device.green_context() {
             Some(g) => Executor::Green(g.clone()),
             None => Executor::Vulkan,
         };
         let foreign = executor.green().is_some();
-        let engine =
-            Engine::new(vk, vk_queue.index, foreign).map_err(|e| refused("command queue", e))?;
+        let lanes = Lanes::new(vk, foreign).map_err(|e| refused("command queue", e))?;
         let properties = AtomicU64::new(properties);
         Ok(CommandQueue {
             header: Header::new(Kind::CommandQueue),
@@ -86,15 +83,15 @@ impl CommandQueue {
             device,
             properties,
             properties_array,
-            engine,
+            lanes,
             executor,
-            vk_queue,
         })
     }
 
-    /// Enqueues `cmd` after `wait_list` (checked) and every command enqueued before it: its
+    /// Enqueues `cmd` after `wait_list` (checked) and, on an in-order queue, every command
+    /// enqueued before it (out of order: after the last barrier, `core/queue_lanes.rs`): its
     /// device part through the queue's executor, its host part (reads, writes, maps, fills of
-    /// byte patterns, image rows) on the queue's worker in order. Returns its event.
+    /// byte patterns, image rows) on the worker of its lane in order. Returns its event.
     /// Staged buffers ([`crate::core::memory::Mem::staged`]) go through host-cached staging
     /// (`core/staged.rs`, reads over 8 MiB `core/chunked.rs`).
     /// Errors: `CL_OUT_OF_RESOURCES` (logged) when a staged command's or an image transfer's
@@ -105,6 +102,11 @@ impl CommandQueue {
         wait_list: &[Arc<Event>],
     ) -> ClResult<Arc<Event>> {
         let ty = cmd.command_type();
+        let order = match cmd {
+            Command::Marker if wait_list.is_empty() => Order::All,
+            Command::Barrier => Order::Barrier,
+            _ => Order::Plain,
+        };
         let mut keep = cmd.keep();
         let device = cmd.device_commands();
         let mut hook: Option<Hook> = None;
@@ -141,9 +143,11 @@ impl CommandQueue {
                 let q: Arc<dyn EventQueue> = self.clone();
                 let event = Arc::new(Event::new_command(self.context.clone(), q, ty));
                 let read = (&mem, offset, size, ptr);
-                let jobs =
-                    chunked::read_jobs(&event, wait_list, keep, read, |c| self.executor.work(c))?;
-                self.engine.submit_all(jobs);
+                let (ooo, work) = (self.out_of_order(), |c| self.executor.work(c));
+                self.lanes
+                    .submit(ooo, Order::Plain, wait_list, &event, |waits| {
+                        chunked::read_jobs(&event, &waits, keep, read, work)
+                    })?;
                 return Ok(event);
             }
             Command::Read {
@@ -332,7 +336,7 @@ impl CommandQueue {
                     });
                     let first = self.enqueue(ty, wait_list, rows_in, keep.clone());
                     let work = self.executor.work(vec![copy]);
-                    return Ok(self.enqueue_with(ty, &[first], Vec::new(), work, keep, None));
+                    return Ok(self.enqueue_plain(ty, &[first], work, keep, None));
                 } else {
                     self.executor.work(vec![copy])
                 }
@@ -398,7 +402,7 @@ impl CommandQueue {
                     });
                     let first = self.enqueue(ty, wait_list, fill, keep.clone());
                     let work = self.executor.work(vec![copy]);
-                    return Ok(self.enqueue_with(ty, &[first], Vec::new(), work, keep, None));
+                    return Ok(self.enqueue_plain(ty, &[first], work, keep, None));
                 }
                 hook = Some(Box::new(move || {
                     // SAFETY: as for writes, in the other direction, after the device copy.
@@ -431,7 +435,7 @@ impl CommandQueue {
             }
             _ => self.executor.work(device),
         };
-        Ok(self.enqueue_with(ty, wait_list, Vec::new(), work, keep, hook))
+        Ok(self.enqueue_with(ty, wait_list, order, Vec::new(), work, keep, hook))
     }
 
     /// Enqueues a staged command's plan ([`Staged`]) of type `ty` after `wait_list`; `keep`
@@ -451,7 +455,7 @@ impl CommandQueue {
             } => {
                 keep.extend(more);
                 let work = self.executor.work(device);
-                self.enqueue_with(ty, wait_list, Vec::new(), work, keep, after)
+                self.enqueue_plain(ty, wait_list, work, keep, after)
             }
             Staged::CopyIn {
                 before,
@@ -461,13 +465,13 @@ impl CommandQueue {
                 keep.extend(more);
                 let Some(before) = before else {
                     let work = self.executor.work(device);
-                    return self.enqueue_with(ty, wait_list, Vec::new(), work, keep, None);
+                    return self.enqueue_plain(ty, wait_list, work, keep, None);
                 };
                 // The host part first, in queue order (its source may be an earlier
                 // command's output); the device copy after it, failing with it.
                 let first = self.enqueue(ty, wait_list, Work::Host(before), keep.clone());
                 let work = self.executor.work(device);
-                self.enqueue_with(ty, &[first], Vec::new(), work, keep, None)
+                self.enqueue_plain(ty, &[first], work, keep, None)
             }
         }
     }
@@ -489,8 +493,8 @@ impl CommandQueue {
         }
     }
 
-    /// Enqueues one command: `work` runs after every event of `wait_list` and (queues run in
-    /// order) after every command enqueued before it. `keep` stays alive until it completes.
+    /// Enqueues one command: `work` runs after every event of `wait_list` and, on an in-order
+    /// queue, every command enqueued before it. `keep` stays alive until it completes.
     pub fn enqueue(
         self: &Arc<Self>,
         command_type: cl_command_type,
@@ -498,7 +502,7 @@ impl CommandQueue {
         work: Work,
         keep: Vec<Arc<dyn Any + Send + Sync>>,
     ) -> Arc<Event> {
-        self.enqueue_with(command_type, wait_list, Vec::new(), work, keep, None)
+        self.enqueue_plain(command_type, wait_list, work, keep, None)
     }
 
     /// As [`enqueue`](Self::enqueue), and when the command completes successfully, `then`
@@ -517,7 +521,7 @@ impl CommandQueue {
             then();
             CL_SUCCESS
         });
-        self.enqueue_with(command_type, wait_list, Vec::new(), work, keep, Some(then))
+        self.enqueue_plain(command_type, wait_list, work, keep, Some(then))
     }
 
     /// As [`enqueue_then`](Self::enqueue_then), where `check` also decides the command's
@@ -531,7 +535,7 @@ impl CommandQueue {
         keep: Vec<Arc<dyn Any + Send + Sync>>,
         check: Box<dyn FnOnce() -> cl_int + Send>,
     ) -> Arc<Event> {
-        self.enqueue_with(command_type, wait_list, Vec::new(), work, keep, Some(check))
+        self.enqueue_plain(command_type, wait_list, work, keep, Some(check))
     }
 
     /// As [`enqueue_checked`](Self::enqueue_checked), and also after `previous` (an earlier
@@ -549,25 +553,35 @@ impl CommandQueue {
     ) -> Arc<Event> {
         let order = previous.map(|e| Arc::new(OrderLink(e)) as Arc<dyn JobDependency>);
         let extra = order.into_iter().collect();
-        self.enqueue_with(command_type, wait_list, extra, work, keep, Some(check))
+        self.enqueue_with(
+            command_type,
+            wait_list,
+            Order::Plain,
+            extra,
+            work,
+            keep,
+            Some(check),
+        )
     }
 
     /// A command of type `command_type` that only orders: it completes after `wait_list` and
-    /// the commands enqueued before it (the acquire and release of external memory); `keep`
-    /// lives until then.
+    /// the commands enqueued before it (the acquire and release of external memory), and on
+    /// an out-of-order queue the commands after it wait for it too; `keep` lives until then.
     pub fn enqueue_ordering(
         self: &Arc<Self>,
         command_type: cl_command_type,
         wait_list: &[Arc<Event>],
         keep: Vec<Arc<dyn Any + Send + Sync>>,
     ) -> Arc<Event> {
-        self.enqueue(command_type, wait_list, Work::Nop, keep)
+        let (order, none) = (Order::Full, Vec::new());
+        self.enqueue_with(command_type, wait_list, order, none, Work::Nop, keep, None)
     }
 
     /// As [`enqueue_then`](Self::enqueue_then), also after `extra`: dependencies that are no
     /// event of a wait list (a semaphore's signal, `core/semaphore.rs`), each waited for by
     /// the queue's worker as an event of the wait list is. A failed one fails the command
-    /// (`CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST`).
+    /// (`CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST`). On an out-of-order queue it waits for
+    /// every command before it and the commands after it wait for it, as on an in-order one.
     pub fn enqueue_after(
         self: &Arc<Self>,
         command_type: cl_command_type,
@@ -580,13 +594,39 @@ impl CommandQueue {
             then();
             CL_SUCCESS
         });
-        self.enqueue_with(command_type, wait_list, extra, work, Vec::new(), Some(then))
+        self.enqueue_with(
+            command_type,
+            wait_list,
+            Order::Full,
+            extra,
+            work,
+            Vec::new(),
+            Some(then),
+        )
     }
 
+    /// [`enqueue_with`](Self::enqueue_with) of an [`Order::Plain`] command without `extra`.
+    fn enqueue_plain(
+        self: &Arc<Self>,
+        command_type: cl_command_type,
+        wait_list: &[Arc<Event>],
+        work: Work,
+        keep: Vec<Arc<dyn Any + Send + Sync>>,
+        then: Option<Hook>,
+    ) -> Arc<Event> {
+        let (order, extra) = (Order::Plain, Vec::new());
+        self.enqueue_with(command_type, wait_list, order, extra, work, keep, then)
+    }
+
+    /// Enqueues one command of `command_type` that runs `work` after `wait_list` and `extra`,
+    /// ordered against the queue's other commands as `order` says (`core/queue_lanes.rs`),
+    /// with `then` run on completion (see [`enqueue_checked`](Self::enqueue_checked)).
+    #[allow(clippy::too_many_arguments)]
     fn enqueue_with(
         self: &Arc<Self>,
         command_type: cl_command_type,
         wait_list: &[Arc<Event>],
+        order: Order,
         extra: Vec<Arc<dyn JobDependency>>,
         work: Work,
         keep: Vec<Arc<dyn Any + Send + Sync>>,
@@ -598,11 +638,6 @@ impl CommandQueue {
             queue,
             command_type,
         ));
-        let mut deps: Vec<Arc<dyn JobDependency>> = wait_list
-            .iter()
-            .map(|e| Arc::new(EventLink(e.clone())) as Arc<dyn JobDependency>)
-            .collect();
-        deps.extend(extra);
         let observer: Arc<dyn JobObserver> = match then {
             Some(then) => Arc::new(Then {
                 inner: EventLink(event.clone()),
@@ -610,13 +645,35 @@ impl CommandQueue {
             }),
             None => Arc::new(EventLink(event.clone())),
         };
-        self.engine.submit(Job {
-            deps,
-            work,
-            observer,
-            keep,
+        let ooo = self.out_of_order();
+        let submitted = self.lanes.submit(ooo, order, wait_list, &event, |waits| {
+            let mut deps: Vec<Arc<dyn JobDependency>> = waits
+                .into_iter()
+                .map(|e| Arc::new(EventLink(e)) as Arc<dyn JobDependency>)
+                .collect();
+            deps.extend(extra);
+            Ok::<_, std::convert::Infallible>(vec![Job {
+                deps,
+                work,
+                observer,
+                keep,
+            }])
         });
+        let Ok(()) = submitted;
         event
+    }
+
+    /// Whether the queue runs its commands out of order now
+    /// (`CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE`, `core/queue_lanes.rs`).
+    pub fn out_of_order(&self) -> bool {
+        self.props() & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE != 0
+    }
+
+    /// How many lanes (submission engines) the queue has started: 1 for an in-order queue,
+    /// up to [`crate::core::queue_lanes::MAX_LANES`] as an out-of-order one runs independent
+    /// commands at once.
+    pub fn lanes(&self) -> usize {
+        self.lanes.count()
     }
 
     /// The current `CL_QUEUE_PROPERTIES`.
@@ -627,14 +684,14 @@ impl CommandQueue {
     /// clFinish: blocks until every command enqueued so far has completed (or failed: on a
     /// lost device within about [`crate::backend::vulkan::timeline::CHECK`]).
     pub fn finish(&self) {
-        self.engine.finish();
+        self.lanes.finish();
     }
 
     /// Whether the queue's device is lost (a GPU fault, `VK_ERROR_DEVICE_LOST`, a CUDA error
     /// on a green context's stream): its commands failed or will fail with
     /// `CL_OUT_OF_RESOURCES`, and new ones are refused.
     pub fn device_lost(&self) -> bool {
-        self.engine.timeline.device_lost()
+        self.lanes.device_lost()
     }
 
     /// Checks a wait list (every enqueue does, before it enqueues): every event of this
@@ -692,6 +749,9 @@ impl JobObserver for Then {
         // copy into the application's memory) is part of the command, so a dependent command
         // waits for the whole of it (complete) rather than for the device's signal.
         self.inner.submitted(ns, false);
+    }
+    fn batched(&self, signal: u64) {
+        self.inner.batched(signal);
     }
     fn running(&self, ns: u64) {
         self.inner.running(ns);

@@ -284,7 +284,9 @@ impl Drop for Context<'_> {
     }
 }
 
-struct Queue<'a> {
+/// A command queue (the session's own, or one more from [`Session::queue`]); finished and
+/// released on drop.
+pub struct Queue<'a> {
     api: &'a Api,
     raw: Handle,
 }
@@ -518,11 +520,39 @@ impl<'a> Session<'a> {
         global: &[usize],
         local: Option<&[usize]>,
     ) -> ClResult<()> {
+        self.launch_on(&self.queue, k, global, local)
+    }
+
+    /// Another queue on the session's device and context: in order, or out of order
+    /// (`CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE`) with `out_of_order`.
+    pub fn queue(&self, out_of_order: bool) -> ClResult<Queue<'a>> {
+        let mut err = 0;
+        // SAFETY: valid context and device.
+        let raw = unsafe {
+            (self.api.clCreateCommandQueue)(
+                self.ctx.raw,
+                self.device,
+                out_of_order as u64,
+                &mut err,
+            )
+        };
+        check("clCreateCommandQueue", err)?;
+        Ok(Queue { api: self.api, raw })
+    }
+
+    /// As [`Session::launch`], on queue `q` of this session.
+    pub fn launch_on(
+        &self,
+        q: &Queue<'a>,
+        k: &Kernel<'a>,
+        global: &[usize],
+        local: Option<&[usize]>,
+    ) -> ClResult<()> {
         let local_ptr = local.map_or(ptr::null(), |l| l.as_ptr());
         // SAFETY: global (and local) hold work_dim sizes; no events.
         check("clEnqueueNDRangeKernel", unsafe {
             (self.api.clEnqueueNDRangeKernel)(
-                self.queue.raw,
+                q.raw,
                 k.raw,
                 global.len() as u32,
                 ptr::null(),
@@ -575,7 +605,6 @@ impl<'a> Session<'a> {
         })
     }
 
-    /// Waits for everything enqueued.
     /// Enqueues `clEnqueueCopyBuffer` of `bytes` from the start of `src` to the start of
     /// `dst`, without waiting.
     pub fn copy_buffer(&self, src: &Buffer<'a>, dst: &Buffer<'a>, bytes: usize) -> ClResult<()> {
@@ -595,9 +624,15 @@ impl<'a> Session<'a> {
         })
     }
 
+    /// Waits for everything enqueued.
     pub fn finish(&self) -> ClResult<()> {
+        self.finish_on(&self.queue)
+    }
+
+    /// Waits for everything enqueued on queue `q` of this session.
+    pub fn finish_on(&self, q: &Queue<'a>) -> ClResult<()> {
         // SAFETY: valid queue.
-        check("clFinish", unsafe { (self.api.clFinish)(self.queue.raw) })
+        check("clFinish", unsafe { (self.api.clFinish)(q.raw) })
     }
 }
 

@@ -18,6 +18,7 @@ mod figure;
 mod images;
 mod long;
 mod maps;
+mod queues;
 mod transfers;
 mod workloads;
 
@@ -118,6 +119,11 @@ fn implausible(id: &str, value: f64, cpu: bool) -> Option<String> {
         "enqueue_cost" => (value < 0.05).then(|| "under 50 ns per launch".to_string()),
         "launch_latency" => {
             (value < 1.0).then(|| "under 1 us from enqueue to completion".to_string())
+        }
+        "threads_queues" => (value < 0.0008).then(|| "under 50 ns per launch".to_string()),
+        // Two kernels, each as long as the one alone, cannot finish much sooner than it.
+        "overlap_ooo" | "overlap_queues" => {
+            (value < 0.8).then(|| "two kernels in under 0.8x the time of one".to_string())
         }
         "write_bandwidth"
         | "read_bandwidth"

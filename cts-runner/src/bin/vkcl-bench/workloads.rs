@@ -31,6 +31,24 @@ pub const WORKLOADS: &[Workload] = &[
         run: crate::transfers::launch_latency,
     },
     Workload {
+        id: "threads_queues",
+        unit: "s",
+        better: Better::Lower,
+        run: crate::queues::threads_queues,
+    },
+    Workload {
+        id: "overlap_ooo",
+        unit: "x",
+        better: Better::Lower,
+        run: crate::queues::overlap_ooo,
+    },
+    Workload {
+        id: "overlap_queues",
+        unit: "x",
+        better: Better::Lower,
+        run: crate::queues::overlap_queues,
+    },
+    Workload {
         id: "write_bandwidth",
         unit: "GB/s",
         better: Better::Higher,
