@@ -210,6 +210,8 @@ fn extension_address(name: &[u8]) -> *mut c_void {
             kernel::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void
         }
         b"clSetKernelArgDevicePointerEXT" => kernel::clSetKernelArgDevicePointerEXT as *mut c_void,
+        // cl_khr_il_program: the core function under its extension name.
+        b"clCreateProgramWithILKHR" => program::clCreateProgramWithIL as *mut c_void,
         _ => [
             semaphore_address,
             external_memory_address,

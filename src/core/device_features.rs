@@ -59,6 +59,15 @@ impl Device {
             // external handle types (docs/interop.md).
             ("cl_khr_semaphore", make_version(1, 0, 0)),
         ];
+        // Programs from SPIR-V under the extension's names too (clCreateProgramWithILKHR,
+        // CL_DEVICE_IL_VERSION_KHR, CL_PROGRAM_IL_KHR: the core function and queries), where
+        // the IL path works (the compiler tools, as CL_DEVICE_IL_VERSION). OpenCL 3.0 makes
+        // IL programs core, but clients that forward them decide by this name: PoCL-Remote's
+        // pocld passes SPIR-V to a device only when it lists cl_khr_il_program
+        // (docs/remote.md).
+        if crate::compiler::available() {
+            v.push(("cl_khr_il_program", make_version(1, 0, 0)));
+        }
         // Buffer device addresses as raw values (core/device_address.rs), revision 1.0.2 of
         // the extension (the one the CTS and the headers know).
         if self.has_device_addresses() {

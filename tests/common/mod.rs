@@ -21,12 +21,28 @@ pub fn vkcl_library() -> PathBuf {
     dir.join("libvkcl.so")
 }
 
-/// A directory holding only vkcl.icd, for OCL_ICD_VENDORS.
+/// `VKCL_TEST_OPENCL_LIBRARY`: an OpenCL ICD library that the tests load instead of the built
+/// libvkcl.so, for running them through a forwarding implementation whose far end is vkcl
+/// (PoCL-Remote's client library with pocld serving vkcl: docs/remote.md). Unset: vkcl.
+pub const TEST_LIBRARY_VARIABLE: &str = "VKCL_TEST_OPENCL_LIBRARY";
+
+/// A directory holding only vkcl.icd, for OCL_ICD_VENDORS; it names the library of
+/// [`TEST_LIBRARY_VARIABLE`] where that is set.
 pub fn icd_dir() -> PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = std::env::temp_dir().join(format!("vkcl-test-icd-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
+        if let Some(other) = std::env::var_os(TEST_LIBRARY_VARIABLE) {
+            let other = PathBuf::from(other);
+            assert!(
+                other.exists(),
+                "{TEST_LIBRARY_VARIABLE}={} does not exist",
+                other.display()
+            );
+            std::fs::write(dir.join("vkcl.icd"), format!("{}\n", other.display())).unwrap();
+            return dir;
+        }
         let lib = vkcl_library();
         assert!(
             lib.exists(),
