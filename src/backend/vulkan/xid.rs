@@ -2,7 +2,7 @@
 //!
 //! NVIDIA's Vulkan driver (580.159.04) reports nothing after a GPU fault (an MMU fault, Xid 13
 //! or 31): the faulted command's timeline value is never signalled, `vkWaitSemaphores` times
-//! out, `vkQueueWaitIdle` blocks, and no call returns `VK_ERROR_DEVICE_LOST`
+//! out, waiting for the queue to go idle blocks, and no call returns `VK_ERROR_DEVICE_LOST`
 //! (`examples/fault_probe.rs`, docs/h200.md "Session 16"). The kernel driver does log the fault,
 //! and NVML (`libnvidia-ml.so.1`, part of the driver) delivers it to any process that
 //! registered for critical Xid events. A [`XidWatch`] registers for them when the Vulkan device
