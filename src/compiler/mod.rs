@@ -148,6 +148,7 @@ mod fwdconv;
 mod globals;
 mod il;
 mod il_library;
+mod inlining;
 mod layout;
 mod lower;
 mod mathlib;
@@ -266,6 +267,7 @@ fn frontend_id() -> &'static [u8; 32] {
         cache::key(&[
             env!("CARGO_PKG_VERSION").as_bytes(),
             include_str!("frontend.rs").as_bytes(),
+            include_str!("inlining.rs").as_bytes(),
             include_str!("fwdconv.rs").as_bytes(),
             include_str!("phiguard.rs").as_bytes(),
             include_str!("spv.rs").as_bytes(),
