@@ -848,3 +848,36 @@ fn only_external_non_kernel_functions_are_internalized() {
         std::borrow::Cow::Borrowed(_)
     ));
 }
+
+#[test]
+fn a_lowered_module_is_validated_once_per_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = crate::util::cache_file::CacheConfig {
+        dir: dir.path().to_path_buf(),
+        max_bytes: 1 << 20,
+    };
+    let entries = || {
+        std::fs::read_dir(dir.path().join("programs"))
+            .map(|d| d.count())
+            .unwrap_or(0)
+    };
+    let p = build(include_str!("testdata/vadd.cl"), "");
+    let words = kernel(&p, "vadd_float").spirv.clone();
+    // An invalid module fails and is not recorded.
+    let mut m = rspirv::dr::load_words(&words).unwrap();
+    m.memory_model = None;
+    use rspirv::binary::Assemble;
+    let invalid = m.assemble();
+    assert!(validate_once(Some(&cfg), &invalid).is_err());
+    assert!(validate_once(Some(&cfg), &invalid).is_err());
+    assert_eq!(entries(), 0);
+    // A valid one is recorded once, then found.
+    validate_once(Some(&cfg), &words).unwrap();
+    assert_eq!(entries(), 1);
+    let hits = cache::HITS.load(std::sync::atomic::Ordering::Relaxed);
+    validate_once(Some(&cfg), &words).unwrap();
+    assert_eq!(entries(), 1);
+    assert!(cache::HITS.load(std::sync::atomic::Ordering::Relaxed) > hits);
+    // Without a cache it always validates.
+    assert!(validate_once(None, &invalid).is_err());
+}
