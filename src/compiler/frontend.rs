@@ -347,29 +347,34 @@ pub(crate) fn compile_il(
 /// text IR when its name ends in `.ll`), in `dir`.
 ///
 /// Every call of the program's own functions must be inlined (see
-/// [`super::lower`]'s `calls` pass for why vkcl does not emit calls). The O2 pipeline with a
-/// huge threshold inlines nearly all; the functions it leaves called (`noinline` ones, a
-/// callee too large even for that threshold, or one called where the branch weights make the
-/// call cold: LLVM gives such call sites its own threshold, `-inline-cold-callsite-threshold`,
-/// 45) are found in the SPIR-V ([`not_inlined`]) and the module goes through opt once more
-/// with those functions made `alwaysinline` (and their `noinline` and `optnone` removed),
-/// which costs a second opt and llvm-spirv run only for such programs. That run can leave a
-/// call that the first one inlined: a function that called one of them grew by inlining it
-/// and now exceeds a threshold where it is called (pyopencl's `bessel_jv`: inlined into its
-/// kernel by the first run; of cost 3.2 million against the limit of 1 million in the
-/// second). So the runs repeat, each forcing every function found so far, until no new
-/// function is left called; the set only grows and the module's functions are finite, so
-/// this ends. What is still called then (a recursive function) is reported by the lowering
-/// with the function's name.
+/// [`super::lower`]'s `calls` pass for why vkcl does not emit calls). One opt run normally
+/// does it: the O2 pipeline with a huge threshold ([`INLINE_THRESHOLD`], for cold call sites
+/// too), and the module's `noinline` functions ([`noinline_functions`](super::inlining::noinline_functions)) made `alwaysinline`
+/// (their `noinline` and `optnone` removed). What it still leaves called (a callee that grew
+/// past the threshold by inlining its own callees, or a `noinline` function the text scan
+/// missed) is found in the SPIR-V ([`not_inlined`](super::inlining::not_inlined)) and the module goes through opt and
+/// llvm-spirv again with those functions forced too. A forced run can leave a call that the
+/// previous one inlined (a function that called a newly forced one grew by inlining it and
+/// now exceeds the threshold where it is called; pyopencl's `bessel_jv` did against the
+/// former threshold of 1 million), so the runs repeat, each forcing every function found so
+/// far, until no new function is left called; the set only grows and the module's functions
+/// are finite, so this ends. What is still called then (a recursive function) is reported by
+/// the lowering with the function's name. Before the cold-call-site threshold and the
+/// `noinline` scan, pyopencl's `bessel_jn` took three opt and llvm-spirv runs (each as long
+/// as the first); now one (docs/performance.md, "Build time of large programs").
 fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, BuildFailure> {
     // LLVM 15's InstCombine miscompiles some loop-carried vectors: see `phiguard`. The math
     // library joins after the guard: its loops carry vectors only through `insertelement`.
-    let guarded = guard_vector_phis(tools, dir, bc)?;
-    let bc = guarded.as_deref().unwrap_or(bc);
+    let Prepared {
+        path,
+        guarded,
+        noinline,
+    } = prepare_module(tools, dir, bc)?;
+    let bc = path.as_deref().unwrap_or(bc);
     // Precise math built-ins (libclc) join the module before opt, which inlines them.
     let input = &super::mathlib::link(tools, dir, bc)?;
     let unguard = |words: Vec<u32>| -> Result<Vec<u32>, BuildFailure> {
-        if guarded.is_none() {
+        if !guarded {
             return Ok(words);
         }
         match super::phiguard::unguard(&words) {
@@ -380,10 +385,18 @@ fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, Build
             ))),
         }
     };
-    let mut words = optimize_and_translate(tools, dir, input, &[])?;
-    let mut forced: Vec<String> = Vec::new();
+    // `noinline` functions would stay called: forced from the first run.
+    let mut forced: Vec<String> = noinline;
+    if !forced.is_empty() {
+        tracing::debug!(
+            "{} noinline functions inlined by force: {}",
+            forced.len(),
+            forced.join(", ")
+        );
+    }
+    let mut words = optimize_and_translate(tools, dir, input, &forced)?;
     loop {
-        let left: Vec<String> = not_inlined(&words)
+        let left: Vec<String> = super::inlining::not_inlined(&words)
             .into_iter()
             .filter(|f| !forced.contains(f))
             .collect();
@@ -400,14 +413,21 @@ fn llvm_to_spirv(tools: &Tools, dir: &Path, bc: &Path) -> Result<Vec<u32>, Build
     }
 }
 
-/// The module of `bc` (bitcode, or text IR when it ends in `.ll`) with `phiguard::guard`
-/// applied, as a text IR file in `dir`, or `None` when it needs no guard (no vector store or phi that can be carried round a
-/// cycle).
-fn guard_vector_phis(
-    tools: &Tools,
-    dir: &Path,
-    bc: &Path,
-) -> Result<Option<std::path::PathBuf>, BuildFailure> {
+/// The module going into opt, prepared from the text IR ([`prepare_module`]).
+struct Prepared {
+    /// The prepared module (text IR in the build's directory), `None` when it is the input
+    /// unchanged.
+    path: Option<std::path::PathBuf>,
+    /// Whether `phiguard::guard` changed it (the SPIR-V then needs `phiguard::unguard`).
+    guarded: bool,
+    /// Its `noinline` functions ([`noinline_functions`](super::inlining::noinline_functions)).
+    noinline: Vec<String>,
+}
+
+/// Reads the module of `bc` (bitcode, or text IR when it ends in `.ll`) as text and prepares
+/// it for opt: `phiguard::guard` applied, and its external non-kernel functions made internal
+/// ([`internalize_functions`](super::inlining::internalize_functions)); written as a text IR file in `dir` when either changed it.
+fn prepare_module(tools: &Tools, dir: &Path, bc: &Path) -> Result<Prepared, BuildFailure> {
     let ll = if bc.extension().is_some_and(|e| e == "ll") {
         bc.to_path_buf()
     } else {
@@ -426,67 +446,36 @@ fn guard_vector_phis(
     };
     let io = |e: std::io::Error| BuildFailure::compile(format!("temporary file: {e}"));
     let text = std::fs::read_to_string(&ll).map_err(io)?;
-    let Some(guarded) = super::phiguard::guard(&text) else {
-        return Ok(None);
-    };
-    let out = dir.join("guarded.ll");
-    std::fs::write(&out, guarded).map_err(io)?;
-    Ok(Some(out))
+    let noinline = super::inlining::noinline_functions(&text);
+    let guarded = super::phiguard::guard(&text);
+    let is_guarded = guarded.is_some();
+    let text = guarded.unwrap_or(text);
+    let internal = super::inlining::internalize_functions(&text);
+    if !is_guarded && matches!(internal, std::borrow::Cow::Borrowed(_)) {
+        return Ok(Prepared {
+            path: None,
+            guarded: false,
+            noinline,
+        });
+    }
+    let out = dir.join("prepared.ll");
+    std::fs::write(&out, internal.as_bytes()).map_err(io)?;
+    Ok(Prepared {
+        path: Some(out),
+        guarded: is_guarded,
+        noinline,
+    })
 }
 
-/// The names of the functions with a body that a function other than a kernel's entry wrapper
-/// still calls in Kernel SPIR-V `words`, llvm-spirv's own helpers (`spirv.llvm_*`) left out;
-/// sorted, without repeats. A plain scan of the words: names (`OpName`), entry points,
-/// functions with blocks and calls.
-pub(crate) fn not_inlined(words: &[u32]) -> Vec<String> {
-    use std::collections::{BTreeSet, HashMap, HashSet};
-    const OP_NAME: u32 = 5;
-    const OP_ENTRY_POINT: u32 = 15;
-    const OP_FUNCTION: u32 = 54;
-    const OP_FUNCTION_CALL: u32 = 57;
-    const OP_LABEL: u32 = 248;
-    let mut names: HashMap<u32, String> = HashMap::new();
-    let mut entries = HashSet::new();
-    let mut with_body = HashSet::new();
-    let mut calls = Vec::new();
-    let mut current = 0;
-    let mut at = 5;
-    while at < words.len() {
-        let count = (words[at] >> 16) as usize;
-        let op = words[at] & 0xffff;
-        let Some(operands) = words.get(at + 1..at + count.max(1)) else {
-            break;
-        };
-        match (op, operands) {
-            (OP_NAME, [target, text @ ..]) => {
-                let bytes: Vec<u8> = text
-                    .iter()
-                    .flat_map(|w| w.to_le_bytes())
-                    .take_while(|b| *b != 0)
-                    .collect();
-                names.insert(*target, String::from_utf8_lossy(&bytes).into_owned());
-            }
-            (OP_ENTRY_POINT, [_, function, ..]) => {
-                entries.insert(*function);
-            }
-            (OP_FUNCTION, [_, id, ..]) => current = *id,
-            (OP_LABEL, _) => {
-                with_body.insert(current);
-            }
-            (OP_FUNCTION_CALL, [_, _, callee, ..]) => calls.push((current, *callee)),
-            _ => {}
-        }
-        at += count.max(1);
-    }
-    let left: BTreeSet<String> = calls
-        .into_iter()
-        .filter(|(caller, callee)| !entries.contains(caller) && with_body.contains(callee))
-        .filter_map(|(_, callee)| names.get(&callee))
-        .filter(|n| !n.starts_with("spirv.llvm_"))
-        .cloned()
-        .collect();
-    left.into_iter().collect()
-}
+
+
+
+/// opt's inline threshold, for every call site (cold ones too): inline cost is counted in
+/// instructions, about 5 each, so this inlines callees of up to about 2 million instructions
+/// (pyopencl's `bessel_jv` with its callees inlined costs 3.2 million). LLVM 15 computes
+/// bonuses of up to 150% of the threshold in `int` (`Threshold * VectorBonusPercent`), so
+/// much more than 14 million would overflow them.
+const INLINE_THRESHOLD: u32 = 10_000_000;
 
 /// opt-15 (inline + structurize; the functions `force_inline` made `alwaysinline`) then
 /// llvm-spirv-15 on `bc`, in `dir`.
@@ -531,7 +520,14 @@ fn optimize_and_translate_with(
         })
         .collect();
     args.extend([
-        "-inline-threshold=1000000".to_string(),
+        format!("-inline-threshold={INLINE_THRESHOLD}"),
+        // Call sites on branches LLVM estimates cold (2% of the caller's entry count, from
+        // `__builtin_expect` or its own heuristics) and callees marked `cold` get their own
+        // threshold, 45 by default, whatever `-inline-threshold` says: one run would leave
+        // them called and the next, forcing them, costs as much as the first (pyopencl's
+        // Bessel functions, see `llvm_to_spirv`).
+        format!("-inline-cold-callsite-threshold={INLINE_THRESHOLD}"),
+        format!("-inlinecold-threshold={INLINE_THRESHOLD}"),
         // IndVarSimplify would replace loop exit values by closed forms computed in odd
         // widths (`i33` for a triangular sum), which SPIR-V cannot express.
         "-replexitval=never".to_string(),

@@ -803,3 +803,81 @@ fn local_float_atomics_use_integer_homes_and_64_bit_stores_declare_int64_atomics
         assert_eq!(int64, t != "float", "{t}: Int64Atomics declared: {int64}");
     }
 }
+
+#[test]
+fn noinline_functions_are_found_in_text_ir() {
+    let ir = "define dso_local spir_func i32 @keep(i32 noundef %x) #0 {\n\
+              define dso_local spir_func i32 addrspace(1)* @no.inl(i32 addrspace(1)* %p) #1 {\n\
+              define spir_kernel void @k(i32 addrspace(1)* %a) #2 !kernel_arg_addr_space !3 {\n\
+              define dso_local spir_func void @\"quoted name\"() #1 {\n\
+              define internal i32 @opt_none(i32 %x) #3 {\n\
+              declare spir_func i32 @decl(i32) #1\n\
+              attributes #0 = { convergent nounwind \"frame-pointer\"=\"none\" }\n\
+              attributes #1 = { convergent noinline nounwind }\n\
+              attributes #2 = { convergent norecurse }\n\
+              attributes #3 = { noinline optnone }\n";
+    assert_eq!(
+        inlining::noinline_functions(ir),
+        vec!["no.inl".to_string(), "opt_none".to_string()]
+    );
+    assert!(inlining::noinline_functions("define void @f() #0 {\n").is_empty());
+}
+
+#[test]
+fn only_external_non_kernel_functions_are_internalized() {
+    let ir = "@g = dso_local addrspace(1) global i32 0, align 4\n\
+              define dso_local spir_func i32 @f(i32 %x) #0 {\n\
+              define spir_func i32 @h(i32 %x) {\n\
+              define dso_local spir_kernel void @k(i32 addrspace(1)* %a) #1 {\n\
+              define weak_odr dso_local spir_func i32 @w(i32 %x) {\n\
+              define internal spir_func i32 @i(i32 %x) {\n\
+              declare spir_func i32 @d(i32)\n";
+    assert_eq!(
+        inlining::internalize_functions(ir),
+        "@g = dso_local addrspace(1) global i32 0, align 4\n\
+         define internal spir_func i32 @f(i32 %x) #0 {\n\
+         define internal spir_func i32 @h(i32 %x) {\n\
+         define dso_local spir_kernel void @k(i32 addrspace(1)* %a) #1 {\n\
+         define weak_odr dso_local spir_func i32 @w(i32 %x) {\n\
+         define internal spir_func i32 @i(i32 %x) {\n\
+         declare spir_func i32 @d(i32)\n"
+    );
+    let kernels_only = "define spir_kernel void @k() {\n";
+    assert!(matches!(
+        inlining::internalize_functions(kernels_only),
+        std::borrow::Cow::Borrowed(_)
+    ));
+}
+
+#[test]
+fn a_lowered_module_is_validated_once_per_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = crate::util::cache_file::CacheConfig {
+        dir: dir.path().to_path_buf(),
+        max_bytes: 1 << 20,
+    };
+    let entries = || {
+        std::fs::read_dir(dir.path().join("programs"))
+            .map(|d| d.count())
+            .unwrap_or(0)
+    };
+    let p = build(include_str!("testdata/vadd.cl"), "");
+    let words = kernel(&p, "vadd_float").spirv.clone();
+    // An invalid module fails and is not recorded.
+    let mut m = rspirv::dr::load_words(&words).unwrap();
+    m.memory_model = None;
+    use rspirv::binary::Assemble;
+    let invalid = m.assemble();
+    assert!(validate_once(Some(&cfg), &invalid).is_err());
+    assert!(validate_once(Some(&cfg), &invalid).is_err());
+    assert_eq!(entries(), 0);
+    // A valid one is recorded once, then found.
+    validate_once(Some(&cfg), &words).unwrap();
+    assert_eq!(entries(), 1);
+    let hits = cache::HITS.load(std::sync::atomic::Ordering::Relaxed);
+    validate_once(Some(&cfg), &words).unwrap();
+    assert_eq!(entries(), 1);
+    assert!(cache::HITS.load(std::sync::atomic::Ordering::Relaxed) > hits);
+    // Without a cache it always validates.
+    assert!(validate_once(None, &invalid).is_err());
+}

@@ -32,6 +32,28 @@ fn installed() -> bool {
     })
 }
 
+/// The validator's identity for the program cache ([`super::validate_once`]): the target
+/// environment and `spirv-val`'s resolved path, size and modification time (an upgrade changes
+/// them); looked up once.
+pub(crate) fn identity() -> &'static str {
+    static ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    ID.get_or_init(|| {
+        let path = super::tools::search_path(std::ffi::OsStr::new("spirv-val"));
+        let real = path.as_ref().and_then(|p| std::fs::canonicalize(p).ok());
+        let meta = real.as_ref().and_then(|p| std::fs::metadata(p).ok());
+        let mtime = meta
+            .as_ref()
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        format!(
+            "vulkan1.2;{}:{}:{mtime}",
+            real.map_or_else(String::new, |p| p.display().to_string()),
+            meta.map_or(0, |m| m.len())
+        )
+    })
+}
+
 /// Validates `words` as a Vulkan 1.2 module.
 ///
 /// # Errors

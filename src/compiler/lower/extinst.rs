@@ -97,6 +97,9 @@ struct Lower<'c> {
     types: std::collections::HashMap<Word, Word>,
     /// `mad` as two roundings (NoContraction) rather than left to the driver to fuse.
     exact_mad: bool,
+    /// Result ids given to another instruction's result (from -> to): their decorations
+    /// move with them, all at once at the end ([`retarget_decorations`]).
+    renamed: std::collections::HashMap<Word, Word>,
 }
 
 impl Lower<'_> {
@@ -1626,7 +1629,7 @@ impl Lower<'_> {
             if last.result_id == Some(v) {
                 last.result_id = Some(rid);
                 self.types.insert(rid, ty);
-                retarget_decorations(self.ctx, v, rid);
+                self.renamed.insert(v, rid);
                 return Ok(());
             }
         }
@@ -1718,7 +1721,7 @@ impl Lower<'_> {
             if last.result_id == Some(v) {
                 last.result_id = Some(rid);
                 self.types.insert(rid, ty);
-                retarget_decorations(self.ctx, v, rid);
+                self.renamed.insert(v, rid);
                 return Ok(());
             }
         }
@@ -1781,6 +1784,7 @@ pub(crate) fn lower_ext_inst(ctx: &mut Ctx, exact_mad: bool) -> Result<(), Strin
         out: Vec::new(),
         types,
         exact_mad,
+        renamed: std::collections::HashMap::new(),
     };
     let mut new_blocks = Vec::with_capacity(blocks.len());
     for mut b in blocks {
@@ -1811,7 +1815,9 @@ pub(crate) fn lower_ext_inst(ctx: &mut Ctx, exact_mad: bool) -> Result<(), Strin
         b.instructions = std::mem::take(&mut l.out);
         new_blocks.push(b);
     }
+    let renamed = std::mem::take(&mut l.renamed);
     ctx.module.functions[0].blocks = new_blocks;
+    retarget_decorations(ctx, &renamed);
     ctx.module
         .ext_inst_imports
         .retain(|i| i.result_id != Some(cl));
@@ -1824,11 +1830,24 @@ pub(crate) fn lower_ext_inst(ctx: &mut Ctx, exact_mad: bool) -> Result<(), Strin
     Ok(())
 }
 
-/// Moves the decorations of `from` (such as `mad`'s `NoContraction`) to `to`, the id that
-/// replaced it as an instruction's result.
-fn retarget_decorations(ctx: &mut Ctx, from: Word, to: Word) {
+/// Moves the decorations of each renamed id (such as `mad`'s `NoContraction`) to the id that
+/// replaced it as an instruction's result (`renamed`: from -> to, followed to its end when a
+/// new name was renamed again). One pass over the annotations: done per instruction it was
+/// quadratic (pyopencl's `bessel_jn`, 4 million words: 50 s of its build).
+fn retarget_decorations(ctx: &mut Ctx, renamed: &std::collections::HashMap<Word, Word>) {
+    if renamed.is_empty() {
+        return;
+    }
     for a in ctx.module.annotations.iter_mut() {
-        if a.class.opcode == Op::Decorate && id_operand(a, 0) == Some(from) {
+        let Some(mut to) = id_operand(a, 0).filter(|_| a.class.opcode == Op::Decorate) else {
+            continue;
+        };
+        let mut steps = 0;
+        while let Some(next) = renamed.get(&to).filter(|_| steps <= renamed.len()) {
+            to = *next;
+            steps += 1;
+        }
+        if steps > 0 {
             a.operands[0] = Operand::IdRef(to);
         }
     }
