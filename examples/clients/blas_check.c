@@ -12,20 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-#define CHECK(x)                                                                 \
-    do {                                                                         \
-        int e_ = (int)(x);                                                       \
-        if (e_ != 0) {                                                           \
-            fprintf(stderr, "%s:%d: %s gave %d\n", __FILE__, __LINE__, #x, e_); \
-            exit(2);                                                             \
-        }                                                                        \
-    } while (0)
+#include "check.h"
 
 static cl_context ctx;
 static cl_command_queue q;

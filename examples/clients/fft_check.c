@@ -13,20 +13,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-#define CHECK(x)                                                                 \
-    do {                                                                         \
-        int e_ = (int)(x);                                                       \
-        if (e_ != 0) {                                                           \
-            fprintf(stderr, "%s:%d: %s gave %d\n", __FILE__, __LINE__, #x, e_); \
-            exit(2);                                                             \
-        }                                                                        \
-    } while (0)
+#include "check.h"
 
 int main(int argc, char **argv) {
     size_t lengths[64] = {16, 256, 1000, 2187, 3125, 4096, 2401, 6000};
