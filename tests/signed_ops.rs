@@ -107,7 +107,8 @@ fn loop_from_a_negative_start_stores_at_a_loaded_index() {
     let inp = input();
     let mut a = [0u8, 0, 0, 1, 0, 0, 29, 3];
     let mut i = -2i32;
-    while i < (0 & 7) {
+    // convert_int_sat(0L) & 7 is 0.
+    while i < 0 {
         a[inp[0] as usize] = 3u64.min(11543101502803392491u64) as u8;
         i += 2;
     }
