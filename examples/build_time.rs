@@ -44,7 +44,11 @@ fn main() {
         device_key: b"build_time",
         cache: Some(&cache),
     };
-    let warm = cache.dir.join("programs").read_dir().is_ok_and(|mut d| d.next().is_some());
+    let warm = cache
+        .dir
+        .join("programs")
+        .read_dir()
+        .is_ok_and(|mut d| d.next().is_some());
     for run in 0..runs {
         let started = std::time::Instant::now();
         match vkcl::compiler::build_source(&env, &src, opts) {

@@ -467,9 +467,6 @@ fn prepare_module(tools: &Tools, dir: &Path, bc: &Path) -> Result<Prepared, Buil
     })
 }
 
-
-
-
 /// opt's inline threshold, for every call site (cold ones too): inline cost is counted in
 /// instructions, about 5 each, so this inlines callees of up to about 2 million instructions
 /// (pyopencl's `bessel_jv` with its callees inlined costs 3.2 million). LLVM 15 computes

@@ -41,7 +41,9 @@ unsafe fn copy_with(from: *const u8, to: *mut u8, len: usize, threads: usize) {
             let n = step.min(len - at);
             s.spawn(move || {
                 // SAFETY: a disjoint part of the caller's ranges.
-                unsafe { std::ptr::copy_nonoverlapping((from + at) as *const u8, (to + at) as *mut u8, n) }
+                unsafe {
+                    std::ptr::copy_nonoverlapping((from + at) as *const u8, (to + at) as *mut u8, n)
+                }
             });
             at += step;
         }
@@ -55,13 +57,24 @@ mod tests {
     #[test]
     fn copies_every_byte_of_odd_lengths_with_any_thread_count() {
         for threads in [1, 2, 3, 4, 8] {
-            for len in [0usize, 1, 63, (1 << 20) - 1, 1 << 20, (3 << 20) + 17, 9 << 20] {
+            for len in [
+                0usize,
+                1,
+                63,
+                (1 << 20) - 1,
+                1 << 20,
+                (3 << 20) + 17,
+                9 << 20,
+            ] {
                 let src: Vec<u8> = (0..len).map(|i| (i * 7 + i / 251) as u8).collect();
                 let mut dst = vec![0xA5u8; len + 1];
                 // SAFETY: both vectors hold at least len bytes.
                 unsafe { super::copy_with(src.as_ptr(), dst.as_mut_ptr(), len, threads) };
                 assert!(dst[..len] == src[..], "length {len}, {threads} threads");
-                assert_eq!(dst[len], 0xA5, "byte past the end, length {len}, {threads} threads");
+                assert_eq!(
+                    dst[len], 0xA5,
+                    "byte past the end, length {len}, {threads} threads"
+                );
             }
         }
     }

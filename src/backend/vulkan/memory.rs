@@ -74,7 +74,12 @@ impl Buffer {
     /// [`DEDICATED_BYTES`], dedicated from there).
     /// Errors: [`BackendError`] when Vulkan or the allocator refuse (out of memory).
     pub fn new(device: &Arc<Device>, size: u64) -> Result<Buffer, BackendError> {
-        Buffer::new_suballocated(device, size, MemoryLocation::CpuToGpu, size >= DEDICATED_BYTES)
+        Buffer::new_suballocated(
+            device,
+            size,
+            MemoryLocation::CpuToGpu,
+            size >= DEDICATED_BYTES,
+        )
     }
 
     /// Allocates `size` bytes (> 0) of host-cached memory, the staging area of device-to-host

@@ -58,7 +58,8 @@ pub fn start(uuid: [u8; 16]) -> Arc<OnceLock<Option<XidWatch>>> {
 
 /// NVML's UUID string of a GPU from its 16 bytes ("GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx").
 fn nvml_uuid(b: &[u8; 16]) -> String {
-    let hex = |r: std::ops::Range<usize>| b[r].iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let hex =
+        |r: std::ops::Range<usize>| b[r].iter().map(|x| format!("{x:02x}")).collect::<String>();
     format!(
         "GPU-{}-{}-{}-{}-{}",
         hex(0..4),
@@ -79,12 +80,17 @@ impl XidWatch {
             .get_or_init(|| Nvml::init().map_err(|e| e.to_string()))
             .as_ref()
             .map_err(|e| e.clone())?;
-        let device = nvml.device_by_uuid(nvml_uuid(uuid)).map_err(|e| e.to_string())?;
+        let device = nvml
+            .device_by_uuid(nvml_uuid(uuid))
+            .map_err(|e| e.to_string())?;
         let set = nvml.create_event_set().map_err(|e| e.to_string())?;
         let set = device
             .register_events(EventTypes::CRITICAL_XID_ERROR, set)
             .map_err(|e| e.error.to_string())?;
-        tracing::debug!("GPU fault watch on {} (NVML critical Xid events)", nvml_uuid(uuid));
+        tracing::debug!(
+            "GPU fault watch on {} (NVML critical Xid events)",
+            nvml_uuid(uuid)
+        );
         Ok(XidWatch {
             set: Mutex::new(set),
             seen: Mutex::new(None),
