@@ -20,6 +20,7 @@ use super::rect::{copy_regions, Side};
 use super::UserPtr;
 use crate::backend::vulkan::record::DeviceCommand;
 use crate::backend::vulkan::staging::Staging;
+use crate::util::host_copy::copy;
 use opencl_sys::*;
 use std::sync::Arc;
 
@@ -51,15 +52,6 @@ fn lease(mem: &Mem, size: usize, what: &str) -> ClResult<Arc<Staging>> {
     Staging::lease(mem.storage().device(), size as u64)
         .map(Arc::new)
         .map_err(|e| refused(format_args!("staging of a {what} of {size} bytes"), e))
-}
-
-/// A copy of `len` bytes between `a` and `b`.
-///
-/// # Safety
-/// Both ranges valid for `len` bytes and not overlapping.
-unsafe fn copy(from: *const u8, to: *mut u8, len: usize) {
-    // SAFETY: the caller's contract.
-    unsafe { crate::util::host_copy::copy(from, to, len) };
 }
 
 /// clEnqueueReadBuffer of `size` (> 0) bytes at `offset` of `mem` into host `ptr`: the range

@@ -4,9 +4,12 @@
 
 use super::config::config;
 
-/// Copies of fewer bytes than this stay on the calling thread (a thread's start costs tens of
-/// microseconds, the time to copy about 256 KiB).
-const SPLIT_FROM: usize = 1 << 20;
+/// The smallest part a thread copies: a thread's start costs tens of microseconds, the time
+/// to copy about 256 KiB, so a part is twice that.
+const PART: usize = 512 << 10;
+
+/// Copies of fewer bytes than this (two parts) stay on the calling thread.
+const SPLIT_FROM: usize = 2 * PART;
 
 /// Copies `len` bytes from `from` to `to`, with up to `config().host_copy_threads` threads
 /// (`VKCL_HOST_COPY_THREADS`) for copies of at least [`SPLIT_FROM`] bytes, each thread one
@@ -31,8 +34,8 @@ unsafe fn copy_with(from: *const u8, to: *mut u8, len: usize, threads: usize) {
         unsafe { std::ptr::copy_nonoverlapping(from, to, len) };
         return;
     }
-    // Parts of whole cache lines, as many as `threads` or fewer for short copies.
-    let parts = threads.min(len / (SPLIT_FROM / 4)).max(1);
+    // Parts of whole cache lines, as many as `threads`, each at least PART.
+    let parts = threads.min(len / PART).max(1);
     let step = len.div_ceil(parts).next_multiple_of(64);
     let (from, to) = (from as usize, to as usize);
     std::thread::scope(|s| {
