@@ -74,19 +74,14 @@ impl Buffer {
     /// [`DEDICATED_BYTES`], dedicated from there).
     /// Errors: [`BackendError`] when Vulkan or the allocator refuse (out of memory).
     pub fn new(device: &Arc<Device>, size: u64) -> Result<Buffer, BackendError> {
-        Buffer::new_suballocated(
-            device,
-            size,
-            MemoryLocation::CpuToGpu,
-            size >= DEDICATED_BYTES,
-        )
+        Buffer::new_suballocated(device, size, MemoryLocation::CpuToGpu, false)
     }
 
     /// Allocates `size` bytes (> 0) of host-cached memory, the staging area of device-to-host
     /// copies out of memory the host reads slowly ([`Buffer::host_cached`] false).
     /// Errors: as [`Buffer::new`].
     pub fn readback(device: &Arc<Device>, size: u64) -> Result<Buffer, BackendError> {
-        Buffer::new_suballocated(device, size, MemoryLocation::GpuToCpu, false)
+        Buffer::new_suballocated(device, size, MemoryLocation::GpuToCpu, true)
     }
 
     /// As [`Buffer::new`], for an OpenCL buffer; `export`: CUDA kernels may use it too (its
@@ -125,12 +120,7 @@ impl Buffer {
             DeviceLocal::Force => true,
         };
         if device_local && placed && !export {
-            let mut b = Buffer::new_suballocated(
-                device,
-                size,
-                MemoryLocation::GpuOnly,
-                size >= DEDICATED_BYTES,
-            )?;
+            let mut b = Buffer::new_suballocated(device, size, MemoryLocation::GpuOnly, false)?;
             // Never touched by the host, even where the memory type is host-visible (lavapipe).
             b.mapped = std::ptr::null_mut();
             b.host_cached = false;
@@ -140,19 +130,9 @@ impl Buffer {
             // CL_MEM_ALLOC_HOST_PTR on a discrete GPU: host-cached system memory, which the
             // host maps, reads and writes at memory speed (no staging) and kernels reach
             // over the bus.
-            return Buffer::new_suballocated(
-                device,
-                size,
-                MemoryLocation::GpuToCpu,
-                size >= DEDICATED_BYTES,
-            );
+            return Buffer::new_suballocated(device, size, MemoryLocation::GpuToCpu, false);
         }
-        let b = Buffer::new_suballocated(
-            device,
-            size,
-            MemoryLocation::CpuToGpu,
-            size >= DEDICATED_BYTES,
-        )?;
+        let b = Buffer::new_suballocated(device, size, MemoryLocation::CpuToGpu, false)?;
         if !b.device_local && whole_vram_mappable(device) {
             // The allocator falls back to system memory when device-local memory is full; on a
             // GPU whose whole memory is host-visible (resizable BAR) that would hand out more
@@ -370,12 +350,13 @@ impl Buffer {
             .map(|m| m.ptr)
     }
 
-    /// A buffer suballocated by gpu-allocator.
+    /// A buffer suballocated by gpu-allocator (a dedicated allocation from [`DEDICATED_BYTES`],
+    /// except for `staging` buffers, which keep to the shared blocks).
     fn new_suballocated(
         device: &Arc<Device>,
         size: u64,
         location: MemoryLocation,
-        dedicated: bool,
+        staging: bool,
     ) -> Result<Buffer, BackendError> {
         let info = vk::BufferCreateInfo::default()
             .size(size)
@@ -401,7 +382,7 @@ impl Buffer {
                 // about 1 ms per launch on the H200.
                 // (Readback staging keeps the shared blocks: the allocator keeps its last block,
                 // which a dedicated allocation would give back after every read.)
-                allocation_scheme: if dedicated {
+                allocation_scheme: if size >= DEDICATED_BYTES && !staging {
                     AllocationScheme::DedicatedBuffer(raw)
                 } else {
                     AllocationScheme::GpuAllocatorManaged
