@@ -13,7 +13,8 @@
 //! ```
 use ash::vk;
 use std::time::{Duration, Instant};
-use vkcl::backend::vulkan::copy_kernel::{compute_pipeline, spirv};
+#[path = "common/vk.rs"]
+mod vk_probe;
 
 fn main() {
     let args: Vec<u64> = std::env::args()
@@ -26,128 +27,16 @@ fn main() {
 }
 
 fn run(offset: u64, seconds: u64) {
+    // A 1 MiB device buffer: the shader's smallest copy; half of it copied to `offset` bytes
+    // past its start.
+    let size = 1u64 << 20;
+    let p = vk_probe::open(size);
+    let (device, queue) = (&p.device, p.queue);
+    let cmd = p.copy_command((size / 2 / 16) as u32, offset);
+    let timeline = p.timeline();
     // SAFETY: every call below follows the Vulkan spec's valid usage for a single-threaded
     // program; handles are used only while alive (the process exits without destroying them).
     unsafe {
-        let entry = ash::Entry::load().expect("the Vulkan loader");
-        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
-        let instance = entry
-            .create_instance(
-                &vk::InstanceCreateInfo::default().application_info(&app),
-                None,
-            )
-            .expect("vkCreateInstance");
-        let phys = instance.enumerate_physical_devices().expect("devices")[0];
-        let props = instance.get_physical_device_properties(phys);
-        let name = std::ffi::CStr::from_ptr(props.device_name.as_ptr());
-        println!(
-            "device: {name:?}, driver version {:#x}",
-            props.driver_version
-        );
-        let family = instance
-            .get_physical_device_queue_family_properties(phys)
-            .iter()
-            .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
-            .expect("a compute queue") as u32;
-        let prio = [1.0];
-        let queues = [vk::DeviceQueueCreateInfo::default()
-            .queue_family_index(family)
-            .queue_priorities(&prio)];
-        let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
-            .buffer_device_address(true)
-            .timeline_semaphore(true);
-        let device = instance
-            .create_device(
-                phys,
-                &vk::DeviceCreateInfo::default()
-                    .queue_create_infos(&queues)
-                    .push_next(&mut f12),
-                None,
-            )
-            .expect("vkCreateDevice");
-        let queue = device.get_device_queue(family, 0);
-        // A 1 MiB device buffer: the shader's smallest copy.
-        let size = 1u64 << 20;
-        let buffer = device
-            .create_buffer(
-                &vk::BufferCreateInfo::default().size(size).usage(
-                    vk::BufferUsageFlags::STORAGE_BUFFER
-                        | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS,
-                ),
-                None,
-            )
-            .expect("vkCreateBuffer");
-        let req = device.get_buffer_memory_requirements(buffer);
-        let mem_props = instance.get_physical_device_memory_properties(phys);
-        let type_index = (0..mem_props.memory_type_count)
-            .find(|&i| {
-                req.memory_type_bits & (1 << i) != 0
-                    && mem_props.memory_types[i as usize]
-                        .property_flags
-                        .contains(vk::MemoryPropertyFlags::DEVICE_LOCAL)
-            })
-            .expect("device-local memory");
-        let mut flags =
-            vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
-        let memory = device
-            .allocate_memory(
-                &vk::MemoryAllocateInfo::default()
-                    .allocation_size(req.size)
-                    .memory_type_index(type_index)
-                    .push_next(&mut flags),
-                None,
-            )
-            .expect("vkAllocateMemory");
-        device
-            .bind_buffer_memory(buffer, memory, 0)
-            .expect("vkBindBufferMemory");
-        let address = device
-            .get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(buffer));
-        let (layout, pipeline) = compute_pipeline(
-            &device,
-            vk::PipelineCache::null(),
-            &spirv(),
-            &[],
-            24,
-            vk::PipelineLayout::null(),
-        )
-        .expect("the copy pipeline");
-        let pool = device
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(family),
-                None,
-            )
-            .expect("vkCreateCommandPool");
-        let cmd = device
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(pool)
-                    .command_buffer_count(1),
-            )
-            .expect("vkAllocateCommandBuffers")[0];
-        device
-            .begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
-            .expect("begin");
-        device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
-        // Half the buffer copied to `offset` bytes past its start (the push block of copy_kernel.rs).
-        let words = (size / 2 / 16) as u32;
-        let mut push = [0u8; 24];
-        push[0..8].copy_from_slice(&address.to_le_bytes());
-        push[8..16].copy_from_slice(&(address + offset).to_le_bytes());
-        push[16..20].copy_from_slice(&words.to_le_bytes());
-        push[20..24].copy_from_slice(&words.to_le_bytes());
-        device.cmd_push_constants(cmd, layout, vk::ShaderStageFlags::COMPUTE, 0, &push);
-        device.cmd_dispatch(cmd, words.div_ceil(64), 1, 1);
-        device.end_command_buffer(cmd).expect("end");
-        let mut timeline_info = vk::SemaphoreTypeCreateInfo::default()
-            .semaphore_type(vk::SemaphoreType::TIMELINE)
-            .initial_value(0);
-        let timeline = device
-            .create_semaphore(
-                &vk::SemaphoreCreateInfo::default().push_next(&mut timeline_info),
-                None,
-            )
-            .expect("timeline");
         let fence = device
             .create_fence(&vk::FenceCreateInfo::default(), None)
             .expect("fence");
