@@ -88,7 +88,9 @@ impl Buffer {
     /// context has a green-context sub-device), so on the CUDA path it is a dedicated
     /// exportable allocation (the allocator's if the driver refuses). On the H200 the only
     /// exportable host-visible memory type is system memory (about 75 GB/s from the GPU,
-    /// against 2 TB/s and more for the device-local memory of other buffers), hence only there.
+    /// against 2 TB/s and more for device-local memory), so there such a buffer is exportable
+    /// device-local memory the host does not map (host access staged) unless it is
+    /// `CL_MEM_ALLOC_HOST_PTR` (`device_local` false).
     /// Errors: as [`Buffer::new`].
     ///
     /// `device_local`: the buffer may live in device-local memory the host does not map, which
@@ -106,7 +108,11 @@ impl Buffer {
         device_local: bool,
     ) -> Result<Buffer, BackendError> {
         if export && device.cuda.is_some() {
-            match Buffer::new_exported(device, size) {
+            // Not CL_MEM_ALLOC_HOST_PTR: device-local even where the driver exports only
+            // memory the host does not map (the H200), staged for the host.
+            let unmapped =
+                device_local && device.phys.device_type == vk::PhysicalDeviceType::DISCRETE_GPU;
+            match Buffer::new_exported(device, size, unmapped) {
                 Ok(b) => return Ok(b),
                 Err(e) => tracing::debug!("exportable buffer of {size} bytes: {e}"),
             }
@@ -239,15 +245,25 @@ impl Buffer {
         })
     }
 
-    /// A buffer with its own exportable, host-visible allocation (opaque fd handle type).
-    fn new_exported(device: &Arc<Device>, size: u64) -> Result<Buffer, BackendError> {
+    /// A buffer with its own exportable allocation (opaque fd handle type): host-visible
+    /// device-local memory where the driver exports it, else, with `unmapped`, device-local
+    /// memory the host does not map (its [`Buffer::mapped`] null: host access through
+    /// staging), else host-visible memory (system memory on the H200, which kernels reach
+    /// over the bus).
+    fn new_exported(
+        device: &Arc<Device>,
+        size: u64,
+        unmapped: bool,
+    ) -> Result<Buffer, BackendError> {
         let handle = vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD;
         let (raw, req) = opaque_fd_buffer(device, size)?;
         let props = &device.memory_properties;
         let want = |flags| memory_type(device, &req, flags);
         let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-        let Some(type_index) =
-            want(host | vk::MemoryPropertyFlags::DEVICE_LOCAL).or_else(|| want(host))
+        let local = vk::MemoryPropertyFlags::DEVICE_LOCAL;
+        let Some(type_index) = want(host | local)
+            .or_else(|| unmapped.then(|| want(local)).flatten())
+            .or_else(|| want(host))
         else {
             // SAFETY: unused buffer, destroyed once.
             unsafe { device.raw.destroy_buffer(raw, None) };
@@ -276,12 +292,19 @@ impl Buffer {
                 return Err(e.into());
             }
         };
-        // SAFETY: fresh memory of the buffer's requirements; mapped whole, once.
+        let flags = props.memory_types[type_index as usize].property_flags;
+        let visible = flags.contains(vk::MemoryPropertyFlags::HOST_VISIBLE);
+        // SAFETY: fresh memory of the buffer's requirements; mapped whole, once, where the
+        // host can see it.
         let mapped = unsafe {
             device.raw.bind_buffer_memory(raw, memory, 0).and_then(|_| {
-                device
-                    .raw
-                    .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                if visible {
+                    device
+                        .raw
+                        .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                } else {
+                    Ok(std::ptr::null_mut())
+                }
             })
         };
         let mapped = match mapped {
@@ -303,12 +326,8 @@ impl Buffer {
             size,
             address,
             mapped,
-            host_cached: props.memory_types[type_index as usize]
-                .property_flags
-                .contains(vk::MemoryPropertyFlags::HOST_CACHED),
-            device_local: props.memory_types[type_index as usize]
-                .property_flags
-                .contains(vk::MemoryPropertyFlags::DEVICE_LOCAL),
+            host_cached: flags.contains(vk::MemoryPropertyFlags::HOST_CACHED),
+            device_local: flags.contains(vk::MemoryPropertyFlags::DEVICE_LOCAL),
             exported: Some(Exported {
                 memory,
                 size: req.size,
