@@ -319,6 +319,12 @@ impl Engine {
             }
             std::hint::spin_loop();
         }
+        if self.spin.is_zero() && self.progress.completed.load(Ordering::Acquire) < target {
+            // Woken by the driver's own signal of the last value rather than by the completion
+            // thread, which the same signal wakes at once: one thread hop less (CPU devices,
+            // where every hop is a futex wake on cores the kernels share).
+            let _ = self.timeline.wait(target);
+        }
         self.progress.wait_completed(target);
     }
 
