@@ -122,6 +122,10 @@ pub struct Config {
     /// device's default ([`crate::backend::vulkan::queue::HANDOFF_SPIN_GPU`] on GPUs, 0 on CPU
     /// devices, whose cores run the kernels).
     pub handoff_spin_us: Option<u64>,
+    /// `VKCL_QUEUE_FAMILY`: `compute` (the default) runs commands on a compute-only queue
+    /// family where the device has one (NVIDIA's asynchronous compute queues), `any` on the
+    /// first family with compute (on NVIDIA the graphics family).
+    pub compute_only_family: bool,
     /// `VKCL_LAUNCH_BUFFER_REUSE` (default on; `0`: off): launches reuse the launch buffers of
     /// finished launches on their device instead of allocating one each.
     pub launch_buffer_reuse: bool,
@@ -217,6 +221,7 @@ impl Config {
             Some("device") => Some(false),
             _ => None,
         };
+        let compute_only_family = var("VKCL_QUEUE_FAMILY").as_deref() != Some("any");
         let handoff_spin_us = var("VKCL_HANDOFF_SPIN_US").and_then(|v| v.parse::<u64>().ok());
         let fp64 = switch("VKCL_FP64").unwrap_or(FP64_DEFAULT);
         let fp16 = switch("VKCL_FP16");
@@ -230,6 +235,7 @@ impl Config {
             cuda_sync,
             cross_queue_host_wait,
             handoff_spin_us,
+            compute_only_family,
             launch_buffer_reuse: !matches!(
                 var("VKCL_LAUNCH_BUFFER_REUSE").as_deref(),
                 Some("0") | Some("off")

@@ -324,14 +324,19 @@ impl PhysicalDevice {
         }
         // SAFETY: plain query.
         let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
-        // Prefer a compute-only family (dedicated async compute), else any compute family.
+        // A compute-only family (dedicated asynchronous compute) unless VKCL_QUEUE_FAMILY=any,
+        // else the first family with compute.
         let pick = |want_no_gfx: bool| {
             families.iter().position(|q| {
                 q.queue_flags.contains(vk::QueueFlags::COMPUTE)
                     && (!want_no_gfx || !q.queue_flags.contains(vk::QueueFlags::GRAPHICS))
             })
         };
-        let family = pick(false)?;
+        let family = if crate::util::config::config().compute_only_family {
+            pick(true).or_else(|| pick(false))?
+        } else {
+            pick(false)?
+        };
         // SAFETY: plain query.
         let mem = unsafe { instance.get_physical_device_memory_properties(pd) };
         let heaps = &mem.memory_heaps[..mem.memory_heap_count as usize];
