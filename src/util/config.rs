@@ -94,7 +94,7 @@ pub struct Config {
     /// pipelined chunks of it (`core/chunked.rs`); `0`: one staged copy for the whole read.
     pub read_chunk_bytes: usize,
     /// `VKCL_HOST_COPY_THREADS`: threads that copy large staged data out to the application
-    /// (`util/host_copy.rs`); default half the CPUs, at most 4 and at least 1.
+    /// (`util/host_copy.rs`); default half the CPUs, at most 8 and at least 1.
     pub host_copy_threads: usize,
     /// `VKCL_DEVICE_LOCAL`: `1` puts buffers (not `CL_MEM_ALLOC_HOST_PTR` ones, not those of
     /// contexts with green-context sub-devices) in device-local memory the host does not map,
@@ -278,7 +278,7 @@ impl Config {
                 .and_then(|v| v.trim().parse::<usize>().ok())
                 .unwrap_or_else(|| {
                     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-                    (cpus / 2).clamp(1, 4)
+                    (cpus / 2).clamp(1, 8)
                 })
                 .max(1),
             images: var("VKCL_IMAGES").as_deref() == Some("1"),
