@@ -451,8 +451,8 @@ fn lowered_programs_are_cached_and_bad_entries_fall_back() {
     let lowered = lowered_entries(&s);
     assert_eq!(
         lowered.len(),
-        2,
-        "the built and the linked program: {lowered:?}"
+        3,
+        "the built program, the one from its binary and the linked one: {lowered:?}"
     );
     let good: Vec<Vec<u8>> = lowered.iter().map(|p| std::fs::read(p).unwrap()).collect();
     // Front-end entries of executables (their data is SPIR-V): a build served by its lowered
@@ -477,12 +477,13 @@ fn lowered_programs_are_cached_and_bad_entries_fall_back() {
         assert!(!log.contains(&name(p)), "{} was read:\n{log}", name(p));
     }
 
-    // Entries that check out as files but whose data does not decode, or that hold the other
-    // program (swapped): refused, the programs rebuilt from the front-end entries (no clang)
-    // with the same results, and the entries rewritten.
+    // Entries that check out as files but whose data does not decode, or that hold another
+    // program (rotated): refused, the programs rebuilt from the front-end entries or the
+    // binary (no clang) with the same results, and the entries rewritten.
     let garbage = vkcl::util::cache_file::encode("", &[1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 7]);
     std::fs::write(&lowered[0], &garbage).unwrap();
-    std::fs::write(&lowered[1], &good[0]).unwrap();
+    std::fs::write(&lowered[1], &good[2]).unwrap();
+    std::fs::write(&lowered[2], &good[1]).unwrap();
     let (fallback, log) = s.child(&env);
     assert_eq!(fingerprints(&fallback), cold);
     assert_eq!(s.clang_runs(), 2);

@@ -566,6 +566,26 @@ pub fn build_structured(
     finish(words, String::new(), caps, &opts, None)
 }
 
+/// [`build_structured`] through the program cache (`clBuildProgram` of an executable binary):
+/// a hit on the whole built program ([`lowered_cache`]) runs no pass, a miss validates the
+/// lowered modules through the cache as source builds do. Errors as [`build_structured`].
+pub fn build_binary(
+    env: &BuildEnv,
+    spirv: &[u8],
+    options: &str,
+) -> Result<CompiledProgram, BuildFailure> {
+    let opts = options::parse(options, env.caps)?;
+    let k = env.key("binary", &[options.as_bytes(), spirv]);
+    let lk = lowered_cache::key(&k, b"");
+    if let Some(p) = lowered_cache::load(env, &lk) {
+        return Ok(p);
+    }
+    let words = frontend::words_from_bytes(spirv)?;
+    let program = finish(words, String::new(), env.caps, &opts, env.cache)?;
+    lowered_cache::store(env, &lk, &program);
+    Ok(program)
+}
+
 /// The persistent variant of a lowered kernel module ([`KernelInfo::spirv`]), validated
 /// with spirv-val where every lowered module is (`validate::enabled`); see "Persistent variant" in the module doc.
 ///
