@@ -1,6 +1,8 @@
 //! The on-disk program cache: front-end results (structurized Kernel SPIR-V, compiled objects)
 //! keyed by everything that decides them, so that building the same program again runs
-//! neither clang nor opt nor llvm-spirv.
+//! neither clang nor opt nor llvm-spirv, and whole built programs (every kernel's lowered
+//! module and reflection, `lowered_cache.rs`), so that it does not run vkcl's own passes
+//! either.
 //!
 //! Location: `$VKCL_CACHE_DIR`, else the user's cache directory (`~/.cache/vkcl`, from the
 //! `dirs` crate), entries under `programs/`; `VKCL_CACHE=0` disables it. The directory is kept
@@ -75,6 +77,11 @@ pub fn store(cfg: &CacheConfig, k: &[u8; 32], log: &str, data: &[u8]) {
         }
         Err(e) => tracing::warn!(path = %path.display(), "cannot write program cache entry: {e}"),
     }
+}
+
+/// Removes the entry of `k` (one whose data the caller cannot use).
+pub fn remove(cfg: &CacheConfig, k: &[u8; 32]) {
+    let _ = std::fs::remove_file(entry_path(cfg, k));
 }
 
 /// Removes the least recently used entries of `dir` until their total is at most `max`.

@@ -151,6 +151,7 @@ mod il_library;
 mod inlining;
 mod layout;
 mod lower;
+mod lowered_cache;
 mod mathlib;
 mod options;
 mod phiguard;
@@ -332,6 +333,10 @@ pub fn build_source(
 ) -> Result<CompiledProgram, BuildFailure> {
     let opts = options::parse(options, env.caps)?;
     let k = env.key("source", &[options.as_bytes(), source.as_bytes()]);
+    let lk = lowered_cache::key(&k, b"");
+    if let Some(p) = lowered_cache::load(env, &lk) {
+        return Ok(p);
+    }
     let (log, data) = env.cached(&k, || {
         let front = frontend::compile_c(env.tools, source, &opts, env.caps)?;
         Ok((front.log, spirv_bytes(&front.spirv)))
@@ -341,6 +346,7 @@ pub fn build_source(
     for k in &mut program.kernels {
         reflect::restore_hint_signedness(k, source);
     }
+    lowered_cache::store(env, &lk, &program);
     Ok(program)
 }
 
@@ -367,13 +373,19 @@ pub fn build_il(
     let words = frontend::words_from_bytes(il)?;
     let sk = spec_key(spec);
     let k = env.key("il", &[options.as_bytes(), il, &sk]);
+    let lk = lowered_cache::key(&k, b"");
+    if let Some(p) = lowered_cache::load(env, &lk) {
+        return Ok(p);
+    }
     let (log, data) = env.cached(&k, || {
         let words = il::prepare(&words, spec)?;
         let front = frontend::compile_il(env.tools, &words, &opts, env.caps)?;
         Ok((front.log, spirv_bytes(&front.spirv)))
     })?;
     let spirv = frontend::words_from_bytes(&data)?;
-    finish(spirv, log, env.caps, &opts, env.cache)
+    let program = finish(spirv, log, env.caps, &opts, env.cache)?;
+    lowered_cache::store(env, &lk, &program);
+    Ok(program)
 }
 
 /// A compiled object (LLVM bitcode) and its build log.
@@ -466,6 +478,10 @@ pub fn link_executable(
     sources: &str,
 ) -> Result<CompiledProgram, BuildFailure> {
     let k = env.key("link", objects);
+    let lk = lowered_cache::key(&k, sources.as_bytes());
+    if let Some(p) = lowered_cache::load(env, &lk) {
+        return Ok(p);
+    }
     let (log, data) = env.cached(&k, || {
         let linked = frontend::link(env.tools, objects)?;
         let spirv = frontend::object_to_spirv(env.tools, &linked)?;
@@ -490,6 +506,7 @@ pub fn link_executable(
     for k in &mut program.kernels {
         reflect::restore_hint_signedness(k, sources);
     }
+    lowered_cache::store(env, &lk, &program);
     Ok(program)
 }
 
@@ -547,6 +564,26 @@ pub fn build_structured(
     let opts = options::parse(options, caps)?;
     let words = frontend::words_from_bytes(spirv)?;
     finish(words, String::new(), caps, &opts, None)
+}
+
+/// [`build_structured`] through the program cache (`clBuildProgram` of an executable binary):
+/// a hit on the whole built program ([`lowered_cache`]) runs no pass, a miss validates the
+/// lowered modules through the cache as source builds do. Errors as [`build_structured`].
+pub fn build_binary(
+    env: &BuildEnv,
+    spirv: &[u8],
+    options: &str,
+) -> Result<CompiledProgram, BuildFailure> {
+    let opts = options::parse(options, env.caps)?;
+    let k = env.key("binary", &[options.as_bytes(), spirv]);
+    let lk = lowered_cache::key(&k, b"");
+    if let Some(p) = lowered_cache::load(env, &lk) {
+        return Ok(p);
+    }
+    let words = frontend::words_from_bytes(spirv)?;
+    let program = finish(words, String::new(), env.caps, &opts, env.cache)?;
+    lowered_cache::store(env, &lk, &program);
+    Ok(program)
 }
 
 /// The persistent variant of a lowered kernel module ([`KernelInfo::spirv`]), validated

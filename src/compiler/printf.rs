@@ -7,7 +7,7 @@
 /// One argument of a `printf` call, as the kernel stores it in its record: every component of
 /// at most 32 bits takes one little-endian `u32` word (8- and 16-bit values zero-extended,
 /// `half` as its 16 bits), every 64-bit component two words (low, high).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum PrintfArg {
     /// An integer scalar or vector: `bytes` per component (1, 2, 4, 8), `lanes` components.
     Int { bytes: u8, lanes: u8 },
@@ -34,7 +34,7 @@ impl PrintfArg {
 }
 
 /// One `printf` call site of a kernel.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PrintfCall {
     /// The format string (without its terminating NUL).
     pub format: String,
@@ -50,7 +50,7 @@ impl PrintfCall {
 }
 
 /// Everything the host needs to print a kernel's records. Empty when the kernel has no printf.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PrintfInfo {
     /// The call sites; a record's second word indexes this list.
     pub calls: Vec<PrintfCall>,

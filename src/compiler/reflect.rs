@@ -11,7 +11,7 @@ use super::layout::Layout;
 use super::spv::{decorations_of, id_operand, lit_operand, name_of, Defs};
 
 /// `CL_KERNEL_ARG_ADDRESS_QUALIFIER`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum AddressQualifier {
     /// `__global` pointer.
     Global,
@@ -24,7 +24,7 @@ pub enum AddressQualifier {
 }
 
 /// `CL_KERNEL_ARG_ACCESS_QUALIFIER` (images only; `None` for everything else).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum AccessQualifier {
     /// Not an image.
     None,
@@ -37,7 +37,7 @@ pub enum AccessQualifier {
 }
 
 /// `CL_KERNEL_ARG_TYPE_QUALIFIER` bits.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TypeQualifiers {
     /// `const` (on the pointee of a pointer argument).
     pub is_const: bool,
@@ -50,7 +50,7 @@ pub struct TypeQualifiers {
 }
 
 /// How the runtime passes an argument (see the ABI in the module doc of `compiler`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ArgKind {
     /// `__global` or `__constant` pointer: an 8-byte device address in the argument block (0 for
     /// NULL).
@@ -75,7 +75,7 @@ pub enum ArgKind {
 }
 
 /// One kernel argument (`clGetKernelArgInfo` plus the ABI placement).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct KernelArgInfo {
     /// `CL_KERNEL_ARG_NAME`.
     pub name: String,
@@ -97,7 +97,7 @@ pub struct KernelArgInfo {
 }
 
 /// Everything the runtime needs to know about one kernel, plus its Vulkan module.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct KernelInfo {
     /// The kernel's name.
     pub name: String,

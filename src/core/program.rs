@@ -374,8 +374,7 @@ impl Program {
                 ProgramSource::Il(il) => compiler::build_il(env, il, options, &self.spec_values())
                     .map(Outcome::Executable),
                 ProgramSource::Binary(b) if b.kind == BinaryKind::Executable => {
-                    compiler::build_structured(&b.payload, options, env.caps)
-                        .map(Outcome::Executable)
+                    compiler::build_binary(env, &b.payload, options).map(Outcome::Executable)
                 }
                 ProgramSource::Binary(b) => {
                     compiler::check_options(options, env.caps)?;
