@@ -272,7 +272,13 @@ fn fp32_loop_is_eight_float4_multiply_adds_left_to_fuse() {
         .collect();
     let mut ops: HashMap<Op, usize> = HashMap::new();
     for (b, i) in code(&m) {
-        if !inside.contains(&b) || i.class.opcode == Op::Phi {
+        // The phis and the vectors taken apart for them and rebuilt from them (see
+        // `loops_carry_scalars_not_vectors`) are not arithmetic.
+        let plumbing = matches!(
+            i.class.opcode,
+            Op::Phi | Op::CompositeExtract | Op::CompositeConstruct
+        );
+        if !inside.contains(&b) || plumbing {
             continue;
         }
         if let Some(t) = i.result_type {
@@ -297,4 +303,49 @@ fn fp32_loop_is_eight_float4_multiply_adds_left_to_fuse() {
         HashMap::from([(Op::FMul, 8), (Op::FAdd, 8)]),
         "float4 operations in the loop"
     );
+}
+
+/// The FP32 loop carries its eight `float4`s as 32 scalar phis (and the counter), not as vector
+/// phis: with vector phis llvmpipe kept every value that leaves the loop in a register of its
+/// own, written under the execution mask each pass (2x the hot loop's instructions, 0.4x
+/// rusticl's speed; `compiler::lower::scalarphi`, docs/performance.md "lavapipe 25.0.7
+/// against rusticl of the same Mesa"). Each vector is rebuilt once after the header's phis.
+#[test]
+fn loops_carry_scalars_not_vectors() {
+    let m = lowered(&flops_source());
+    let ty = types(&m);
+    let phis: Vec<&Instruction> = code(&m)
+        .into_iter()
+        .filter(|(_, i)| i.class.opcode == Op::Phi)
+        .map(|(_, i)| i)
+        .collect();
+    for p in &phis {
+        let t = def(&m, p.result_type.unwrap());
+        assert_ne!(t.class.opcode, Op::TypeVector, "a vector phi: {p:?}");
+    }
+    let floats = phis
+        .iter()
+        .filter(|p| def(&m, p.result_type.unwrap()).class.opcode == Op::TypeFloat)
+        .count();
+    assert_eq!(floats, 32, "float phis (8 float4 chains)");
+    // Each float phi feeds exactly one float4 rebuilt in the header, its components in order.
+    let rebuilt: Vec<&Instruction> = code(&m)
+        .into_iter()
+        .filter(|(_, i)| {
+            i.class.opcode == Op::CompositeConstruct
+                && is_vec32(&m, i.result_type.unwrap(), 4)
+                && i.operands.iter().all(|o| match o {
+                    Operand::IdRef(w) => phis.iter().any(|p| p.result_id == Some(*w)),
+                    _ => false,
+                })
+        })
+        .map(|(_, i)| i)
+        .collect();
+    assert_eq!(rebuilt.len(), 8, "float4s rebuilt from the phis");
+    let parts: HashSet<Word> = rebuilt
+        .iter()
+        .flat_map(|r| (0..4).map(|k| id(r, k)))
+        .collect();
+    assert_eq!(parts.len(), 32, "each float phi in one float4");
+    assert!(parts.iter().all(|p| ty[p] == ty[&id(rebuilt[0], 0)]));
 }

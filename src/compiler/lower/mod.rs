@@ -29,7 +29,8 @@
 //!     address arithmetic.
 //! 12. [`access`]: `Function`/`Private` access chains next to their loads and stores
 //!     (lavapipe 22.3 reads a deref's index at the access).
-//! 13. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
+//! 13. [`scalarphi`]: vector phis as one phi per component (llvmpipe's loops).
+//! 14. [`finish`]: capabilities, memory model, decorations, dead globals, ordering.
 //!
 //! [`persistent`] runs apart, on a finished module: the compute-unit-limited variant; so does
 //! [`loopguard`]: the variant that reports llvmpipe's loop limit.
@@ -55,6 +56,7 @@ mod persistent;
 mod printf;
 mod ptrarith;
 mod sampled;
+mod scalarphi;
 mod select;
 mod srem;
 mod types;
@@ -137,6 +139,7 @@ pub(crate) fn lower_kernel(
     dynamic::lower_dynamic_indexing(&mut ctx)?;
     ptrarith::lower_ptr_arith(&mut ctx)?;
     access::sink_private_access_chains(&mut ctx)?;
+    scalarphi::scalarize_vector_phis(&mut ctx)?;
     finish::finish(&mut ctx, caps)?;
     Ok(Lowered {
         words: ctx.module.assemble(),

@@ -126,6 +126,7 @@ const CL_PLATFORM_NAME: Uint = 0x0902;
 const CL_PLATFORM_VERSION: Uint = 0x0901;
 const CL_DEVICE_TYPE_ALL: u64 = 0xFFFF_FFFF;
 const CL_DEVICE_NAME: Uint = 0x102B;
+const CL_DRIVER_VERSION: Uint = 0x102D;
 const CL_DEVICE_TYPE: Uint = 0x1000;
 const CL_PROGRAM_BUILD_LOG: Uint = 0x1183;
 const CL_MEM_READ_WRITE: u64 = 1;
@@ -222,6 +223,16 @@ impl Api {
             self.clGetDeviceInfo,
             p.device,
             CL_DEVICE_NAME,
+        )
+    }
+
+    /// The device's driver version (`CL_DRIVER_VERSION`; Mesa's version for rusticl).
+    pub fn driver_version(&self, p: Platform) -> ClResult<String> {
+        self.string_info(
+            "clGetDeviceInfo",
+            self.clGetDeviceInfo,
+            p.device,
+            CL_DRIVER_VERSION,
         )
     }
 

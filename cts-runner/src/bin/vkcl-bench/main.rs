@@ -78,6 +78,9 @@ struct PlatformResults {
     platform: Option<String>,
     version: Option<String>,
     device: Option<String>,
+    /// `CL_DRIVER_VERSION` of the device.
+    #[serde(default)]
+    driver: Option<String>,
     error: Option<String>,
     results: BTreeMap<String, Outcome>,
 }
@@ -106,7 +109,28 @@ fn sizes(small: bool) -> Sizes {
 
 fn matches(query: &str, name: &str) -> bool {
     let (q, n) = (query.to_ascii_lowercase(), name.to_ascii_lowercase());
+    if unpacked_rusticl(&q).is_some() {
+        return n == "rusticl";
+    }
     n.contains(&q) || (q == "pocl" && n.contains("portable computing language"))
+}
+
+/// The Mesa version of a `rusticl-VERSION` query (rusticl unpacked by `scripts/rusticl.sh
+/// VERSION` into `target/rusticl-VERSION`, run through its `run` wrapper), else `None`.
+fn unpacked_rusticl(query: &str) -> Option<&str> {
+    query
+        .strip_prefix("rusticl-")
+        .filter(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit() || c == '.'))
+}
+
+/// The `run` wrapper of `rusticl-VERSION`: `$VKCL_BENCH_RUSTICL_DIR/rusticl-VERSION/run`, or
+/// beside this binary's profile directory (`target/rusticl-VERSION/run` for
+/// `target/release/vkcl-bench`).
+fn rusticl_wrapper(exe: &std::path::Path, version: &str) -> Option<PathBuf> {
+    let base = std::env::var_os("VKCL_BENCH_RUSTICL_DIR")
+        .map(PathBuf::from)
+        .or_else(|| exe.parent()?.parent().map(PathBuf::from))?;
+    Some(base.join(format!("rusticl-{version}")).join("run"))
 }
 
 /// Upper and lower bounds beyond which a figure cannot be real on this device.
@@ -159,9 +183,14 @@ fn child(query: &str, args: &Args) -> PlatformResults {
             return r;
         }
     };
+    // `rusticl-VERSION` also asks for that Mesa version (its wrapper shows only that rusticl).
+    let version_ok = |p: cl::Platform| {
+        unpacked_rusticl(query)
+            .is_none_or(|v| api.driver_version(p).is_ok_and(|d| d.starts_with(v)))
+    };
     let Some(p) = platforms
         .into_iter()
-        .find(|p| api.platform_name(*p).is_ok_and(|n| matches(query, &n)))
+        .find(|p| api.platform_name(*p).is_ok_and(|n| matches(query, &n)) && version_ok(*p))
     else {
         r.error = Some(format!("no platform with a device matches '{query}'"));
         return r;
@@ -169,6 +198,7 @@ fn child(query: &str, args: &Args) -> PlatformResults {
     r.platform = api.platform_name(p).ok();
     r.version = api.platform_version(p).ok();
     r.device = api.device_name(p).ok();
+    r.driver = api.driver_version(p).ok();
     let cpu = api
         .device_type(p)
         .is_ok_and(|t| t & cl::DEVICE_TYPE_CPU != 0);
@@ -324,7 +354,24 @@ fn run_child(
     args: &Args,
     vendors: Option<&std::path::Path>,
 ) -> Result<PlatformResults, String> {
-    let mut cmd = std::process::Command::new(exe);
+    let mut cmd = match unpacked_rusticl(q) {
+        Some(v) => {
+            let run = rusticl_wrapper(exe, v).filter(|r| r.is_file());
+            let Some(run) = run else {
+                return Ok(PlatformResults {
+                    query: q.to_string(),
+                    error: Some(format!(
+                        "no target/rusticl-{v}/run: run scripts/rusticl.sh {v} first"
+                    )),
+                    ..Default::default()
+                });
+            };
+            let mut c = std::process::Command::new(run);
+            c.arg(exe);
+            c
+        }
+        None => std::process::Command::new(exe),
+    };
     cmd.arg("--child").arg(q);
     if args.small {
         cmd.arg("--small");
@@ -395,11 +442,12 @@ fn merge_runs(runs: Vec<PlatformResults>) -> PlatformResults {
 fn print_table(all: &[PlatformResults], args: &Args) {
     for p in all {
         println!(
-            "{}: {} | {} | {}{}",
+            "{}: {} | {} | {} | driver {}{}",
             p.query,
             p.platform.as_deref().unwrap_or("?"),
             p.version.as_deref().unwrap_or("?"),
             p.device.as_deref().unwrap_or("?"),
+            p.driver.as_deref().unwrap_or("?"),
             p.error
                 .as_ref()
                 .map_or(String::new(), |e| format!(" | ERROR: {e}"))
@@ -497,6 +545,18 @@ mod tests {
         assert!(matches("nvidia", "NVIDIA CUDA"));
         assert!(matches("VKCL", "vkcl"));
         assert!(!matches("rusticl", "Clover"));
+        assert!(matches("rusticl-25.0.7", "rusticl"));
+        assert!(!matches("rusticl-25.0.7", "vkcl"));
+        assert_eq!(unpacked_rusticl("rusticl-22.3.6"), Some("22.3.6"));
+        assert_eq!(unpacked_rusticl("rusticl"), None);
+        assert_eq!(unpacked_rusticl("rusticl-x"), None);
+        let exe = std::path::Path::new("/r/target/release/vkcl-bench");
+        if std::env::var_os("VKCL_BENCH_RUSTICL_DIR").is_none() {
+            assert_eq!(
+                rusticl_wrapper(exe, "25.0.7"),
+                Some(PathBuf::from("/r/target/rusticl-25.0.7/run"))
+            );
+        }
     }
 
     fn outcome(value: Option<f64>, error: Option<&str>) -> Outcome {
