@@ -72,6 +72,8 @@ pub struct Device {
     pub cuda: Option<CudaSide>,
     /// Launch buffers of finished launches, reused by later ones ([`LaunchBuffers`]).
     pub launch_buffers: LaunchBuffers,
+    /// [`Device::loop_limit`], worked out at its first call (every launch asks).
+    loop_limit: OnceLock<Option<u32>>,
 }
 
 pub use super::launch_buffers::LaunchBuffers;
@@ -148,6 +150,7 @@ impl Device {
             first_unit: 0,
             cuda,
             launch_buffers: LaunchBuffers::default(),
+            loop_limit: OnceLock::new(),
         })
     }
 
@@ -172,6 +175,7 @@ impl Device {
             first_unit: parent.first_unit + first,
             cuda,
             launch_buffers: LaunchBuffers::default(),
+            loop_limit: OnceLock::new(),
         })
     }
 
@@ -339,7 +343,6 @@ impl Device {
         self.cuda.as_ref()?.green.as_ref()
     }
 
-    /// How kernels on this device's sub-devices keep to their compute units:
     /// llvmpipe's loop limit where the driver has one: lavapipe before Mesa 25 (Mesa
     /// 22.3.6 has it, 25.0.7 not), 65535 loop passes per shader call
     /// (`LP_MAX_TGSI_LOOP_ITERATIONS`, see "Loop-limit guard" in the `compiler` module doc).
@@ -349,18 +352,20 @@ impl Device {
     /// comes from `driverInfo` ("Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6)"); a `driverInfo` that
     /// names none falls back to `driverVersion` (as `VK_MAKE_API_VERSION`), and so to the limit.
     pub fn loop_limit(&self) -> Option<u32> {
-        if self.phys.driver_id != vk::DriverId::MESA_LLVMPIPE {
-            return None;
-        }
-        let major = self
-            .phys
-            .driver_info
-            .split("Mesa ")
-            .nth(1)
-            .and_then(|v| v.split('.').next())
-            .and_then(|m| m.parse::<u32>().ok())
-            .unwrap_or_else(|| vk::api_version_major(self.phys.driver_version));
-        (major < 25).then_some(65535)
+        *self.loop_limit.get_or_init(|| {
+            if self.phys.driver_id != vk::DriverId::MESA_LLVMPIPE {
+                return None;
+            }
+            let major = self
+                .phys
+                .driver_info
+                .split("Mesa ")
+                .nth(1)
+                .and_then(|v| v.split('.').next())
+                .and_then(|m| m.parse::<u32>().ok())
+                .unwrap_or_else(|| vk::api_version_major(self.phys.driver_version));
+            (major < 25).then_some(65535)
+        })
     }
 
     /// Whether kernels round `double`s through `floor` and `ceil` (the compiler's
