@@ -303,9 +303,10 @@ impl Device {
 
     /// Leases a queue of the compute family for a new command queue: the one with the fewest
     /// live users (lowest index first), so every command queue, of a root device or of a
-    /// sub-device, gets a `VkQueue` of its own while the family has spare ones (the H200 has 16
-    /// compute-capable queues in its family), and queues are shared under their lock once
-    /// there are more command queues than that (lavapipe has one).
+    /// sub-device, gets a `VkQueue` of its own while the family has spare ones (the H200's
+    /// compute-only family, the default, has 8; its graphics family 16: `VKCL_QUEUE_FAMILY`),
+    /// and queues are shared under their lock once there are more command queues than that
+    /// (lavapipe has one).
     pub fn lease_queue(self: &Arc<Self>) -> QueueLease {
         let mut users = self.queue_users.lock().unwrap_or_else(|e| e.into_inner());
         let index = (0..users.len()).min_by_key(|&i| users[i]).unwrap_or(0);
