@@ -349,3 +349,126 @@ fn loops_carry_scalars_not_vectors() {
     assert_eq!(parts.len(), 32, "each float phi in one float4");
     assert!(parts.iter().all(|p| ty[p] == ty[&id(rebuilt[0], 0)]));
 }
+
+/// The spec id of `id` (its `SpecId` decoration), if any.
+fn spec_id(m: &Module, id: Word) -> Option<u32> {
+    m.annotations.iter().find_map(|a| {
+        (a.class.opcode == Op::Decorate
+            && a.operands[0] == Operand::IdRef(id)
+            && a.operands[1] == Operand::Decoration(Decoration::SpecId))
+        .then(|| match a.operands[2] {
+            Operand::LiteralBit32(n) => n,
+            _ => unreachable!(),
+        })
+    })
+}
+
+/// The launch facts of the copy kernel (issue 15, docs/performance.md "The launch ABI"): the
+/// enqueued work-group size is a spec constant (no load), and the global offset and group
+/// offset are read only where the zero-offset spec constants are false, as the third operand
+/// of an `OpSelect` on them, so a pipeline specialized for zero offsets (nearly every launch)
+/// reads neither. What is left to load is the argument block: its address and the two buffer
+/// addresses.
+#[test]
+fn copy_kernel_reads_launch_facts_only_for_non_zero_offsets() {
+    let m = lowered(COPY);
+    let ty = types(&m);
+    let code = code(&m);
+    let by_id: HashMap<Word, &Instruction> = code
+        .iter()
+        .filter_map(|(_, i)| Some((i.result_id?, *i)))
+        .collect();
+    let uses = |v: Word| -> Vec<&Instruction> {
+        code.iter()
+            .map(|(_, i)| *i)
+            .filter(|i| i.operands.contains(&Operand::IdRef(v)))
+            .collect()
+    };
+    let flag = |sid: u32| -> Word {
+        m.types_global_values
+            .iter()
+            .find(|i| {
+                i.class.opcode == Op::SpecConstantFalse
+                    && spec_id(&m, i.result_id.unwrap()) == Some(sid)
+            })
+            .and_then(|i| i.result_id)
+            .unwrap_or_else(|| panic!("no bool spec constant {sid:#x}"))
+    };
+    let zero_offset = flag(vkcl::compiler::ZERO_GLOBAL_OFFSET_SPEC_ID);
+    let zero_group = flag(vkcl::compiler::ZERO_GROUP_OFFSET_SPEC_ID);
+    let enqueued: Vec<u32> = m
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::SpecConstant)
+        .filter_map(|i| spec_id(&m, i.result_id?))
+        .filter(|s| (0..3).any(|d| *s == vkcl::compiler::ENQUEUED_LOCAL_SIZE_SPEC_ID + d))
+        .collect();
+    assert_eq!(enqueued.len(), 3, "enqueued-size spec constants");
+    // Only under a false flag: a loaded value's every use is `OpSelect flag 0 value`.
+    let only_unless = |v: Word, flag: Word, what: &str| {
+        let u = uses(v);
+        assert!(!u.is_empty(), "{what}: unused");
+        for i in u {
+            assert!(
+                i.class.opcode == Op::Select && id(i, 0) == flag && id(i, 2) == v,
+                "{what} used outside a select on its zero flag: {i:?}"
+            );
+        }
+    };
+    // Push-constant members: 0 header address, 1 argument block, 2..=4 group offset.
+    let mut header_loads = 0;
+    let mut arg_loads = 0;
+    for (_, i) in &code {
+        if i.class.opcode != Op::Load {
+            continue;
+        }
+        let p = by_id.get(&id(i, 0));
+        let Some(p) = p else { continue };
+        if p.class.opcode == Op::AccessChain
+            && storage(&m, ty[&id(p, 0)]) == StorageClass::PushConstant
+        {
+            let member = def(&m, id(p, 1));
+            let Operand::LiteralBit32(n) = member.operands[0] else {
+                panic!("member {member:?}")
+            };
+            if (2..=4).contains(&n) {
+                only_unless(i.result_id.unwrap(), zero_group, "group offset");
+            }
+            continue;
+        }
+        if p.class.opcode != Op::ConvertUToPtr {
+            continue;
+        }
+        // The address: a push-constant pointer, maybe plus a constant.
+        let Some(mut a) = by_id.get(&id(p, 0)).copied() else {
+            continue;
+        };
+        if a.class.opcode == Op::IAdd {
+            let Some(b) = by_id.get(&id(a, 0)).copied() else {
+                continue;
+            };
+            a = b;
+        }
+        let base = a
+            .class
+            .opcode
+            .eq(&Op::Load)
+            .then(|| by_id.get(&id(a, 0)))
+            .flatten()
+            .filter(|b| b.class.opcode == Op::AccessChain);
+        let Some(b) = base else { continue };
+        match def(&m, id(b, 1)).operands[0] {
+            Operand::LiteralBit32(0) => {
+                header_loads += 1;
+                only_unless(i.result_id.unwrap(), zero_offset, "global offset");
+            }
+            Operand::LiteralBit32(1) => arg_loads += 1,
+            _ => {}
+        }
+    }
+    assert_eq!(
+        header_loads, 3,
+        "the global offset, x y z, and nothing else of the header"
+    );
+    assert_eq!(arg_loads, 2, "the two buffer addresses");
+}

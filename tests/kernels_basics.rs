@@ -294,6 +294,7 @@ fn check_workitems(global: &[usize], local: &[usize], offset: &[usize]) {
 #[test]
 fn workitem_functions_1d() {
     check_workitems(&[96], &[16], &[5]);
+    check_workitems(&[96], &[16], &[0]);
 }
 
 #[test]
@@ -518,6 +519,57 @@ fn grid_larger_than_dispatch_limit() {
             env.read::<u32>(mi, 2),
             vec![(global / local) as u32, local as u32]
         );
+    }
+}
+
+/// One kernel launched with zero and non-zero global offsets in turn, uniform and
+/// non-uniform: the pipelines specialized for a zero offset (no `global_offset` load) and
+/// those that read it alternate, and every launch sees its own offset and sizes.
+#[test]
+fn zero_and_nonzero_offsets_alternate() {
+    let env = Env::new();
+    let k = env.kern_opts(IDS, "-cl-std=CL3.0", "ids");
+    for (global, local, offset) in [
+        (256usize, 64usize, 0usize),
+        (256, 64, 7),
+        (256, 64, 0),
+        (250, 64, 1000),
+        (250, 64, 0),
+        (250, 64, 3),
+    ] {
+        let (mg, mp, mi) = (
+            env.zeros::<u32>(global),
+            env.zeros::<u32>(global),
+            env.zeros::<u32>(2),
+        );
+        arg_mem(k, 0, mg);
+        arg_mem(k, 1, mp);
+        arg_mem(k, 2, mi);
+        env.run(k, &[global], Some(&[local]), Some(&[offset]));
+        let gid: Vec<u32> = env.read(mg, global);
+        let grp: Vec<u32> = env.read(mp, global);
+        for i in 0..global {
+            assert_eq!(
+                gid[i] as usize,
+                i + offset,
+                "global id {i}, offset {offset}"
+            );
+            assert_eq!(
+                grp[i] as usize,
+                (i / local) * 1024 + i % local,
+                "group/local id {i}, offset {offset}"
+            );
+        }
+        assert_eq!(
+            env.read::<u32>(mi, 2),
+            vec![global.div_ceil(local) as u32, local as u32],
+            "offset {offset}"
+        );
+        unsafe {
+            for m in [mg, mp, mi] {
+                cl!(clReleaseMemObject)(m);
+            }
+        }
     }
 }
 

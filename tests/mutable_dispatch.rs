@@ -285,6 +285,20 @@ fn updates_match_host_answers() {
     ));
     assert_eq!(run(out2), expect(&a2, N, 64, 384, 2, 32));
 
+    // The offset back to 0 (the pipeline specialized for a zero offset), then to another
+    // non-zero one: every run sees its own offset.
+    for o in [0usize, 96, 0] {
+        let off = [o];
+        ok(update(
+            cb,
+            &[cl_mutable_dispatch_config_khr {
+                global_work_offset: off.as_ptr(),
+                ..config(h)
+            }],
+        ));
+        assert_eq!(run(out2), expect(&a2, N, o, 384, 2, 32), "offset {o}");
+    }
+
     // Queries.
     let q: cl_command_queue = info_scalar(|s, v, r| unsafe {
         ext!(clGetMutableCommandInfoKHR)(h, CL_MUTABLE_COMMAND_COMMAND_QUEUE_KHR, s, v, r)

@@ -76,9 +76,21 @@
 //!   element type has `elem_size` bytes and whose length is the specialization constant
 //!   `spec_id` (= 3 + argument index); the runtime sets it to `ceil(bytes / elem_size)`.
 //!
-//! ## Work-group size
+//! ## Work-group size and launch specialization constants
 //! The `WorkgroupSize` built-in is a spec-constant composite with spec IDs 0, 1, 2 (x, y, z),
 //! defaults 1, 1, 1 or the kernel's `reqd_work_group_size`.
+//!
+//! The runtime also specializes every pipeline on facts of the launch that would otherwise be
+//! loads (a module may lack any of them when the kernel does not use it):
+//! - [`ENQUEUED_LOCAL_SIZE_SPEC_ID`] + 0, 1, 2: the enqueued work-group size (the header's
+//!   `local_size`; equal to `WorkgroupSize` but in the edge boxes of a non-uniform NDRange).
+//! - [`ZERO_GLOBAL_OFFSET_SPEC_ID`] (bool): the global offset is 0; the kernel then does not
+//!   read the header's `global_offset`.
+//! - [`ZERO_GROUP_OFFSET_SPEC_ID`] (bool): every dispatch of the pipeline pushes
+//!   `group_offset` 0; the kernel then does not read it.
+//!
+//! A launch whose offsets are not 0 uses a pipeline specialized with the flag false, so a
+//! mutable-dispatch update that changes them changes the pipeline (re-recorded, not in place).
 //!
 //! Non-uniform NDRanges (a global size that is not a multiple of the local size) are run as
 //! up to `2^work_dim` boxes of groups: per dimension the uniform part (`global / local`
@@ -90,9 +102,10 @@
 //! ## Built-ins
 //! - `get_group_id(d)` = `WorkgroupId[d] + group_offset[d]`
 //! - `get_global_id(d)` = `get_group_id(d) * local_size[d] + LocalInvocationId[d] +
-//!   global_offset[d]` (64-bit; `local_size` of the header, the enqueued one)
+//!   global_offset[d]` (64-bit; the enqueued `local_size`, a spec constant; `group_offset`
+//!   and `global_offset` 0 without a load where their flags say so)
 //! - `get_local_size` = the `WorkgroupSize` spec constants (this group's actual size);
-//!   `get_enqueued_local_size` = the header's `local_size`;
+//!   `get_enqueued_local_size` = the enqueued-size spec constants (the header's `local_size`);
 //!   `get_num_groups`, `get_global_size`, `get_global_offset`, `get_work_dim` from the header.
 //!
 //! ## Persistent variant (compute-unit-limited dispatch on sub-devices)
@@ -666,6 +679,18 @@ pub fn inline_samplers(kernel: &KernelInfo) -> Vec<(u32, bool, u32, bool)> {
 pub fn sampler_entry(normalized: bool, addressing: u32) -> u32 {
     lower::sampler_entry(normalized, addressing.wrapping_sub(0x1130))
 }
+
+/// Spec ids of the enqueued work-group size (`u32`, x at this id, y and z after it): the
+/// runtime sets them to the launch header's `local_size` (kernel ABI, "Work-group size").
+pub const ENQUEUED_LOCAL_SIZE_SPEC_ID: u32 = 0x1_0000;
+
+/// Spec id of a bool (`VkBool32`, default false): true when the launch's global offset is 0
+/// in every dimension, and the kernel then reads no `global_offset` from the header.
+pub const ZERO_GLOBAL_OFFSET_SPEC_ID: u32 = 0x1_0003;
+
+/// Spec id of a bool (`VkBool32`, default false): true when every dispatch of the pipeline
+/// pushes `group_offset` 0, and the kernel then reads no `group_offset` push constant.
+pub const ZERO_GROUP_OFFSET_SPEC_ID: u32 = 0x1_0004;
 
 /// Offset of the `loop_limit_hit` flag (`u32`) in the launch header, bytes (kernel ABI).
 pub const LOOP_FLAG_OFFSET: u64 = lower::LOOP_FLAG_OFFSET;

@@ -6,7 +6,7 @@ use super::kernel_image::{encode_image, encode_sampler, inline_sampler_descripto
 use super::memory::Mem;
 use super::object::{ClObject, Header, Kind};
 use super::printf::PrintfBuffer;
-use super::program::Program;
+use super::program::{LaunchSpec, Program};
 use crate::backend::vulkan::memory::Buffer;
 use crate::backend::vulkan::pipeline::{Descriptor, Pipeline};
 use crate::backend::vulkan::record::Region;
@@ -595,11 +595,21 @@ impl Kernel {
             && range.is_uniform()
             && device.limited_dispatch() == LimitedDispatch::Persistent;
         let mut regions = Vec::new();
+        let max = device.phys.limits.max_compute_work_group_count;
         for (size, first, count) in range.boxes() {
+            // A box dispatched whole from group 0 (not split over dispatches, not in waves)
+            // pushes group_offset 0 (backend::vulkan::record).
+            let unsplit = (0..3).all(|d| count[d] <= u64::from(max[d]));
+            let launch = LaunchSpec {
+                local: size,
+                enqueued: range.local,
+                zero_offset: range.offset == [0; 3],
+                zero_group_offset: first == [0; 3] && unsplit && limited.is_none(),
+            };
             let pipeline = self.program.pipeline(
                 device,
                 info,
-                size,
+                launch,
                 locals.clone(),
                 persistent,
                 table_entries,

@@ -97,9 +97,46 @@ enum Outcome {
     Object(BinaryKind, Vec<u8>, String),
 }
 
-/// Key of a specialised pipeline: kernel name, work-group size, `__local` argument sizes,
+/// Key of a specialised pipeline: kernel name, launch facts, `__local` argument sizes,
 /// dispatch variant (persistent or not), bounds-check table entries (0: unchecked).
-type PipelineKey = (String, [u32; 3], Vec<(u32, u32)>, bool, u32);
+type PipelineKey = (String, LaunchSpec, Vec<(u32, u32)>, bool, u32);
+
+/// The facts of a launch a pipeline is specialized on (the compiler's "Work-group size and
+/// launch specialization constants").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LaunchSpec {
+    /// The work-group size of the pipeline's groups (`WorkgroupSize`), work-items.
+    pub local: [u32; 3],
+    /// The enqueued work-group size (`get_enqueued_local_size`; `local` but in the edge
+    /// boxes of a non-uniform NDRange), work-items.
+    pub enqueued: [u32; 3],
+    /// The launch's global offset is 0 in every dimension.
+    pub zero_offset: bool,
+    /// Every dispatch of the pipeline pushes `group_offset` 0.
+    pub zero_group_offset: bool,
+}
+
+impl LaunchSpec {
+    /// The (spec id, value) pairs of these facts, work-group size first.
+    fn entries(&self) -> Vec<(u32, u32)> {
+        let mut v: Vec<(u32, u32)> = (0..3).map(|d| (d as u32, self.local[d])).collect();
+        v.extend((0..3).map(|d| {
+            (
+                compiler::ENQUEUED_LOCAL_SIZE_SPEC_ID + d as u32,
+                self.enqueued[d],
+            )
+        }));
+        v.push((
+            compiler::ZERO_GLOBAL_OFFSET_SPEC_ID,
+            u32::from(self.zero_offset),
+        ));
+        v.push((
+            compiler::ZERO_GROUP_OFFSET_SPEC_ID,
+            u32::from(self.zero_group_offset),
+        ));
+        v
+    }
+}
 
 /// Key of a kernel's shader module: kernel name, persistent variant, loop-guard variant,
 /// bounds-check table entries (0: unchecked).
@@ -694,7 +731,8 @@ impl Program {
         Ok((c, i))
     }
 
-    /// The pipeline of `kernel` for work-group size `local` and `__local` argument sizes
+    /// The pipeline of `kernel` for the launch facts `launch` (work-group size, enqueued
+    /// size, zero offsets) and `__local` argument sizes
     /// `locals` (spec-constant ID, element count), created at first use; `persistent` picks
     /// the compute-unit-limited variant (see the compiler's "Persistent variant"); on a
     /// device with a loop limit ([`Device::loop_limit`]) the module is the loop-guard variant;
@@ -706,14 +744,14 @@ impl Program {
         &self,
         device: &Device,
         kernel: &KernelInfo,
-        local: [u32; 3],
+        launch: LaunchSpec,
         locals: Vec<(u32, u32)>,
         persistent: bool,
         table_entries: u32,
     ) -> ClResult<Arc<Pipeline>> {
         let check = crate::util::config::config().bounds_check;
         let ranges = if check { table_entries } else { 0 };
-        let key = (kernel.name.clone(), local, locals, persistent, ranges);
+        let key = (kernel.name.clone(), launch, locals, persistent, ranges);
         if let Some(p) = self
             .pipelines
             .lock()
@@ -762,7 +800,7 @@ impl Program {
                 }
             }
         };
-        let mut spec = vec![(0, local[0]), (1, local[1]), (2, local[2])];
+        let mut spec = launch.entries();
         spec.extend(key.2.iter().copied());
         // Set 0: a binding per image and sampler argument, at its index (docs/images.md).
         let bindings: Vec<_> = kernel

@@ -27,7 +27,7 @@ mod header {
     pub const WORK_DIM: u64 = 0;
     pub const GLOBAL_OFFSET: u64 = 8;
     pub const GLOBAL_SIZE: u64 = 32;
-    pub const LOCAL_SIZE: u64 = 56;
+    // 56: `local_size` (u32[3]), read from spec constants instead (ENQUEUED_LOCAL_SIZE_SPEC_ID).
     pub const NUM_GROUPS: u64 = 68;
     /// Device address of the program's global variable block (`compiler::globals`).
     pub const GLOBALS: u64 = 88;
@@ -40,6 +40,15 @@ struct Emit<'c> {
     code: Vec<Instruction>,
     pc_var: Word,
     cache: HashMap<&'static str, Word>,
+    /// The enqueued work-group size: a `v3uint` spec-constant composite
+    /// ([`crate::compiler::ENQUEUED_LOCAL_SIZE_SPEC_ID`]).
+    enqueued: Word,
+    /// Bool spec constant: the launch's global offset is 0 in every dimension
+    /// ([`crate::compiler::ZERO_GLOBAL_OFFSET_SPEC_ID`]).
+    zero_offset: Word,
+    /// Bool spec constant: every dispatch of the pipeline has `group_offset` 0
+    /// ([`crate::compiler::ZERO_GROUP_OFFSET_SPEC_ID`]).
+    zero_group_offset: Word,
 }
 
 impl Emit<'_> {
@@ -110,11 +119,21 @@ impl Emit<'_> {
     }
 
     fn header_v3(&mut self, offset: u64, width: u32) -> Word {
+        self.header_v3_unless(offset, width, None)
+    }
+
+    /// A 3-vector of the launch header at `offset` (components of `width` bits), widened to
+    /// 64 bits; where `zero` (a bool spec constant) is given, each component is
+    /// `zero ? 0 : load`, so a pipeline specialized with `zero` true loads nothing.
+    fn header_v3_unless(&mut self, offset: u64, width: u32, zero: Option<Word>) -> Word {
         let h = self.header_addr();
         let t = self.ctx.t_int(width);
         let bytes = u64::from(width / 8);
         let c: Vec<Word> = (0..3)
-            .map(|d| self.load_at(h, offset + d * bytes, t, width / 8))
+            .map(|d| {
+                let v = self.load_at(h, offset + d * bytes, t, width / 8);
+                self.unless(zero, t, v)
+            })
             .collect();
         let vt = self.ctx.t_vec(t, 3);
         let v = self.op(
@@ -123,6 +142,22 @@ impl Emit<'_> {
             c.iter().map(|x| Operand::IdRef(*x)).collect(),
         );
         self.widen3(v, width)
+    }
+
+    /// `zero ? 0 : v` for a scalar `v` of integer type `t` (`v` itself where `zero` is None).
+    fn unless(&mut self, zero: Option<Word>, t: Word, v: Word) -> Word {
+        let Some(z) = zero else {
+            return v;
+        };
+        let c0 = match self.ctx.scalar_width(t) {
+            Some(64) => self.ctx.c_u64(0),
+            _ => self.ctx.c_u32(0),
+        };
+        self.op(
+            Op::Select,
+            t,
+            vec![Operand::IdRef(z), Operand::IdRef(c0), Operand::IdRef(v)],
+        )
     }
 
     fn widen3(&mut self, v: Word, width: u32) -> Word {
@@ -289,7 +324,13 @@ impl Emit<'_> {
             let v3 = e.v3u32();
             let wid = e.input_builtin(BuiltIn::WorkgroupId, v3);
             let u = e.ctx.t_int(32);
-            let go: Vec<Word> = (2..5).map(|m| e.push_constant_field(m, u)).collect();
+            let zero = Some(e.zero_group_offset);
+            let go: Vec<Word> = (2..5)
+                .map(|m| {
+                    let v = e.push_constant_field(m, u);
+                    e.unless(zero, u, v)
+                })
+                .collect();
             let gov = e.op(
                 Op::CompositeConstruct,
                 v3,
@@ -314,15 +355,22 @@ impl Emit<'_> {
         self.cached("local_size", |e| e.widen3(wg_size, 32))
     }
 
-    /// The enqueued (uniform) work-group size, from the launch header.
+    /// The enqueued (uniform) work-group size: spec constants the runtime sets to the
+    /// header's `local_size` (a constant after specialization, no load).
     fn enqueued_local_size(&mut self) -> Word {
         self.cached("enqueued_local_size", |e| {
-            e.header_v3(header::LOCAL_SIZE, 32)
+            let v = e.enqueued;
+            e.widen3(v, 32)
         })
     }
 
+    /// The global offset: the header's, or 0 without a load in a pipeline specialized for a
+    /// zero offset.
     fn global_offset(&mut self) -> Word {
-        self.cached("global_offset", |e| e.header_v3(header::GLOBAL_OFFSET, 64))
+        self.cached("global_offset", |e| {
+            let zero = Some(e.zero_offset);
+            e.header_v3_unless(header::GLOBAL_OFFSET, 64, zero)
+        })
     }
 
     fn global_size(&mut self) -> Word {
@@ -519,12 +567,36 @@ pub(crate) fn lower_entry(
         vec![Operand::BuiltIn(BuiltIn::WorkgroupSize)],
     );
 
+    // The enqueued work-group size and the two zero-offset flags (spec constants the runtime
+    // sets per pipeline: see the ABI in the `compiler` module doc).
+    let mut enq = Vec::new();
+    for (d, v) in reqd.iter().enumerate() {
+        let id = spec_constant(ctx, Op::SpecConstant, u32t, vec![Operand::LiteralBit32(*v)]);
+        let spec_id = crate::compiler::ENQUEUED_LOCAL_SIZE_SPEC_ID + d as u32;
+        ctx.decorate(id, Decoration::SpecId, vec![Operand::LiteralBit32(spec_id)]);
+        enq.push(Operand::IdRef(id));
+    }
+    let enqueued = spec_constant(ctx, Op::SpecConstantComposite, v3u32, enq);
+    let bool_t = ctx.t_bool();
+    let flags = [
+        crate::compiler::ZERO_GLOBAL_OFFSET_SPEC_ID,
+        crate::compiler::ZERO_GROUP_OFFSET_SPEC_ID,
+    ]
+    .map(|spec_id| {
+        let id = spec_constant(ctx, Op::SpecConstantFalse, bool_t, vec![]);
+        ctx.decorate(id, Decoration::SpecId, vec![Operand::LiteralBit32(spec_id)]);
+        id
+    });
+
     let mut e = Emit {
         ctx,
         vars: Vec::new(),
         code: Vec::new(),
         pc_var,
         cache: HashMap::new(),
+        enqueued,
+        zero_offset: flags[0],
+        zero_group_offset: flags[1],
     };
 
     // Half texels of read_imageh/write_imageh become float ones (lower/image_half.rs).
@@ -816,6 +888,15 @@ pub(crate) fn lower_entry(
         ],
     )];
     Ok(sizes)
+}
+
+/// A new (never shared) spec constant instruction `op` of type `ty`.
+fn spec_constant(ctx: &mut Ctx, op: Op, ty: Word, operands: Vec<Operand>) -> Word {
+    let id = ctx.id();
+    ctx.module
+        .types_global_values
+        .push(inst(op, Some(ty), Some(id), operands));
+    id
 }
 
 /// Removes the program's __global variables (`ptrs`: variable -> its address in the kernel)
