@@ -159,6 +159,15 @@ impl Ctx {
         m
     }
 
+    /// (component type, component count) of vector type `ty`; None for any other type.
+    pub fn vector_shape(&self, ty: Word) -> Option<(Word, u32)> {
+        let d = self.def(ty)?;
+        if d.class.opcode != Op::TypeVector {
+            return None;
+        }
+        Some((id_operand(d, 0)?, crate::compiler::spv::lit_operand(d, 1)?))
+    }
+
     /// Width in bits of integer or float type `ty` (or of a vector's component).
     pub fn scalar_width(&self, ty: Word) -> Option<u32> {
         let d = self.def(ty)?;

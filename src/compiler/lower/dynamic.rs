@@ -14,7 +14,7 @@ use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Op, Word};
 
 use super::ctx::Ctx;
-use crate::compiler::spv::{id_operand, inst, lit_operand};
+use crate::compiler::spv::{id_operand, inst};
 
 /// Rewrites the narrow dynamic vector accesses of the kernel function.
 ///
@@ -61,14 +61,8 @@ pub(crate) fn lower_dynamic_indexing(ctx: &mut Ctx) -> Result<(), String> {
 
 /// The vector type's component type and count.
 fn vector_shape(ctx: &Ctx, vt: Word) -> Result<(Word, u32), String> {
-    let d = ctx
-        .def(vt)
-        .filter(|d| d.class.opcode == Op::TypeVector)
-        .ok_or("dynamic index into a non-vector")?;
-    Ok((
-        id_operand(d, 0).ok_or("vector type")?,
-        lit_operand(d, 1).ok_or("vector type")?,
-    ))
+    ctx.vector_shape(vt)
+        .ok_or_else(|| "dynamic index into a non-vector".into())
 }
 
 /// `idx == k`, as a new instruction in `out`, for an index of 32 or 64 bits.

@@ -22,15 +22,7 @@ use crate::compiler::spv::{id_operand, inst};
 
 /// (component type, count) of `ty` when it is a vector of numbers or booleans.
 fn vector_of_scalars(ctx: &Ctx, ty: Word) -> Option<(Word, u32)> {
-    let d = ctx.def(ty)?;
-    if d.class.opcode != Op::TypeVector {
-        return None;
-    }
-    let elem = id_operand(d, 0)?;
-    let n = match d.operands.get(1) {
-        Some(Operand::LiteralBit32(n)) => *n,
-        _ => return None,
-    };
+    let (elem, n) = ctx.vector_shape(ty)?;
     let scalar = ctx
         .def(elem)
         .is_some_and(|e| matches!(e.class.opcode, Op::TypeFloat | Op::TypeInt | Op::TypeBool));

@@ -25,15 +25,7 @@ pub(crate) fn unpack_scalar_bitcasts(ctx: &mut Ctx) -> Result<(), String> {
     let types = ctx.value_types();
     // (result type) -> (component type, count, component width) for vectors of integers.
     let vector_of_ints = |ctx: &Ctx, ty: u32| -> Option<(u32, u32, u32)> {
-        let d = ctx.def(ty)?;
-        if d.class.opcode != Op::TypeVector {
-            return None;
-        }
-        let elem = id_operand(d, 0)?;
-        let n = match d.operands.get(1) {
-            Some(Operand::LiteralBit32(n)) => *n,
-            _ => return None,
-        };
+        let (elem, n) = ctx.vector_shape(ty)?;
         let e = ctx.def(elem)?;
         (e.class.opcode == Op::TypeInt).then_some(())?;
         Some((elem, n, ctx.scalar_width(elem)?))

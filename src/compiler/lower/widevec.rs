@@ -203,11 +203,7 @@ impl Split<'_> {
 
     /// Component type and count of narrow vector type `ty`.
     fn vector(&self, ty: Word) -> Option<(Word, u32)> {
-        let d = self.ctx.def(ty)?;
-        if d.class.opcode != Op::TypeVector {
-            return None;
-        }
-        Some((id_operand(d, 0)?, lit_operand(d, 1)?))
+        self.ctx.vector_shape(ty)
     }
 
     /// Part `k` of wide value `v` (a placeholder when `v` is not defined yet).
