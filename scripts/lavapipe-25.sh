@@ -26,11 +26,8 @@ mkdir -p "$(dirname "$dest")"
 dest=$(cd "$(dirname "$dest")" && pwd)/$(basename "$dest")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$dest.new"' EXIT
-mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/debs"
-echo "deb http://deb.debian.org/debian bookworm-backports main" >"$tmp/sources.list"
-apt_opts=(-o "Dir::Etc::SourceList=$tmp/sources.list" -o Dir::Etc::SourceParts=/dev/null
-  -o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp/cache"
-  -o "APT::Sandbox::User=$(id -un)")
+. "$root/scripts/private-apt.sh"
+private_apt "$tmp" "deb http://deb.debian.org/debian bookworm-backports main"
 echo "lavapipe-25.sh: downloading ${pkgs[*]} from bookworm-backports"
 apt-get "${apt_opts[@]}" -qq update
 if ! (cd "$tmp/debs" && apt-get "${apt_opts[@]}" -qq download "${pkgs[@]}"); then

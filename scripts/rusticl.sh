@@ -48,11 +48,8 @@ mkdir -p "$(dirname "$dest")"
 dest=$(cd "$(dirname "$dest")" && pwd)/$(basename "$dest")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$dest.new"' EXIT
-mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/debs"
-printf '%s\n' "${suites[@]}" >"$tmp/sources.list"
-apt_opts=(-o "Dir::Etc::SourceList=$tmp/sources.list" -o Dir::Etc::SourceParts=/dev/null
-  -o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp/cache" -o Dir::State::Status=/dev/null
-  -o "APT::Sandbox::User=$(id -un)")
+. "$root/scripts/private-apt.sh"
+private_apt "$tmp" "${suites[@]}"
 echo "rusticl.sh: downloading ${top[*]}"
 apt-get "${apt_opts[@]}" -qq update
 pkgs=("${top[@]}")
