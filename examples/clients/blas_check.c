@@ -116,15 +116,8 @@ static int axpy_dot(size_t n) {
 
 int main(void) {
     double t_start = now();
-    cl_platform_id platform;
-    cl_device_id device;
     cl_int err;
-    CHECK(clGetPlatformIDs(1, &platform, NULL));
-    CHECK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL));
-    char name[256] = {0}, pname[256] = {0};
-    clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof name - 1, name, NULL);
-    clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
-    printf("platform %s, device %s\n", pname, name);
+    cl_device_id device = first_device();
     ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
     CHECK(err);
     q = clCreateCommandQueue(ctx, device, 0, &err);

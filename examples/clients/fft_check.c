@@ -23,15 +23,8 @@ int main(int argc, char **argv) {
         for (int i = 1; i < argc && count < 64; i++) lengths[count++] = strtoul(argv[i], NULL, 10);
     }
     double t_start = now();
-    cl_platform_id platform;
-    cl_device_id device;
     cl_int err;
-    CHECK(clGetPlatformIDs(1, &platform, NULL));
-    CHECK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL));
-    char name[256] = {0}, pname[256] = {0};
-    clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof name - 1, name, NULL);
-    clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
-    printf("platform %s, device %s\n", pname, name);
+    cl_device_id device = first_device();
     cl_context ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
     CHECK(err);
     cl_command_queue q = clCreateCommandQueue(ctx, device, 0, &err);
